@@ -1,0 +1,52 @@
+"""Text preparation for the SQLite FTS5 (BM25) index, for English and Chinese alike.
+
+FTS5's unicode61 tokenizer splits on spaces and punctuation, which leaves a run of Chinese characters
+as one giant token. We index CJK runs as overlapping character bigrams (the classic CJK trick that
+needs no dictionary), and write queries the same way, so both languages share one index.
+"""
+
+from __future__ import annotations
+
+import re
+
+_CJK_CHARS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK_RUN = re.compile(f"[{_CJK_CHARS}]+")
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+# Words too common in questions to help ranking; BM25's IDF would discount them anyway,
+# but leaving them out keeps the OR query short and fast.
+_STOPWORDS = frozenset(
+    """a an and are as at be by can could did do does for from had has have how i if in is it its
+    may might must my no not of on or our shall should so than that the their them then there these
+    they this those to under upon was we were what when where which who whom why will with would you
+    your about any all also been being into more most other such only same some very""".split()
+)
+
+
+def _bigrams(run: str) -> str:
+    if len(run) == 1:
+        return run
+    return " ".join(run[i : i + 2] for i in range(len(run) - 1))
+
+
+def index_text(text: str) -> str:
+    """The form of a chunk's text that goes into the FTS5 table."""
+    return _CJK_RUN.sub(lambda m: f" {_bigrams(m.group())} ", text)
+
+
+def match_query(question: str, max_terms: int = 64) -> str | None:
+    """An FTS5 MATCH expression (terms OR-ed, each quoted) for a question; None if it has no terms."""
+    terms: list[str] = []
+    seen: set[str] = set()
+    for token in _WORD.findall(index_text(question).lower()):
+        is_cjk = bool(_CJK_RUN.fullmatch(token))
+        if not is_cjk and (len(token) < 2 or token in _STOPWORDS):
+            continue
+        if token not in seen:
+            seen.add(token)
+            terms.append(token)
+        if len(terms) >= max_terms:
+            break
+    if not terms:
+        return None
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)

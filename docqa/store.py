@@ -1,0 +1,364 @@
+"""SQLite metadata store (SQLAlchemy 2.x): collections, documents, chunks and their embeddings.
+
+SQLite is the source of truth. Each document is written in one transaction together with its chunks,
+their embeddings and (through triggers) their FTS5 rows, so a crash never leaves half a document.
+The FAISS index is derived from the stored embeddings and can always be rebuilt from them.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from sqlalchemy import (
+    Engine,
+    ForeignKey,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+    create_engine,
+    delete,
+    event,
+    select,
+    text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+
+from docqa import lexical
+from docqa.errors import CollectionNotFoundError, DocumentNotFoundError
+from docqa.types import ChunkDraft, RetrievedChunk
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class CollectionRow(Base):
+    __tablename__ = "collections"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    embed_model: Mapped[str | None] = mapped_column(String(500))
+    embed_dim: Mapped[int | None] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(default=_now)
+
+
+class DocumentRow(Base):
+    __tablename__ = "documents"
+    __table_args__ = (UniqueConstraint("collection_id", "source"), {"sqlite_autoincrement": True})
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    collection_id: Mapped[int] = mapped_column(ForeignKey("collections.id", ondelete="CASCADE"), index=True)
+    source: Mapped[str] = mapped_column(Text)  # absolute path, or "upload:<name>" for API uploads
+    name: Mapped[str] = mapped_column(String(500))  # what citations show
+    sha256: Mapped[str] = mapped_column(String(64))
+    size_bytes: Mapped[int] = mapped_column(Integer)
+    pages: Mapped[int] = mapped_column(Integer, default=0)
+    status: Mapped[str] = mapped_column(String(16))  # ready | failed
+    error: Mapped[str | None] = mapped_column(Text)
+    warnings: Mapped[str] = mapped_column(Text, default="[]")  # JSON list
+    n_chunks: Mapped[int] = mapped_column(Integer, default=0)
+    n_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(default=_now)
+    updated_at: Mapped[datetime] = mapped_column(default=_now, onupdate=_now)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "source": self.source,
+            "sha256": self.sha256,
+            "size_bytes": self.size_bytes,
+            "pages": self.pages,
+            "status": self.status,
+            "error": self.error,
+            "warnings": json.loads(self.warnings or "[]"),
+            "chunks": self.n_chunks,
+            "tokens": self.n_tokens,
+            "updated_at": self.updated_at.isoformat(),
+        }
+
+
+class ChunkRow(Base):
+    __tablename__ = "chunks"
+    # AUTOINCREMENT: IDs are never reused, so a stale FAISS vector can never point at a new chunk.
+    __table_args__ = {"sqlite_autoincrement": True}
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    document_id: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"), index=True)
+    ordinal: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)
+    first_page: Mapped[int] = mapped_column(Integer)
+    last_page: Mapped[int] = mapped_column(Integer)
+    char_start: Mapped[int] = mapped_column(Integer)
+    char_end: Mapped[int] = mapped_column(Integer)
+    n_tokens: Mapped[int] = mapped_column(Integer)
+    embedding: Mapped[bytes | None] = mapped_column(LargeBinary)  # float32, L2-normalised
+
+
+_FTS_DDL = [
+    # title and body columns: the document name is searchable too (contract names, parties).
+    "CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5("
+    "title, body, tokenize='porter unicode61 remove_diacritics 2')",
+    "CREATE TRIGGER IF NOT EXISTS chunks_fts_insert AFTER INSERT ON chunks BEGIN "
+    "INSERT INTO chunk_fts(rowid, title, body) VALUES (new.id, "
+    "docqa_index_text((SELECT name FROM documents WHERE id = new.document_id)), "
+    "docqa_index_text(new.text)); END",
+    "CREATE TRIGGER IF NOT EXISTS chunks_fts_delete AFTER DELETE ON chunks BEGIN "
+    "DELETE FROM chunk_fts WHERE rowid = old.id; END",
+]
+
+
+@dataclass(frozen=True)
+class SavedDocument:
+    document_id: int
+    chunk_ids: list[int]
+    removed_chunk_ids: list[int]
+
+
+def _configure_connection(dbapi_conn: sqlite3.Connection, _record: object) -> None:
+    dbapi_conn.create_function("docqa_index_text", 1, lexical.index_text, deterministic=True)
+    cur = dbapi_conn.cursor()
+    # WAL lets readers (asks) go on while a writer (ingest) commits; busy_timeout waits instead of
+    # failing with "database is locked" when two writers meet.
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute("PRAGMA busy_timeout=30000")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.close()
+
+
+class Store:
+    """All SQL lives here. Methods open their own short sessions, so the store is thread-safe."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self.engine: Engine = create_engine(
+            f"sqlite:///{path}", connect_args={"check_same_thread": False, "timeout": 30}
+        )
+        event.listen(self.engine, "connect", _configure_connection)
+        Base.metadata.create_all(self.engine)
+        with self.engine.begin() as conn:
+            for ddl in _FTS_DDL:
+                conn.execute(text(ddl))
+        self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        with self._sessions.begin() as session:
+            yield session
+
+    # --- collections -------------------------------------------------------------------------
+
+    def collection(self, name: str, *, create: bool = False) -> CollectionRow:
+        with self.session() as s:
+            row = s.scalar(select(CollectionRow).where(CollectionRow.name == name))
+            if row is None:
+                if not create:
+                    raise CollectionNotFoundError(name)
+                row = CollectionRow(name=name)
+                s.add(row)
+                s.flush()
+            return row
+
+    def collections(self) -> list[CollectionRow]:
+        with self.session() as s:
+            return list(s.scalars(select(CollectionRow).order_by(CollectionRow.name)))
+
+    def set_embedder(self, collection_id: int, model: str, dim: int) -> None:
+        with self.session() as s:
+            row = s.get_one(CollectionRow, collection_id)
+            row.embed_model, row.embed_dim = model, dim
+
+    # --- documents -----------------------------------------------------------------------------
+
+    def find_document(self, collection_id: int, source: str) -> DocumentRow | None:
+        with self.session() as s:
+            return s.scalar(
+                select(DocumentRow).where(
+                    DocumentRow.collection_id == collection_id, DocumentRow.source == source
+                )
+            )
+
+    def documents(self, collection_id: int) -> list[DocumentRow]:
+        with self.session() as s:
+            stmt = select(DocumentRow).where(DocumentRow.collection_id == collection_id)
+            return list(s.scalars(stmt.order_by(DocumentRow.id)))
+
+    def document(self, collection: CollectionRow, document_id: int) -> DocumentRow:
+        with self.session() as s:
+            row = s.get(DocumentRow, document_id)
+            if row is None or row.collection_id != collection.id:
+                raise DocumentNotFoundError(document_id, collection.name)
+            return row
+
+    def save_document(
+        self,
+        *,
+        collection_id: int,
+        source: str,
+        name: str,
+        sha256: str,
+        size_bytes: int,
+        pages: int,
+        warnings: Sequence[str],
+        chunks: Sequence[ChunkDraft],
+        embeddings: np.ndarray | None,
+    ) -> SavedDocument:
+        """Insert or replace a document and all its chunks in one transaction."""
+        if embeddings is not None and len(embeddings) != len(chunks):
+            raise ValueError("one embedding per chunk expected")
+        with self.session() as s:
+            doc = s.scalar(
+                select(DocumentRow).where(
+                    DocumentRow.collection_id == collection_id, DocumentRow.source == source
+                )
+            )
+            removed: list[int] = []
+            if doc is None:
+                doc = DocumentRow(collection_id=collection_id, source=source)
+                s.add(doc)
+            else:
+                removed = list(s.scalars(select(ChunkRow.id).where(ChunkRow.document_id == doc.id)))
+                s.execute(delete(ChunkRow).where(ChunkRow.document_id == doc.id))
+            doc.name, doc.sha256, doc.size_bytes, doc.pages = name, sha256, size_bytes, pages
+            doc.status, doc.error, doc.warnings = "ready", None, json.dumps(list(warnings))
+            doc.n_chunks = len(chunks)
+            doc.n_tokens = sum(c.n_tokens for c in chunks)
+            s.flush()
+            rows = [
+                ChunkRow(
+                    document_id=doc.id,
+                    ordinal=c.ordinal,
+                    text=c.text,
+                    first_page=c.first_page,
+                    last_page=c.last_page,
+                    char_start=c.char_start,
+                    char_end=c.char_end,
+                    n_tokens=c.n_tokens,
+                    embedding=None if embeddings is None else embeddings[i].astype(np.float32).tobytes(),
+                )
+                for i, c in enumerate(chunks)
+            ]
+            s.add_all(rows)
+            s.flush()
+            return SavedDocument(doc.id, [r.id for r in rows], removed)
+
+    def record_failure(
+        self, *, collection_id: int, source: str, name: str, sha256: str, size_bytes: int, error: str
+    ) -> int:
+        """Record a file that could not be ingested. A previous good version is kept as it was."""
+        with self.session() as s:
+            doc = s.scalar(
+                select(DocumentRow).where(
+                    DocumentRow.collection_id == collection_id, DocumentRow.source == source
+                )
+            )
+            if doc is not None and doc.status == "ready":
+                return doc.id
+            if doc is None:
+                doc = DocumentRow(collection_id=collection_id, source=source, pages=0, n_chunks=0)
+                s.add(doc)
+            doc.name, doc.sha256, doc.size_bytes = name, sha256, size_bytes
+            doc.status, doc.error = "failed", error
+            s.flush()
+            return doc.id
+
+    def delete_document(self, collection: CollectionRow, document_id: int) -> list[int]:
+        """Delete a document and its chunks; returns the chunk IDs to drop from the vector index."""
+        with self.session() as s:
+            doc = s.get(DocumentRow, document_id)
+            if doc is None or doc.collection_id != collection.id:
+                raise DocumentNotFoundError(document_id, collection.name)
+            ids = list(s.scalars(select(ChunkRow.id).where(ChunkRow.document_id == document_id)))
+            s.execute(delete(ChunkRow).where(ChunkRow.document_id == document_id))
+            s.delete(doc)
+            return ids
+
+    # --- chunks --------------------------------------------------------------------------------
+
+    def chunk_ids(self, collection_id: int) -> np.ndarray:
+        with self.session() as s:
+            ids = s.scalars(
+                select(ChunkRow.id)
+                .join(DocumentRow)
+                .where(DocumentRow.collection_id == collection_id, ChunkRow.embedding.is_not(None))
+            )
+            return np.fromiter(ids, dtype=np.int64)
+
+    def embeddings(self, collection_id: int, dim: int) -> tuple[np.ndarray, np.ndarray]:
+        """All stored (chunk IDs, vectors) of a collection, to rebuild its FAISS index."""
+        with self.session() as s:
+            rows = s.execute(
+                select(ChunkRow.id, ChunkRow.embedding)
+                .join(DocumentRow)
+                .where(DocumentRow.collection_id == collection_id, ChunkRow.embedding.is_not(None))
+                .order_by(ChunkRow.id)
+            ).all()
+        ids = np.array([r[0] for r in rows], dtype=np.int64)
+        vecs = np.zeros((len(rows), dim), dtype=np.float32)
+        for i, (_, blob) in enumerate(rows):
+            vecs[i] = np.frombuffer(blob, dtype=np.float32)
+        return ids, vecs
+
+    def fetch_chunks(self, ids: Sequence[int]) -> dict[int, RetrievedChunk]:
+        """Chunk rows with their document names, keyed by ID (score left at 0)."""
+        if not ids:
+            return {}
+        with self.session() as s:
+            rows = s.execute(
+                select(ChunkRow, DocumentRow.name)
+                .join(DocumentRow)
+                .where(ChunkRow.id.in_(list(ids)))
+            ).all()
+        return {
+            c.id: RetrievedChunk(
+                chunk_id=c.id,
+                document_id=c.document_id,
+                document_name=name,
+                ordinal=c.ordinal,
+                text=c.text,
+                first_page=c.first_page,
+                last_page=c.last_page,
+                score=0.0,
+            )
+            for c, name in rows
+        }
+
+    def bm25(
+        self, collection_id: int, question: str, limit: int, document_id: int | None = None
+    ) -> list[tuple[int, float]]:
+        """(chunk ID, BM25 score, higher is better) for a question, filtered to one collection."""
+        query = lexical.match_query(question)
+        if query is None:
+            return []
+        sql = (
+            "SELECT c.id, -bm25(chunk_fts, 2.0, 1.0) AS score FROM chunk_fts "
+            "JOIN chunks c ON c.id = chunk_fts.rowid JOIN documents d ON d.id = c.document_id "
+            "WHERE chunk_fts MATCH :q AND d.collection_id = :cid"
+            + (" AND d.id = :did" if document_id is not None else "")
+            + " ORDER BY bm25(chunk_fts, 2.0, 1.0) LIMIT :k"
+        )
+        params: dict[str, Any] = {"q": query, "cid": collection_id, "k": limit}
+        if document_id is not None:
+            params["did"] = document_id
+        with self.session() as s:
+            return [(int(r[0]), float(r[1])) for r in s.execute(text(sql), params)]
+
+    def integrity_ok(self) -> bool:
+        with self.session() as s:
+            return s.execute(text("PRAGMA integrity_check")).scalar() == "ok"

@@ -1,0 +1,112 @@
+"""Plain data passed between pipeline stages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class Page:
+    number: int  # 1-based
+    text: str
+
+
+@dataclass(frozen=True)
+class ParsedDocument:
+    pages: list[Page]
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ChunkDraft:
+    """A chunk before it has an ID: text plus where it sits in the document's joined text."""
+
+    ordinal: int
+    text: str
+    char_start: int
+    char_end: int
+    first_page: int
+    last_page: int
+    n_tokens: int
+
+
+@dataclass(frozen=True)
+class RetrievedChunk:
+    chunk_id: int
+    document_id: int
+    document_name: str
+    ordinal: int
+    text: str
+    first_page: int
+    last_page: int
+    score: float  # fused score: higher is better
+
+
+@dataclass(frozen=True)
+class Citation:
+    number: int  # the [n] label the prompt gave this source
+    document: str
+    document_id: int
+    pages: tuple[int, int]
+    chunk_id: int
+    score: float
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "number": self.number,
+            "document": self.document,
+            "document_id": self.document_id,
+            "pages": list(self.pages),
+            "chunk_id": self.chunk_id,
+            "score": round(self.score, 6),
+        }
+
+
+@dataclass
+class Timings:
+    retrieval_ms: float = 0.0
+    ttft_ms: float | None = None
+    total_ms: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "retrieval_ms": round(self.retrieval_ms, 1),
+            "ttft_ms": None if self.ttft_ms is None else round(self.ttft_ms, 1),
+            "total_ms": round(self.total_ms, 1),
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+        }
+
+
+Mode = Literal["thinking", "non-thinking"]
+
+
+@dataclass
+class Answer:
+    answer: str
+    reasoning: str
+    mode: Mode
+    citations: list[Citation]
+    timings: Timings
+    finish_reason: str = "stop"
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "answer": self.answer,
+            "reasoning": self.reasoning,
+            "mode": self.mode,
+            "citations": [c.as_dict() for c in self.citations],
+            "timings": self.timings.as_dict(),
+            "finish_reason": self.finish_reason,
+        }
+
+
+@dataclass(frozen=True)
+class AskEvent:
+    """One streamed step of an answer: kind is citations, reasoning, answer, done or error."""
+
+    kind: Literal["citations", "reasoning", "answer", "done", "error"]
+    data: dict[str, object]

@@ -1,0 +1,137 @@
+"""Vector indexes: the `VectorIndex` protocol and its FAISS implementation.
+
+One exact inner-product index per collection (vectors are L2-normalised, so inner product is cosine),
+with FAISS IDs equal to SQLite chunk IDs. Files are written atomically: a temporary file in the same
+folder, fsync, rename, fsync of the folder. A crash mid-save leaves the previous file intact.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+import threading
+from pathlib import Path
+from typing import Protocol
+
+import faiss
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+
+class VectorIndex(Protocol):
+    """What retrieval and ingestion need from a vector store; a pgvector backend could implement it."""
+
+    dim: int
+
+    def add(self, ids: np.ndarray, vectors: np.ndarray) -> None: ...
+
+    def remove(self, ids: np.ndarray) -> None: ...
+
+    def search(
+        self, query: np.ndarray, k: int, allowed_ids: np.ndarray | None = None
+    ) -> list[tuple[int, float]]: ...
+
+    def ids(self) -> np.ndarray: ...
+
+    def __len__(self) -> int: ...
+
+    def save(self) -> None: ...
+
+
+class IndexFileError(Exception):
+    """The index file is missing, truncated or not a FAISS index."""
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp_name, path)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+class FaissIndex:
+    """A thread-safe FAISS IndexIDMap2 over IndexFlatIP, persisted to one file."""
+
+    def __init__(self, path: Path, dim: int, index: faiss.Index | None = None) -> None:
+        self.path = path
+        self.dim = dim
+        self._index = index if index is not None else faiss.IndexIDMap2(faiss.IndexFlatIP(dim))
+        self._lock = threading.RLock()
+        self._dirty = index is None
+
+    @classmethod
+    def load(cls, path: Path, dim: int) -> FaissIndex:
+        if not path.is_file():
+            raise IndexFileError(f"no index file at {path.name}")
+        try:
+            raw = np.fromfile(path, dtype=np.uint8)
+            index = faiss.deserialize_index(raw)
+        except Exception as exc:  # FAISS raises RuntimeError with C++ text on bad files
+            raise IndexFileError(f"{path.name} is not a readable FAISS index ({exc})") from exc
+        if index.d != dim:
+            raise IndexFileError(f"{path.name} holds {index.d}-d vectors, expected {dim}")
+        return cls(path, dim, index)
+
+    def add(self, ids: np.ndarray, vectors: np.ndarray) -> None:
+        if len(ids) == 0:
+            return
+        vecs = np.ascontiguousarray(vectors, dtype=np.float32)
+        if vecs.shape != (len(ids), self.dim):
+            raise ValueError(f"expected {len(ids)} vectors of {self.dim} dims, got {vecs.shape}")
+        with self._lock:
+            self._index.add_with_ids(vecs, np.ascontiguousarray(ids, dtype=np.int64))
+            self._dirty = True
+
+    def remove(self, ids: np.ndarray) -> None:
+        if len(ids) == 0:
+            return
+        with self._lock:
+            self._index.remove_ids(np.ascontiguousarray(ids, dtype=np.int64))
+            self._dirty = True
+
+    def search(
+        self, query: np.ndarray, k: int, allowed_ids: np.ndarray | None = None
+    ) -> list[tuple[int, float]]:
+        q = np.ascontiguousarray(query.reshape(1, -1), dtype=np.float32)
+        with self._lock:
+            if self._index.ntotal == 0:
+                return []
+            k = min(k, self._index.ntotal)
+            if allowed_ids is not None:
+                params = faiss.SearchParameters(
+                    sel=faiss.IDSelectorBatch(np.ascontiguousarray(allowed_ids, dtype=np.int64))
+                )
+                scores, ids = self._index.search(q, k, params=params)
+            else:
+                scores, ids = self._index.search(q, k)
+        return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
+
+    def ids(self) -> np.ndarray:
+        with self._lock:
+            return faiss.vector_to_array(self._index.id_map).astype(np.int64)
+
+    def __len__(self) -> int:
+        return int(self._index.ntotal)
+
+    def save(self) -> None:
+        # Serialising and writing under one lock keeps two concurrent saves from landing out of order.
+        with self._lock:
+            if not self._dirty and self.path.exists():
+                return
+            write_atomically(self.path, faiss.serialize_index(self._index).tobytes())
+            self._dirty = False
+        logger.debug("saved %s (%d vectors)", self.path.name, len(self))

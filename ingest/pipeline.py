@@ -1,0 +1,268 @@
+"""The ingestion pipeline: files -> pages -> chunks -> embeddings -> SQLite + FAISS.
+
+Per file: hash it; skip it if unchanged; read, chunk and embed it in memory; then write the document
+and all its chunks in one SQLite transaction and update the FAISS index. A file that fails is recorded
+with its error and the rest go on. FAISS is written at checkpoints and at the end; if the process dies
+in between, the next open sees the difference and rebuilds FAISS from the embeddings in SQLite.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from docqa.consistency import VectorIndexes
+from docqa.errors import DocqaError, EmbeddingModelMismatchError, ReadError
+from docqa.settings import ChunkingSettings, IngestSettings
+from docqa.store import CollectionRow, Store
+from ingest.chunking import chunk_pages, tiktoken_counter
+from ingest.embedding import Embedder
+from ingest.readers import is_supported, read_document
+
+logger = logging.getLogger(__name__)
+
+Status = Literal["added", "updated", "unchanged", "failed"]
+
+
+@dataclass
+class FileResult:
+    path: str
+    status: Status
+    document_id: int | None = None
+    pages: int = 0
+    chunks: int = 0
+    tokens: int = 0
+    error: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class IngestReport:
+    files: list[FileResult] = field(default_factory=list)
+    seconds: float = 0.0
+    embeddings: bool = True
+
+    def count(self, status: Status) -> int:
+        return sum(1 for f in self.files if f.status == status)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "added": self.count("added"),
+            "updated": self.count("updated"),
+            "unchanged": self.count("unchanged"),
+            "failed": [{"path": f.path, "error": f.error} for f in self.files if f.status == "failed"],
+            "chunks": sum(f.chunks for f in self.files if f.status in ("added", "updated")),
+            "embeddings": self.embeddings,
+            "seconds": round(self.seconds, 2),
+            "files": [asdict(f) for f in self.files],
+        }
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What a progress display needs; `stage` is reading, embedding or done."""
+
+    stage: Literal["reading", "embedding", "done"]
+    path: str
+    file_index: int
+    file_count: int
+    pages: int = 0
+    chunks: int = 0
+    chunks_embedded: int = 0
+    tokens_per_s: float = 0.0
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+@dataclass(frozen=True)
+class Source:
+    """A file to ingest and how the store should know it."""
+
+    path: Path
+    key: str  # unique within a collection: the absolute path, or "upload:<name>"
+    name: str  # shown in citations
+
+
+def collect_sources(paths: Iterable[Path]) -> tuple[list[Source], list[FileResult]]:
+    """Expand folders recursively. Unsupported files inside folders are skipped; named ones fail."""
+    sources: list[Source] = []
+    problems: list[FileResult] = []
+    seen: set[Path] = set()
+    for given in paths:
+        if given.is_dir():
+            files = sorted(
+                p for p in given.rglob("*")
+                if p.is_file() and is_supported(p) and not any(part.startswith(".") for part in p.relative_to(given).parts)
+            )
+        elif given.is_file():
+            files = [given]
+        else:
+            problems.append(FileResult(str(given), "failed", error="no such file or folder"))
+            continue
+        for f in files:
+            resolved = f.resolve()
+            if resolved not in seen:
+                seen.add(resolved)
+                sources.append(Source(resolved, str(resolved), f.name))
+    return sources, problems
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class Ingestor:
+    def __init__(
+        self,
+        store: Store,
+        indexes: VectorIndexes,
+        embedder: Embedder | None,
+        chunking: ChunkingSettings,
+        limits: IngestSettings,
+    ) -> None:
+        self._store = store
+        self._indexes = indexes
+        self._embedder = embedder
+        self._chunking = chunking
+        self._limits = limits
+        self._counter = tiktoken_counter(chunking.tokenizer)
+        self._locks: dict[int, threading.Lock] = {}
+        self._locks_guard = threading.Lock()
+
+    def _collection_lock(self, collection_id: int) -> threading.Lock:
+        with self._locks_guard:
+            return self._locks.setdefault(collection_id, threading.Lock())
+
+    def check_embedder(self, collection: CollectionRow) -> None:
+        if self._embedder is None or collection.embed_model is None:
+            return
+        if collection.embed_model != self._embedder.model_id or collection.embed_dim != self._embedder.dim:
+            raise EmbeddingModelMismatchError(collection.name, collection.embed_model, self._embedder.model_id)
+
+    def ingest(
+        self,
+        collection: CollectionRow,
+        sources: list[Source],
+        progress: ProgressCallback | None = None,
+        password: str | None = None,
+    ) -> IngestReport:
+        self.check_embedder(collection)
+        report = IngestReport(embeddings=self._embedder is not None)
+        started = last_save = time.monotonic()
+        with self._collection_lock(collection.id):
+            if self._embedder is not None and collection.embed_model is None:
+                self._store.set_embedder(collection.id, self._embedder.model_id, self._embedder.dim)
+                collection.embed_model, collection.embed_dim = self._embedder.model_id, self._embedder.dim
+            try:
+                for i, source in enumerate(sources):
+                    result = self._ingest_one(collection, source, i, len(sources), progress, password)
+                    report.files.append(result)
+                    if time.monotonic() - last_save > self._limits.checkpoint_seconds:
+                        self._indexes.save_all()
+                        last_save = time.monotonic()
+            finally:
+                self._indexes.save_all()
+        report.seconds = time.monotonic() - started
+        return report
+
+    def _ingest_one(
+        self,
+        collection: CollectionRow,
+        source: Source,
+        index: int,
+        total: int,
+        progress: ProgressCallback | None,
+        password: str | None,
+    ) -> FileResult:
+        def emit(stage: Literal["reading", "embedding", "done"], **kw: float | int) -> None:
+            if progress is not None:
+                progress(Progress(stage, source.name, index, total, **kw))  # type: ignore[arg-type]
+
+        emit("reading")
+        try:
+            size = source.path.stat().st_size
+            sha = sha256_file(source.path)
+        except OSError as exc:
+            return FileResult(source.name, "failed", error=f"cannot read file: {exc.strerror}")
+        existing = self._store.find_document(collection.id, source.key)
+        if existing is not None and existing.sha256 == sha and existing.status == "ready":
+            emit("done", pages=existing.pages, chunks=existing.n_chunks)
+            return FileResult(source.name, "unchanged", existing.id, existing.pages, existing.n_chunks, existing.n_tokens)
+        try:
+            if size > self._limits.max_file_mb * 1024 * 1024:
+                raise ReadError(f"file is {size / 2**20:.0f} MiB, over the {self._limits.max_file_mb} MiB limit")
+            parsed = read_document(source.path, password)
+            chunks = chunk_pages(
+                parsed.pages, self._chunking.max_tokens, self._chunking.overlap_tokens, self._counter
+            )
+            if not chunks:
+                raise ReadError("no text to index")
+            emit("embedding", pages=len(parsed.pages), chunks=len(chunks))
+            vectors = self._embed([c.text for c in chunks], lambda done, tps: emit(
+                "embedding", pages=len(parsed.pages), chunks=len(chunks), chunks_embedded=done, tokens_per_s=tps
+            ))
+        except DocqaError as exc:
+            return self._failed(collection, source, sha, size, str(exc))
+        except Exception as exc:  # a reader bug on one file must not stop the folder
+            logger.exception("unexpected error reading %s", source.name)
+            return self._failed(collection, source, sha, size, f"{type(exc).__name__}: {exc}")
+
+        saved = self._store.save_document(
+            collection_id=collection.id,
+            source=source.key,
+            name=source.name,
+            sha256=sha,
+            size_bytes=size,
+            pages=len(parsed.pages),
+            warnings=parsed.warnings,
+            chunks=chunks,
+            embeddings=vectors,
+        )
+        vector_index = self._indexes.get(collection)
+        if vector_index is not None:
+            vector_index.remove(np.asarray(saved.removed_chunk_ids, dtype=np.int64))
+            if vectors is not None:
+                vector_index.add(np.asarray(saved.chunk_ids, dtype=np.int64), vectors)
+        emit("done", pages=len(parsed.pages), chunks=len(chunks))
+        return FileResult(
+            source.name,
+            "updated" if existing is not None and existing.status == "ready" else "added",
+            saved.document_id,
+            len(parsed.pages),
+            len(chunks),
+            sum(c.n_tokens for c in chunks),
+            warnings=list(parsed.warnings),
+        )
+
+    def _embed(self, texts: list[str], on_progress: Callable[[int, float], None]) -> np.ndarray | None:
+        if self._embedder is None:
+            return None
+        started = time.monotonic()
+        tokens = 0
+
+        def on_batch(done: int, batch_tokens: int) -> None:
+            nonlocal tokens
+            tokens += batch_tokens
+            on_progress(done, tokens / max(time.monotonic() - started, 1e-6))
+
+        return self._embedder.embed_documents(texts, on_batch)
+
+    def _failed(self, collection: CollectionRow, source: Source, sha: str, size: int, error: str) -> FileResult:
+        logger.warning("failed to ingest %s: %s", source.name, error)
+        doc_id = self._store.record_failure(
+            collection_id=collection.id, source=source.key, name=source.name, sha256=sha, size_bytes=size, error=error
+        )
+        return FileResult(source.name, "failed", doc_id, error=error)

@@ -1,0 +1,137 @@
+"""Readers: turn a file into pages of text. PDFs page by page (pypdf), text and Markdown as UTF-8.
+
+Every failure is a ReadError whose message names the problem, so the pipeline can record it against
+that file and go on with the others.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+
+from docqa.errors import ReadError
+from docqa.types import Page, ParsedDocument
+
+logger = logging.getLogger(__name__)
+
+TEXT_SUFFIXES = frozenset({".txt", ".text", ".md", ".markdown"})
+PDF_SUFFIXES = frozenset({".pdf"})
+SUPPORTED_SUFFIXES = TEXT_SUFFIXES | PDF_SUFFIXES
+
+_CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
+# PDF text layers break Chinese lines anywhere; a space or newline left between two CJK characters
+# splits words for retrieval and for the model alike.
+_CJK_GAP = re.compile(rf"(?<=[{_CJK}])[ \t]*\n?[ \t]*(?=[{_CJK}])")
+_HYPHEN_BREAK = re.compile(r"(?<=[a-z])-\n(?=[a-z])")
+
+
+def is_supported(path: Path) -> bool:
+    return path.suffix.lower() in SUPPORTED_SUFFIXES
+
+
+def read_document(path: Path, password: str | None = None) -> ParsedDocument:
+    suffix = path.suffix.lower()
+    if suffix in PDF_SUFFIXES:
+        return read_pdf(path, password)
+    if suffix in TEXT_SUFFIXES:
+        return read_text(path)
+    raise ReadError(
+        f"unsupported file type '{suffix or path.name}': docqa reads {', '.join(sorted(SUPPORTED_SUFFIXES))}"
+    )
+
+
+def clean_pdf_text(text: str) -> str:
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+    text = _CJK_GAP.sub("", text)
+    return _HYPHEN_BREAK.sub("", text)
+
+
+def _page_ranges(numbers: list[int]) -> str:
+    ranges: list[str] = []
+    start = prev = numbers[0]
+    for n in numbers[1:] + [-1]:
+        if n != prev + 1:
+            ranges.append(f"{start}" if start == prev else f"{start}-{prev}")
+            start = n
+        prev = n
+    return ", ".join(ranges)
+
+
+def read_pdf(path: Path, password: str | None = None) -> ParsedDocument:
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    with path.open("rb") as fh:
+        head = fh.read(1024)
+    if b"%PDF-" not in head:
+        raise ReadError("not a PDF: the file has no %PDF- header")
+    try:
+        reader = PdfReader(path)
+        if reader.is_encrypted:
+            # Many PDFs are encrypted only to set permissions and open with the empty password.
+            if not reader.decrypt(password or ""):
+                raise ReadError("encrypted: password required")
+        n_pages = len(reader.pages)
+    except ReadError:
+        raise
+    except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
+        raise ReadError(f"malformed PDF: {exc}") from exc
+    except Exception as exc:  # pypdf raises many ad-hoc types on damaged files
+        raise ReadError(f"malformed PDF: {type(exc).__name__}: {exc}") from exc
+    if n_pages == 0:
+        raise ReadError("the PDF has no pages")
+
+    pages: list[Page] = []
+    empty: list[int] = []
+    failed: list[int] = []
+    for number in range(1, n_pages + 1):
+        try:
+            raw = reader.pages[number - 1].extract_text() or ""
+        except Exception as exc:  # one bad page must not lose the rest of the document
+            logger.debug("page %d of %s: %s", number, path.name, exc)
+            failed.append(number)
+            raw = ""
+        text = clean_pdf_text(raw)
+        if not text.strip() and number not in failed:
+            empty.append(number)
+        pages.append(Page(number, text))
+
+    warnings = []
+    if empty:
+        warnings.append(f"no text layer on pages {_page_ranges(empty)}; OCR not enabled")
+    if failed:
+        warnings.append(f"text extraction failed on pages {_page_ranges(failed)}")
+    if not any(p.text.strip() for p in pages):
+        raise ReadError("; ".join(warnings) or "no text found")
+    return ParsedDocument(pages, warnings)
+
+
+def decode_text(data: bytes) -> tuple[str, list[str]]:
+    """Decode a text file: UTF-8 (with or without BOM), UTF-16 with BOM, else a detected encoding."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        return data[3:].decode("utf-8", errors="replace"), []
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16"), ["decoded as UTF-16"]
+    try:
+        return data.decode("utf-8"), []
+    except UnicodeDecodeError:
+        pass
+    if b"\x00" in data[:8192]:
+        raise ReadError("binary content: this is not a text file")
+    from charset_normalizer import from_bytes
+
+    best = from_bytes(data).best()
+    if best is None or best.encoding is None:
+        raise ReadError("not UTF-8, and its encoding could not be detected; convert it to UTF-8")
+    return str(best), [f"decoded as {best.encoding} (not UTF-8)"]
+
+
+def read_text(path: Path) -> ParsedDocument:
+    text, warnings = decode_text(path.read_bytes())
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    # A form feed is a page break (pdftotext writes one per page), so page numbers survive.
+    pages = [Page(i + 1, part) for i, part in enumerate(text.split("\f"))]
+    if not any(p.text.strip() for p in pages):
+        raise ReadError("the file is empty")
+    return ParsedDocument(pages, warnings)
