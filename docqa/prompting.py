@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from docqa.citing import with_page_markers
 from docqa.errors import InvalidRequestError
 from docqa.types import RetrievedChunk
 
@@ -64,7 +65,7 @@ def _pages(chunk: RetrievedChunk) -> str:
 def format_sources(sources: Sequence[NumberedSource]) -> str:
     blocks = [
         f'<source id="{s.number}" document="{sanitise(s.chunk.document_name).replace(chr(34), "")}" '
-        f'pages="{_pages(s.chunk)}">\n{sanitise(s.chunk.text).strip()}\n</source>'
+        f'pages="{_pages(s.chunk)}">\n{sanitise(with_page_markers(s.chunk)).strip()}\n</source>'
         for s in sources
     ]
     return "<sources>\n" + "\n".join(blocks) + "\n</sources>"
@@ -128,18 +129,12 @@ def build_prompt(
     lo, hi = 0, len(best.text)
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        trial = canonical_order([_with_text(best, best.text[:mid])])
+        trial = canonical_order([replace(best, text=best.text[:mid])])
         if count_tokens(render(prompt_format, question, trial, thinking)) <= budget:
             lo = mid
         else:
             hi = mid - 1
-    sources = canonical_order([_with_text(best, best.text[:lo])])
+    sources = canonical_order([replace(best, text=best.text[:lo])])
     prompt = render(prompt_format, question, sources, thinking)
     return PromptPlan(prompt, sources, count_tokens(prompt), len(ranked) - 1, True, stop)
 
-
-def _with_text(chunk: RetrievedChunk, text: str) -> RetrievedChunk:
-    return RetrievedChunk(
-        chunk.chunk_id, chunk.document_id, chunk.document_name, chunk.ordinal, text,
-        chunk.first_page, chunk.last_page, chunk.score,
-    )

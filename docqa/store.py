@@ -103,6 +103,7 @@ class ChunkRow(Base):
     char_start: Mapped[int] = mapped_column(Integer)
     char_end: Mapped[int] = mapped_column(Integer)
     n_tokens: Mapped[int] = mapped_column(Integer)
+    page_breaks: Mapped[str] = mapped_column(Text, default="[]")  # JSON [[offset, page], ...]
     embedding: Mapped[bytes | None] = mapped_column(LargeBinary)  # float32, L2-normalised
 
 
@@ -250,6 +251,7 @@ class Store:
                     char_start=c.char_start,
                     char_end=c.char_end,
                     n_tokens=c.n_tokens,
+                    page_breaks=json.dumps(c.page_breaks),
                     embedding=None if embeddings is None else embeddings[i].astype(np.float32).tobytes(),
                 )
                 for i, c in enumerate(chunks)
@@ -300,6 +302,11 @@ class Store:
             )
             return np.fromiter(ids, dtype=np.int64)
 
+    def chunk_ids_of_document(self, document_id: int) -> np.ndarray:
+        with self.session() as s:
+            ids = s.scalars(select(ChunkRow.id).where(ChunkRow.document_id == document_id))
+            return np.fromiter(ids, dtype=np.int64)
+
     def embeddings(self, collection_id: int, dim: int) -> tuple[np.ndarray, np.ndarray]:
         """All stored (chunk IDs, vectors) of a collection, to rebuild its FAISS index."""
         with self.session() as s:
@@ -335,6 +342,7 @@ class Store:
                 first_page=c.first_page,
                 last_page=c.last_page,
                 score=0.0,
+                page_breaks=tuple((int(o), int(p)) for o, p in json.loads(c.page_breaks or "[]")),
             )
             for c, name in rows
         }

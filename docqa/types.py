@@ -29,6 +29,8 @@ class ChunkDraft:
     first_page: int
     last_page: int
     n_tokens: int
+    # (offset in text, page number) for every page that starts inside this chunk after its first
+    page_breaks: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,7 @@ class RetrievedChunk:
     first_page: int
     last_page: int
     score: float  # fused score: higher is better
+    page_breaks: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,8 @@ class Citation:
     pages: tuple[int, int]
     chunk_id: int
     score: float
+    page: int | None = None  # the page of the range that best matches the answer, once there is one
+    cited: bool = False  # the answer refers to this source as [number]
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -58,6 +63,8 @@ class Citation:
             "document": self.document,
             "document_id": self.document_id,
             "pages": list(self.pages),
+            "page": self.page,
+            "cited": self.cited,
             "chunk_id": self.chunk_id,
             "score": round(self.score, 6),
         }

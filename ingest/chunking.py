@@ -140,7 +140,10 @@ def chunk_pages(
             j -= 1
             b = segments[j - 1].end
             n = counter.count(text[a:b])
-        chunks.append(ChunkDraft(len(chunks), text[a:b], a, b, page_at(a), page_at(b - 1), n))
+        breaks = tuple(
+            (start - a, number) for start, number in zip(page_starts, page_numbers, strict=True) if a < start < b
+        )
+        chunks.append(ChunkDraft(len(chunks), text[a:b], a, b, page_at(a), page_at(b - 1), n, breaks))
         if j >= len(segments):
             break
         # Next chunk starts with trailing whole segments of this one, within the overlap budget.

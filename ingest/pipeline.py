@@ -166,6 +166,8 @@ class Ingestor:
             if self._embedder is not None and collection.embed_model is None:
                 self._store.set_embedder(collection.id, self._embedder.model_id, self._embedder.dim)
                 collection.embed_model, collection.embed_dim = self._embedder.model_id, self._embedder.dim
+            # Open (and verify) the index before the first write, so a new collection starts empty.
+            self._indexes.get(collection)
             try:
                 for i, source in enumerate(sources):
                     result = self._ingest_one(collection, source, i, len(sources), progress, password)

@@ -1,0 +1,96 @@
+"""Turning a generator's raw text stream into docqa's answer events and final Answer.
+
+The same builder serves the CLI (sync iteration), the library and the API (async iteration), so
+the reasoning/answer split, timings and citations are computed in one place.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from docqa.citing import best_page, cited_numbers
+from docqa.prompting import PromptPlan
+from docqa.streams import GenEvent
+from docqa.thinking import ThinkSplitter
+from docqa.types import Answer, AskEvent, Citation, Mode, Timings
+
+NO_SOURCES_ANSWER = "The documents in this collection do not answer the question: nothing relevant was found."
+
+
+def citations_for(plan: PromptPlan) -> list[Citation]:
+    return [
+        Citation(
+            number=s.number,
+            document=s.chunk.document_name,
+            document_id=s.chunk.document_id,
+            pages=(s.chunk.first_page, s.chunk.last_page),
+            chunk_id=s.chunk.chunk_id,
+            score=s.chunk.score,
+        )
+        for s in plan.sources
+    ]
+
+
+class AnswerBuilder:
+    def __init__(self, mode: Mode, plan: PromptPlan, started: float, retrieval_ms: float) -> None:
+        self.mode = mode
+        self.citations = citations_for(plan)
+        self._plan = plan
+        self._started = started
+        self._splitter = ThinkSplitter()
+        self._answer: list[str] = []
+        self._reasoning: list[str] = []
+        self.timings = Timings(retrieval_ms=retrieval_ms, prompt_tokens=plan.prompt_tokens)
+        self.finish_reason = "stop"
+        self.error: str | None = None
+
+    def opening(self) -> AskEvent:
+        return AskEvent("citations", {"citations": [c.as_dict() for c in self.citations], "mode": self.mode})
+
+    def on_event(self, event: GenEvent) -> list[AskEvent]:
+        if event.kind == "text":
+            if self.timings.ttft_ms is None:
+                self.timings.ttft_ms = (time.perf_counter() - self._started) * 1000
+            return self._route(self._splitter.feed(event.text))
+        out = self._route(self._splitter.finish())
+        self.timings.total_ms = (time.perf_counter() - self._started) * 1000
+        if event.kind == "failed":
+            self.error = event.text
+            self.finish_reason = "error"
+            return [*out, AskEvent("error", {"message": event.text})]
+        self.finish_reason = event.finish_reason
+        self.timings.prompt_tokens = event.prompt_tokens or self.timings.prompt_tokens
+        self.timings.completion_tokens = event.completion_tokens
+        self._refine_citations()
+        done = {
+            "timings": self.timings.as_dict(),
+            "finish_reason": self.finish_reason,
+            "citations": [c.as_dict() for c in self.citations],
+        }
+        return [*out, AskEvent("done", done)]
+
+    def _refine_citations(self) -> None:
+        answer = "".join(self._answer)
+        cited = cited_numbers(answer)
+        chunks = {s.number: s.chunk for s in self._plan.sources}
+        self.citations = [
+            replace(c, page=best_page(answer, chunks[c.number]), cited=c.number in cited) for c in self.citations
+        ]
+
+    def _route(self, parts: list[tuple[str, str]]) -> list[AskEvent]:
+        events = []
+        for channel, text in parts:
+            (self._reasoning if channel == "reasoning" else self._answer).append(text)
+            events.append(AskEvent("reasoning" if channel == "reasoning" else "answer", {"text": text}))
+        return events
+
+    def result(self) -> Answer:
+        return Answer(
+            answer="".join(self._answer).strip(),
+            reasoning="".join(self._reasoning).strip(),
+            mode=self.mode,
+            citations=self.citations,
+            timings=self.timings,
+            finish_reason=self.finish_reason,
+        )

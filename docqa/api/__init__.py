@@ -1,0 +1,1 @@
+"""docqa's REST API (FastAPI): create_app() in docqa.api.main."""

@@ -1,0 +1,32 @@
+"""Domain errors -> HTTP responses, in one place. Clients never see tracebacks or file paths."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+
+from docqa.errors import BusyError, DocqaError
+
+logger = logging.getLogger(__name__)
+
+
+def error_body(kind: str, message: str) -> dict[str, dict[str, str]]:
+    return {"error": {"type": kind, "message": message}}
+
+
+async def docqa_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, DocqaError)
+    headers = {"Retry-After": str(BusyError.retry_after_s)} if isinstance(exc, BusyError) else None
+    return JSONResponse(error_body(type(exc).__name__, str(exc)), status_code=exc.http_status, headers=headers)
+
+
+async def unexpected_error(_request: Request, exc: Exception) -> JSONResponse:
+    logger.exception("unhandled error", exc_info=exc)
+    return JSONResponse(error_body("InternalError", "internal error; see the server log"), status_code=500)
+
+
+def install(app: FastAPI) -> None:
+    app.add_exception_handler(DocqaError, docqa_error)
+    app.add_exception_handler(Exception, unexpected_error)

@@ -1,0 +1,43 @@
+"""The FastAPI application: `create_app(settings)`; `docqa serve` runs it with uvicorn."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from starlette.concurrency import run_in_threadpool
+
+from docqa.api import errors
+from docqa.api.limits import BodySizeLimit
+from docqa.api.routes import ask, documents, health
+from docqa.api.state import AppState
+from docqa.settings import Settings
+
+
+def create_app(settings: Settings | None = None, *, state: AppState | None = None) -> FastAPI:
+    """Build the app. Models load in a background thread at startup; pass `state` to reuse loaded ones."""
+    app_state = state or AppState(settings or Settings())
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        if app_state.qa is None and not app_state.loaded.is_set():
+            threading.Thread(target=app_state.load, name="docqa-model-loader", daemon=True).start()
+        yield
+        if state is None:  # we own the models only if we loaded them
+            await run_in_threadpool(app_state.close)
+
+    app = FastAPI(
+        title="docqa",
+        version="0.1.0",
+        description="Ask questions about your documents; answers cite document names and pages.",
+        lifespan=lifespan,
+    )
+    app.state.docqa = app_state
+    errors.install(app)
+    app.include_router(health.router)
+    app.include_router(documents.router)
+    app.include_router(ask.router)
+    app.add_middleware(BodySizeLimit, max_bytes=app_state.settings.max_upload_mb * 2**20)
+    return app

@@ -1,0 +1,62 @@
+"""POST /v1/ask: an answer with citations, as JSON or as Server-Sent Events streamed token by token."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
+
+from docqa.api.deps import QADep
+from docqa.errors import DocqaError
+from docqa.service import MAX_QUESTION_CHARS, AskRequest
+from docqa.types import AskEvent
+
+router = APIRouter(tags=["ask"])
+
+
+class AskBody(BaseModel):
+    question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS, examples=["What is the notice period?"])
+    collection: str | None = Field(default=None, description="Collection to search (default: 'default').")
+    thinking: bool = Field(default=False, description="Let Qwen3 reason in <think> before answering.")
+    top_k: int | None = Field(default=None, ge=1, le=50, description="Chunks in the prompt (default 3).")
+    max_tokens: int | None = Field(default=None, ge=1, le=32768, description="Cap on generated tokens.")
+    document_id: int | None = Field(default=None, description="Search only this document.")
+    seed: int | None = Field(default=None, description="Sampling seed for repeatable answers.")
+    stream: bool = Field(default=False, description="Stream Server-Sent Events instead of one JSON answer.")
+
+    def request(self) -> AskRequest:
+        return AskRequest(
+            self.question, self.collection, self.thinking, self.top_k, self.max_tokens, self.document_id, self.seed
+        )
+
+
+def sse(event: AskEvent) -> bytes:
+    return f"event: {event.kind}\ndata: {json.dumps(event.data, ensure_ascii=False)}\n\n".encode()
+
+
+async def _sse_stream(first: AskEvent, events: AsyncIterator[AskEvent]) -> AsyncIterator[bytes]:
+    yield sse(first)
+    try:
+        async for event in events:
+            yield sse(event)
+    except DocqaError as exc:  # after the 200 header, errors travel as an event
+        yield sse(AskEvent("error", {"message": str(exc)}))
+
+
+@router.post("/v1/ask", summary="Answer a question from a collection, with citations", response_model=None)
+async def ask(body: AskBody, qa: QADep) -> StreamingResponse | dict[str, Any]:
+    if not body.stream:
+        answer = await run_in_threadpool(qa.ask, body.request())
+        return answer.as_dict()
+    events = qa.astream(body.request())
+    first = await events.__anext__()  # retrieval errors (404, 409, ...) still become HTTP statuses
+    return StreamingResponse(
+        _sse_stream(first, events),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )

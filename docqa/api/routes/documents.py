@@ -1,0 +1,90 @@
+"""Upload, list and delete the documents of a collection."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request, Response
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+
+from docqa.api.deps import QADep, SettingsDep
+from docqa.service import validate_collection_name
+from ingest.pipeline import Source
+from ingest.readers import PDF_SUFFIXES, SUPPORTED_SUFFIXES
+
+router = APIRouter(prefix="/v1/collections/{name}/documents", tags=["documents"])
+
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\:*?\"<>|]")
+MAX_NAME_CHARS = 200
+
+
+def safe_filename(raw: str | None) -> str:
+    """A display name that can never act as a path: last component only, no control characters."""
+    name = (raw or "").replace("\\", "/").split("/")[-1]
+    name = _UNSAFE.sub("_", name).strip(" .") or "upload"
+    if len(name) > MAX_NAME_CHARS:
+        stem, dot, suffix = name.rpartition(".")
+        name = (stem[: MAX_NAME_CHARS - len(suffix) - 1] + "." + suffix) if dot and len(suffix) <= 10 else name[:MAX_NAME_CHARS]
+    return name
+
+
+def content_problem(name: str, head: bytes) -> str | None:
+    """Why the bytes do not match the file type the name claims, or None."""
+    suffix = Path(name).suffix.lower()
+    if suffix not in SUPPORTED_SUFFIXES:
+        return f"{name}: unsupported file type; docqa accepts {', '.join(sorted(SUPPORTED_SUFFIXES))}"
+    if suffix in PDF_SUFFIXES:
+        return None if b"%PDF-" in head[:1024] else f"{name}: not a PDF (no %PDF- header)"
+    if head.startswith((b"%PDF-", b"PK\x03\x04", b"\x7fELF", b"\x89PNG", b"\xff\xd8\xff")):
+        return f"{name}: binary content in a text file"
+    return None
+
+
+@router.post("", summary="Upload and ingest files (multipart, parts named 'files')")
+async def upload(name: str, request: Request, qa: QADep, settings: SettingsDep) -> dict[str, Any]:
+    validate_collection_name(name)
+    form = await request.form(max_files=settings.api.max_files, max_fields=20)
+    try:
+        uploads = [f for f in form.getlist("files") if isinstance(f, UploadFile)]
+        if not uploads:
+            raise HTTPException(400, "no files: send multipart form parts named 'files'")
+        tmp = Path(tempfile.mkdtemp(prefix="docqa-upload-"))
+        try:
+            sources = []
+            for i, upload in enumerate(uploads):
+                display = safe_filename(upload.filename)
+                head = await upload.read(1024)
+                problem = content_problem(display, head)
+                if problem:
+                    raise HTTPException(415, problem)
+                path = tmp / f"{i}{Path(display).suffix.lower()}"  # never the client's name as a path
+                with path.open("wb") as out:
+                    out.write(head)
+                    while block := await upload.read(1 << 20):
+                        out.write(block)
+                sources.append(Source(path, f"upload:{display}", display))
+            report = await run_in_threadpool(qa.ingest_sources, sources, name)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    finally:
+        await form.close()
+    return report.as_dict()
+
+
+@router.get("", summary="List the documents of a collection")
+def list_documents(name: str, qa: QADep) -> dict[str, Any]:
+    rows = [d.as_dict() for d in qa.documents(name)]
+    for row in rows:
+        row.pop("source", None)  # server-side paths are not the client's business
+    return {"collection": name, "documents": rows}
+
+
+@router.delete("/{document_id}", status_code=204, summary="Delete a document, its chunks and vectors")
+def delete_document(name: str, document_id: int, qa: QADep) -> Response:
+    qa.delete_document(document_id, name)
+    return Response(status_code=204)

@@ -1,0 +1,25 @@
+"""GET /health: 503 while the models load (or failed to), 200 once docqa can answer."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+
+from docqa.api.deps import StateDep
+
+router = APIRouter(tags=["health"])
+
+
+@router.get("/health", summary="Readiness: 200 when the models are loaded")
+def health(state: StateDep) -> JSONResponse:
+    if state.qa is None:
+        status = "error" if state.load_error else "loading"
+        return JSONResponse({"status": status, "detail": state.load_error}, status_code=503)
+    gen, emb = state.qa.generator, state.qa.embedder
+    return JSONResponse(
+        {
+            "status": "ok",
+            "generator": gen.info.model_id if gen else None,
+            "embedder": emb.model_id if emb else None,
+        }
+    )

@@ -1,0 +1,35 @@
+"""What the API process holds: settings and, once loaded, the DocQA library object."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+
+from docqa.service import DocQA
+from docqa.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class AppState:
+    settings: Settings
+    qa: DocQA | None = None
+    load_error: str | None = None
+    loaded: threading.Event = field(default_factory=threading.Event)
+
+    def load(self) -> None:
+        """Load the models (in a background thread, so /health can answer 503 meanwhile)."""
+        try:
+            self.qa = DocQA.open(self.settings)
+        except Exception as exc:
+            logger.exception("loading the models failed")
+            self.load_error = str(exc) if hasattr(exc, "http_status") else f"{type(exc).__name__}"
+        finally:
+            self.loaded.set()
+
+    def close(self) -> None:
+        self.loaded.wait(timeout=600)
+        if self.qa is not None:
+            self.qa.close()

@@ -1,0 +1,78 @@
+"""Retrieval: a question -> the best chunks of one collection.
+
+Dense search (FAISS over the embedder's vectors) and BM25 (SQLite FTS5) each propose candidates,
+already filtered to the collection (and to one document when asked); reciprocal rank fusion merges
+them, which needs no score calibration and keeps a weak embedder from burying good keyword hits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from docqa.consistency import VectorIndexes
+from docqa.errors import EmbeddingModelMismatchError
+from docqa.settings import RetrievalSettings
+from docqa.store import CollectionRow, Store
+from docqa.types import RetrievedChunk
+from ingest.embedding import Embedder
+
+
+def reciprocal_rank_fusion(rankings: list[list[int]], k: int) -> list[tuple[int, float]]:
+    """Fuse ranked ID lists: score(id) = sum over lists of 1 / (k + rank), rank from 1."""
+    scores: dict[int, float] = {}
+    for ranking in rankings:
+        for rank, chunk_id in enumerate(ranking, start=1):
+            scores[chunk_id] = scores.get(chunk_id, 0.0) + 1.0 / (k + rank)
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+
+
+class Retriever:
+    def __init__(
+        self,
+        store: Store,
+        indexes: VectorIndexes,
+        embedder: Embedder | None,
+        settings: RetrievalSettings,
+    ) -> None:
+        self._store = store
+        self._indexes = indexes
+        self._embedder = embedder
+        self._settings = settings
+
+    def retrieve(
+        self,
+        collection: CollectionRow,
+        question: str,
+        top_k: int,
+        document_id: int | None = None,
+        retriever: str | None = None,
+    ) -> list[RetrievedChunk]:
+        kind = retriever or self._settings.retriever
+        n = max(self._settings.candidates, top_k)
+        rankings: list[list[int]] = []
+        if kind in ("bm25", "hybrid"):
+            rankings.append([cid for cid, _ in self._store.bm25(collection.id, question, n, document_id)])
+        if kind in ("dense", "hybrid"):
+            dense = self._dense(collection, question, n, document_id)
+            if dense is not None:
+                rankings.append(dense)
+        fused = reciprocal_rank_fusion(rankings, self._settings.rrf_k)[:top_k]
+        rows = self._store.fetch_chunks([cid for cid, _ in fused])
+        return [replace(rows[cid], score=score) for cid, score in fused if cid in rows]
+
+    def _dense(
+        self, collection: CollectionRow, question: str, n: int, document_id: int | None
+    ) -> list[int] | None:
+        """Dense ranking, or None when this collection has no vectors or no embedder is loaded."""
+        if self._embedder is None or collection.embed_model is None:
+            return None
+        if collection.embed_model != self._embedder.model_id:
+            raise EmbeddingModelMismatchError(collection.name, collection.embed_model, self._embedder.model_id)
+        index = self._indexes.get(collection)
+        if index is None or len(index) == 0:
+            return None
+        allowed = None
+        if document_id is not None:
+            allowed = self._store.chunk_ids_of_document(document_id)
+        query = self._embedder.embed_query(question)
+        return [cid for cid, _ in index.search(query, n, allowed)]

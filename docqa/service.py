@@ -1,0 +1,233 @@
+"""docqa as a library: `DocQA.open()` loads what a caller needs, then ingest, ask, list and delete.
+
+    from docqa import DocQA, AskRequest
+    with DocQA.open() as qa:
+        qa.ingest(["contracts/"])
+        print(qa.ask(AskRequest("What is the notice period?")).answer)
+
+The CLI and the REST API are thin layers over this class.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import AsyncIterator, Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from types import TracebackType
+
+import numpy as np
+
+from docqa.answering import NO_SOURCES_ANSWER, AnswerBuilder
+from docqa.consistency import ConsistencyReport, VectorIndexes
+from docqa.errors import ConfigError, DocqaError, InvalidRequestError
+from docqa.generation import NON_THINKING_SAMPLING, THINKING_SAMPLING, Generator, SamplingParams
+from docqa.prompting import PromptPlan, build_prompt
+from docqa.settings import Settings
+from docqa.store import CollectionRow, DocumentRow, Store
+from docqa.streams import GenEvent
+from docqa.types import Answer, AskEvent, Mode
+from ingest.embedding import Embedder
+from ingest.pipeline import IngestReport, Ingestor, ProgressCallback, Source, collect_sources
+
+_COLLECTION_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+MAX_QUESTION_CHARS = 8000
+
+
+def validate_collection_name(name: str) -> str:
+    if not _COLLECTION_NAME.match(name):
+        raise InvalidRequestError(
+            f"invalid collection name '{name[:80]}': use 1-64 letters, digits, '.', '_' or '-'"
+        )
+    return name
+
+
+@dataclass(frozen=True)
+class AskRequest:
+    question: str
+    collection: str | None = None
+    thinking: bool = False
+    top_k: int | None = None
+    max_tokens: int | None = None
+    document_id: int | None = None
+    seed: int | None = None
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    mode: Mode
+    plan: PromptPlan
+    params: SamplingParams
+    started: float
+    retrieval_ms: float
+
+
+class DocQA:
+    def __init__(
+        self, settings: Settings, embedder: Embedder | None = None, generator: Generator | None = None
+    ) -> None:
+        self.settings = settings
+        self.embedder = embedder
+        self.generator = generator
+        self.store = Store(settings.database_path)
+        self.indexes = VectorIndexes(self.store, settings.vectors_dir, settings.auto_repair)
+        from docqa.retrieval import Retriever
+
+        self.retriever = Retriever(self.store, self.indexes, embedder, settings.retrieval)
+        self.ingestor = Ingestor(self.store, self.indexes, embedder, settings.chunking, settings.ingest)
+
+    @classmethod
+    def open(
+        cls, settings: Settings | None = None, *, embedder: bool = True, generator: bool = True
+    ) -> DocQA:
+        """Load the configured models (the offline demo model when none is set) and open the data home."""
+        from docqa.generation import LlamaGenerator
+        from docqa.models import resolve_model
+        from ingest.embedding import LlamaEmbedder
+
+        settings = settings or Settings()
+        emb = (
+            LlamaEmbedder(resolve_model(settings.embed.model, "embedding", "DOCQA_EMBED_MODEL"), settings.embed)
+            if embedder
+            else None
+        )
+        gen = (
+            LlamaGenerator(resolve_model(settings.llm.model, "generator", "DOCQA_LLM_MODEL"), settings.llm)
+            if generator
+            else None
+        )
+        return cls(settings, emb, gen)
+
+    def close(self) -> None:
+        self.indexes.save_all()
+        if self.generator is not None:
+            self.generator.close()
+        self.store.close()
+
+    def __enter__(self) -> DocQA:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    # --- documents ---------------------------------------------------------------------------
+
+    def collection(self, name: str | None = None, *, create: bool = False) -> CollectionRow:
+        return self.store.collection(validate_collection_name(name or self.settings.collection), create=create)
+
+    def ingest(
+        self,
+        paths: Sequence[str | Path],
+        collection: str | None = None,
+        progress: ProgressCallback | None = None,
+        password: str | None = None,
+    ) -> IngestReport:
+        sources, missing = collect_sources(Path(p) for p in paths)
+        report = self.ingest_sources(sources, collection, progress, password)
+        report.files[:0] = missing
+        return report
+
+    def ingest_sources(
+        self,
+        sources: list[Source],
+        collection: str | None = None,
+        progress: ProgressCallback | None = None,
+        password: str | None = None,
+    ) -> IngestReport:
+        return self.ingestor.ingest(self.collection(collection, create=True), sources, progress, password)
+
+    def documents(self, collection: str | None = None) -> list[DocumentRow]:
+        return self.store.documents(self.collection(collection).id)
+
+    def delete_document(self, document_id: int, collection: str | None = None) -> None:
+        coll = self.collection(collection)
+        removed = self.store.delete_document(coll, document_id)
+        index = self.indexes.get(coll)
+        if index is not None:
+            index.remove(np.asarray(removed, dtype=np.int64))
+            index.save()
+
+    def check(self, collection: str | None = None) -> list[ConsistencyReport]:
+        names = [collection] if collection else [c.name for c in self.store.collections()]
+        return [self.indexes.check(self.collection(n)) for n in names]
+
+    # --- asking ------------------------------------------------------------------------------
+
+    def _prepare(self, request: AskRequest) -> _Prepared:
+        if self.generator is None:
+            raise ConfigError("no generator loaded: open DocQA with generator=True to ask questions")
+        question = request.question.strip()
+        if not question:
+            raise InvalidRequestError("the question is empty")
+        if len(question) > MAX_QUESTION_CHARS:
+            raise InvalidRequestError(f"the question is longer than {MAX_QUESTION_CHARS} characters")
+        started = time.perf_counter()
+        coll = self.collection(request.collection)
+        if request.document_id is not None:
+            self.store.document(coll, request.document_id)  # 404 for another collection's document
+        top_k = request.top_k or self.settings.retrieval.top_k
+        ranked = self.retriever.retrieve(coll, question, top_k, request.document_id)
+        retrieval_ms = (time.perf_counter() - started) * 1000
+        base = THINKING_SAMPLING if request.thinking else NON_THINKING_SAMPLING
+        max_tokens = request.max_tokens or self.settings.llm.max_tokens
+        info = self.generator.info
+        plan = build_prompt(
+            question=question,
+            ranked=ranked,
+            prompt_format=info.prompt_format,
+            thinking=request.thinking,
+            n_ctx=info.n_ctx,
+            max_tokens=max_tokens,
+            count_tokens=self.generator.count_tokens,
+        )
+        seed = request.seed if request.seed is not None else self.settings.llm.seed
+        params = replace(base, max_tokens=max_tokens, seed=seed, stop=plan.stop)
+        mode: Mode = "thinking" if request.thinking else "non-thinking"
+        return _Prepared(mode, plan, params, started, retrieval_ms)
+
+    def stream(self, request: AskRequest) -> Iterator[AskEvent]:
+        """Answer events as they are generated: citations, reasoning/answer deltas, then done."""
+        prep = self._prepare(request)
+        yield from self._events(prep, AnswerBuilder(prep.mode, prep.plan, prep.started, prep.retrieval_ms))
+
+    def ask(self, request: AskRequest) -> Answer:
+        prep = self._prepare(request)
+        builder = AnswerBuilder(prep.mode, prep.plan, prep.started, prep.retrieval_ms)
+        for _ in self._events(prep, builder):
+            pass
+        if builder.error is not None:
+            raise DocqaError(builder.error)
+        return builder.result()
+
+    def _events(self, prep: _Prepared, builder: AnswerBuilder) -> Iterator[AskEvent]:
+        yield builder.opening()
+        if not prep.plan.sources:
+            yield from self._no_sources(builder)
+            return
+        assert self.generator is not None
+        for event in self.generator.submit(prep.plan.prompt, prep.params):
+            yield from builder.on_event(event)
+
+    async def astream(self, request: AskRequest) -> AsyncIterator[AskEvent]:
+        """The async twin of stream(), for the API: retrieval runs in a thread, tokens arrive on the loop."""
+        prep = await asyncio.to_thread(self._prepare, request)
+        builder = AnswerBuilder(prep.mode, prep.plan, prep.started, prep.retrieval_ms)
+        yield builder.opening()
+        if not prep.plan.sources:
+            for event in self._no_sources(builder):
+                yield event
+            return
+        assert self.generator is not None
+        stream = self.generator.submit(prep.plan.prompt, prep.params, loop=asyncio.get_running_loop())
+        async for gen_event in stream:
+            for event in builder.on_event(gen_event):
+                yield event
+
+    @staticmethod
+    def _no_sources(builder: AnswerBuilder) -> Iterator[AskEvent]:
+        yield from builder.on_event(GenEvent("text", text=NO_SOURCES_ANSWER))
+        yield from builder.on_event(GenEvent("finished", finish_reason="no_sources"))
