@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Protocol
 
 from docqa.errors import BusyError, InvalidRequestError
-from docqa.models import model_label
+from docqa.models import cpu_threads, model_label
 from docqa.settings import LLMSettings
 from docqa.streams import GenerationStream, GenEvent
 
@@ -129,7 +129,8 @@ class LlamaGenerator:
             n_batch=min(2048, settings.n_ctx),
             n_gpu_layers=settings.n_gpu_layers,
             flash_attn=settings.flash_attn,
-            n_threads=settings.n_threads,
+            n_threads=cpu_threads(settings.n_threads),
+            n_threads_batch=cpu_threads(settings.n_threads),
             verbose=False,
         )
         metadata = dict(self._llm.metadata)

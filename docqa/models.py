@@ -6,6 +6,7 @@ Nothing here loads a model; loading happens when a command or the server starts 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from pathlib import Path
 
@@ -47,6 +48,11 @@ def resolve_model(path: Path | None, kind: str, env_var: str) -> Path:
     if not path.is_file():
         raise ModelNotFoundError(kind, str(path), env_var)
     return path
+
+
+def cpu_threads(configured: int | None) -> int:
+    """llama-cpp-python defaults to half the cores; docqa owns the machine, so take them all."""
+    return configured or os.cpu_count() or 1
 
 
 def model_label(path: Path) -> str:

@@ -38,7 +38,7 @@ class LLMSettings(BaseModel):
     )
     flash_attn: bool = Field(default=True, description="Use flash attention where llama.cpp supports it.")
     n_threads: int | None = Field(
-        default=None, description="CPU threads for llama.cpp; unset lets llama.cpp choose."
+        default=None, description="CPU threads for llama.cpp; unset uses every core."
     )
     max_tokens: int = Field(
         default=1024, ge=1, description="Default cap on generated tokens (reasoning + answer)."
@@ -62,7 +62,7 @@ class EmbedSettings(BaseModel):
         default=8192, ge=256, description="Longest text embedded in one piece, in the embedder's tokens."
     )
     n_gpu_layers: int = Field(default=-1, description="Embedder layers offloaded to the GPU; -1 is all.")
-    n_threads: int | None = Field(default=None, description="CPU threads for the embedder.")
+    n_threads: int | None = Field(default=None, description="CPU threads for the embedder; unset uses every core.")
     pooling: Pooling = Field(
         default="auto",
         description="Pooling of token vectors: auto takes the GGUF's own pooling type, else mean.",
@@ -73,7 +73,10 @@ class EmbedSettings(BaseModel):
         "(Qwen3-Embedding: 'Instruct: ...\\nQuery:').",
     )
     batch_tokens: int = Field(
-        default=8192, ge=256, description="Tokens embedded per llama.cpp batch during ingestion."
+        default=512,
+        ge=1,
+        description="Short texts are packed into one llama.cpp batch up to this many tokens; longer texts "
+        "go alone (packing long texts makes attention span the whole batch, which is slower).",
     )
 
 

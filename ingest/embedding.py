@@ -14,7 +14,7 @@ from typing import Protocol
 
 import numpy as np
 
-from docqa.models import model_label
+from docqa.models import cpu_threads, model_label
 from docqa.settings import EmbedSettings
 
 logger = logging.getLogger(__name__)
@@ -81,7 +81,8 @@ class LlamaEmbedder:
             n_batch=settings.n_ctx,
             n_ubatch=settings.n_ctx,  # pooled embeddings need each text inside one micro-batch
             n_gpu_layers=settings.n_gpu_layers,
-            n_threads=settings.n_threads,
+            n_threads=cpu_threads(settings.n_threads),
+            n_threads_batch=cpu_threads(settings.n_threads),
             pooling_type=_pooling_from_metadata(metadata, settings.pooling),
             verbose=False,
         )

@@ -1,0 +1,91 @@
+"""Ingestion with the real demo embedder, real FAISS and a real SQLite file."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from docqa.errors import DocumentNotFoundError, EmbeddingModelMismatchError
+from tests.conftest import SAMPLE_DOCS
+
+pytestmark = pytest.mark.slow
+
+
+def test_sample_docs_ingest_with_pages_chunks_and_vectors(sample_qa) -> None:  # type: ignore[no-untyped-def]
+    docs = {d.name: d for d in sample_qa.documents()}
+    assert set(docs) == {"annual_report_2025.pdf", "operations_handbook.md", "services_agreement_en.txt",
+                         "supply_contract_zh.txt"}
+    assert docs["annual_report_2025.pdf"].pages == 4
+    assert all(d.status == "ready" and d.n_chunks >= 1 for d in docs.values())
+    coll = sample_qa.collection()
+    index = sample_qa.indexes.get(coll)
+    assert sorted(index.ids().tolist()) == sorted(sample_qa.store.chunk_ids(coll.id).tolist())
+    assert coll.embed_dim == 640 and coll.embed_model.startswith("gemma-3-270m")
+    assert sample_qa.check()[0].ok
+
+
+def test_reingest_is_a_noop_and_a_changed_file_replaces_its_chunks(qa_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    shutil.copy(SAMPLE_DOCS / "operations_handbook.md", folder)
+    qa = qa_factory()
+    first = qa.ingest([folder])
+    assert first.as_dict()["added"] == 1
+    again = qa.ingest([folder])
+    assert again.as_dict()["unchanged"] == 1 and again.as_dict()["chunks"] == 0
+
+    old_ids = set(qa.store.chunk_ids(qa.collection().id).tolist())
+    (folder / "operations_handbook.md").write_text("# Handbook\n\nThe backup retention is ninety days.\n")
+    changed = qa.ingest([folder])
+    assert changed.as_dict()["updated"] == 1
+    new_ids = set(qa.store.chunk_ids(qa.collection().id).tolist())
+    assert not (old_ids & new_ids)
+    assert set(qa.indexes.get(qa.collection()).ids().tolist()) == new_ids
+    assert [d.n_chunks for d in qa.documents()] == [1]
+
+
+def test_broken_pdf_is_recorded_as_failed_and_the_rest_goes_on(qa_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    shutil.copy(SAMPLE_DOCS / "operations_handbook.md", folder)
+    (folder / "broken.pdf").write_bytes(b"%PDF-1.7\n" + b"\x00garbage" * 100)
+    (folder / "notes.xyz").write_text("skipped: not a document type")
+    qa = qa_factory()
+    report = qa.ingest([folder]).as_dict()
+    assert report["added"] == 1
+    assert [f["path"] for f in report["failed"]] == ["broken.pdf"]
+    assert "PDF" in report["failed"][0]["error"]
+    status = {d.name: (d.status, d.error) for d in qa.documents()}
+    assert status["operations_handbook.md"] == ("ready", None)
+    assert status["broken.pdf"][0] == "failed" and status["broken.pdf"][1]
+    assert "notes.xyz" not in status
+
+
+def test_delete_removes_rows_and_vectors(sample_qa) -> None:  # type: ignore[no-untyped-def]
+    coll = sample_qa.collection()
+    doc = next(d for d in sample_qa.documents() if d.name == "operations_handbook.md")
+    chunk_ids = sample_qa.store.chunk_ids_of_document(doc.id)
+    sample_qa.delete_document(doc.id)
+    assert doc.id not in [d.id for d in sample_qa.documents()]
+    assert not np.isin(chunk_ids, sample_qa.indexes.get(coll).ids()).any()
+    assert sample_qa.check()[0].ok
+    with pytest.raises(DocumentNotFoundError):
+        sample_qa.delete_document(doc.id)
+
+
+def test_bm25_only_ingest_works_without_an_embedder(qa_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    qa = qa_factory(with_embedder=False)
+    report = qa.ingest([SAMPLE_DOCS / "services_agreement_en.txt"])
+    assert report.as_dict()["added"] == 1 and report.embeddings is False
+    assert qa.collection().embed_model is None
+    hits = qa.retriever.retrieve(qa.collection(), "governing law New York", 1)
+    assert hits and "New York" in hits[0].text
+
+
+def test_a_collection_refuses_a_different_embedding_model(sample_qa) -> None:  # type: ignore[no-untyped-def]
+    sample_qa.store.set_embedder(sample_qa.collection().id, "some-other-model.gguf#1", 640)
+    with pytest.raises(EmbeddingModelMismatchError, match="some-other-model"):
+        sample_qa.ingest([SAMPLE_DOCS / "operations_handbook.md"])

@@ -1,0 +1,137 @@
+"""SQLite + FAISS on real files: transactions, FTS, consistency checks, atomic saves and repair."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from docqa.consistency import VectorIndexes
+from docqa.errors import IndexInconsistentError
+from docqa.store import Store
+from docqa.types import ChunkDraft
+from docqa.vector_index import FaissIndex
+
+DIM = 8
+
+
+def drafts(*texts: str) -> list[ChunkDraft]:
+    return [ChunkDraft(i, t, 0, len(t), 1, 1, len(t.split())) for i, t in enumerate(texts)]
+
+
+def vectors(n: int, seed: int = 0) -> np.ndarray:
+    v = np.random.default_rng(seed).standard_normal((n, DIM)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def populated(tmp_path: Path, auto_repair: bool = True) -> tuple[Store, VectorIndexes, int]:
+    store = Store(tmp_path / "db.sqlite3")
+    coll = store.collection("c", create=True)
+    store.set_embedder(coll.id, "m", DIM)
+    coll = store.collection("c")
+    indexes = VectorIndexes(store, tmp_path / "vectors", auto_repair)
+    index = indexes.get(coll)
+    assert index is not None
+    for i, name in enumerate(["a.txt", "b.txt"]):
+        saved = store.save_document(collection_id=coll.id, source=name, name=name, sha256=str(i), size_bytes=1,
+                                    pages=1, warnings=[], chunks=drafts(f"{name} governing law", f"{name} fees"),
+                                    embeddings=vectors(2, i))
+        index.add(np.asarray(saved.chunk_ids), vectors(2, i))
+    index.save()
+    return store, indexes, coll.id
+
+
+def test_replacing_a_document_swaps_its_chunks_in_one_go(tmp_path: Path) -> None:
+    store, _, cid = populated(tmp_path)
+    before = set(store.chunk_ids(cid).tolist())
+    saved = store.save_document(collection_id=cid, source="a.txt", name="a.txt", sha256="new", size_bytes=2, pages=1,
+                                warnings=[], chunks=drafts("new text"), embeddings=vectors(1))
+    assert set(saved.removed_chunk_ids) < before
+    after = set(store.chunk_ids(cid).tolist())
+    assert after == (before - set(saved.removed_chunk_ids)) | set(saved.chunk_ids)
+    assert min(saved.chunk_ids) > max(before), "chunk IDs are never reused"
+    # the FTS rows followed the chunk rows (triggers, same transaction)
+    assert store.bm25(cid, "governing", 10) and all(h[0] in after for h in store.bm25(cid, "governing", 10))
+    assert store.bm25(cid, "new text", 10)[0][0] == saved.chunk_ids[0]
+
+
+def test_bm25_is_scoped_to_its_collection(tmp_path: Path) -> None:
+    store, _, cid = populated(tmp_path)
+    other = store.collection("other", create=True)
+    store.save_document(collection_id=other.id, source="x", name="x", sha256="x", size_bytes=1, pages=1, warnings=[],
+                        chunks=drafts("governing law of elsewhere"), embeddings=None)
+    ids_c = set(store.chunk_ids(cid).tolist())
+    assert {h[0] for h in store.bm25(cid, "governing law", 50)} <= ids_c
+    assert len(store.bm25(other.id, "governing law", 50)) == 1
+
+
+def test_consistent_index_checks_clean(tmp_path: Path) -> None:
+    store, indexes, cid = populated(tmp_path)
+    assert indexes.check(store.collection("c")).ok
+
+
+def test_vectors_missing_from_faiss_are_detected_and_repaired(tmp_path: Path) -> None:
+    store, indexes, cid = populated(tmp_path)
+    # a crash after the SQLite commit, before the FAISS save: rows without vectors on disk
+    store.save_document(collection_id=cid, source="c.txt", name="c.txt", sha256="c", size_bytes=1, pages=1,
+                        warnings=[], chunks=drafts("late"), embeddings=vectors(1, 9))
+    coll = store.collection("c")
+    report = indexes.check(coll)
+    assert not report.ok and "have no FAISS vector" in report.problems[0]
+
+    strict = VectorIndexes(store, tmp_path / "vectors", auto_repair=False)
+    with pytest.raises(IndexInconsistentError, match="disagrees with SQLite"):
+        strict.get(coll)
+
+    repaired = VectorIndexes(store, tmp_path / "vectors", auto_repair=True).get(coll)
+    assert repaired is not None and sorted(repaired.ids().tolist()) == sorted(store.chunk_ids(cid).tolist())
+    assert indexes.check(coll).ok, "the repaired index was saved"
+
+
+def test_orphan_vectors_are_detected(tmp_path: Path) -> None:
+    store, indexes, cid = populated(tmp_path)
+    coll = store.collection("c")
+    index = FaissIndex.load(indexes.path(coll), DIM)
+    index.add(np.asarray([999_999]), vectors(1, 5))
+    index.save()
+    report = indexes.check(coll)
+    assert any("have no chunk row" in p for p in report.problems)
+
+
+def test_truncated_index_file_is_detected_and_rebuilt(tmp_path: Path) -> None:
+    store, indexes, cid = populated(tmp_path)
+    coll = store.collection("c")
+    path = indexes.path(coll)
+    path.write_bytes(path.read_bytes()[:100])
+    assert "not a readable FAISS index" in indexes.check(coll).problems[0]
+    index = VectorIndexes(store, tmp_path / "vectors", auto_repair=True).get(coll)
+    assert index is not None and len(index) == 4
+
+
+def test_failed_save_leaves_the_previous_index_loadable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store, indexes, cid = populated(tmp_path)
+    coll = store.collection("c")
+    index = indexes.get(coll)
+    assert index is not None
+    index.add(np.asarray([10_000]), vectors(1, 3))
+
+    def crash(*_args: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr("docqa.vector_index.os.replace", crash)
+    with pytest.raises(OSError, match="disk full"):
+        index.save()
+    monkeypatch.undo()
+    assert len(FaissIndex.load(indexes.path(coll), DIM)) == 4, "the old file is intact"
+    assert not list(indexes.path(coll).parent.glob("*.tmp")), "no temp file left behind"
+
+
+def test_search_can_be_limited_to_some_ids(tmp_path: Path) -> None:
+    store, indexes, cid = populated(tmp_path)
+    index = indexes.get(store.collection("c"))
+    assert index is not None
+    ids = store.chunk_ids(cid)
+    hits = index.search(vectors(2, 0)[0], 4, allowed_ids=ids[2:])
+    assert {h[0] for h in hits} <= set(ids[2:].tolist())
+    assert index.search(vectors(2, 0)[0], 1)[0][0] == ids[0]  # its own vector is the nearest
