@@ -25,7 +25,7 @@ _EXPORTS = {
     "DocqaError": "docqa.errors",
     "Settings": "docqa.settings",
 }
-__all__ = sorted(_EXPORTS)
+__all__ = ["Answer", "AskEvent", "AskRequest", "Citation", "DocQA", "DocqaError", "Settings"]
 
 
 def __getattr__(name: str) -> Any:

@@ -7,12 +7,13 @@ the reasoning/answer split, timings and citations are computed in one place.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 
 from docqa.citing import best_page, cited_numbers
 from docqa.prompting import PromptPlan
 from docqa.streams import GenEvent
-from docqa.thinking import ThinkSplitter
+from docqa.thinking import Channel, ThinkSplitter
 from docqa.types import Answer, AskEvent, Citation, Mode, Timings
 
 NO_SOURCES_ANSWER = "The documents in this collection do not answer the question: nothing relevant was found."
@@ -63,7 +64,7 @@ class AnswerBuilder:
         self.timings.prompt_tokens = event.prompt_tokens or self.timings.prompt_tokens
         self.timings.completion_tokens = event.completion_tokens
         self._refine_citations()
-        done = {
+        done: dict[str, object] = {
             "timings": self.timings.as_dict(),
             "finish_reason": self.finish_reason,
             "citations": [c.as_dict() for c in self.citations],
@@ -78,7 +79,7 @@ class AnswerBuilder:
             replace(c, page=best_page(answer, chunks[c.number]), cited=c.number in cited) for c in self.citations
         ]
 
-    def _route(self, parts: list[tuple[str, str]]) -> list[AskEvent]:
+    def _route(self, parts: Sequence[tuple[Channel, str]]) -> list[AskEvent]:
         events = []
         for channel, text in parts:
             (self._reasoning if channel == "reasoning" else self._answer).append(text)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -31,7 +32,11 @@ class ProgressLine:
         if p.pages:
             parts.append(f"{p.pages} pages")
         if p.chunks:
-            parts.append(f"{p.chunks_embedded or 0}/{p.chunks} chunks embedded" if p.stage == "embedding" else f"{p.chunks} chunks")
+            parts.append(
+                f"{p.chunks_embedded or 0}/{p.chunks} chunks embedded"
+                if p.stage == "embedding"
+                else f"{p.chunks} chunks"
+            )
         if p.tokens_per_s:
             parts.append(f"{p.tokens_per_s:,.0f} tok/s")
         click.echo("\r\033[K" + " · ".join(parts), nl=False, err=True)
@@ -58,8 +63,13 @@ def format_pages(citation: dict) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @common_options
 def ingest(
-    paths: tuple[Path, ...], collection: str | None, no_embeddings: bool, password: str | None,
-    as_json: bool, data_dir: Path | None, verbose: bool,
+    paths: tuple[Path, ...],
+    collection: str | None,
+    no_embeddings: bool,
+    password: str | None,
+    as_json: bool,
+    data_dir: Path | None,
+    verbose: bool,
 ) -> None:
     """Index PDF, text and Markdown files (folders are searched recursively)."""
     settings = make_settings(data_dir, verbose)
@@ -84,7 +94,11 @@ def ingest(
         click.echo(
             f"{d['added']} added, {d['updated']} updated, {d['unchanged']} unchanged, "
             f"{len(d['failed'])} failed; {d['chunks']} chunks from {pages} pages in {report.seconds:.1f} s"
-            + (f" ({pages / report.seconds:.1f} pages/s, {tokens / report.seconds:,.0f} tokens/s)" if report.seconds > 0 and pages else "")
+            + (
+                f" ({pages / report.seconds:.1f} pages/s, {tokens / report.seconds:,.0f} tokens/s)"
+                if report.seconds > 0 and pages
+                else ""
+            )
         )
         if no_embeddings:
             click.echo("embeddings skipped: this collection answers with BM25 keyword search only")
@@ -103,8 +117,16 @@ def ingest(
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of streaming.")
 @common_options
 def ask(
-    question: str, collection: str | None, think: bool, top_k: int | None, max_tokens: int | None,
-    document_id: int | None, seed: int | None, as_json: bool, data_dir: Path | None, verbose: bool,
+    question: str,
+    collection: str | None,
+    think: bool,
+    top_k: int | None,
+    max_tokens: int | None,
+    document_id: int | None,
+    seed: int | None,
+    as_json: bool,
+    data_dir: Path | None,
+    verbose: bool,
 ) -> None:
     """Answer a question from the indexed documents, with citations."""
     settings = make_settings(data_dir, verbose)
@@ -114,11 +136,11 @@ def ask(
         if as_json:
             emit_json(qa.ask(request).as_dict())
             return
-        citations: list[dict] = []
+        citations: Any = []
         channel = None
         for event in qa.stream(request):
             if event.kind in ("citations", "done"):  # done carries them refined by the answer
-                citations = event.data["citations"]  # type: ignore[assignment]
+                citations = event.data["citations"]
             elif event.kind in ("reasoning", "answer"):
                 if channel == "reasoning" and event.kind == "answer":
                     click.echo("\n", nl=False)

@@ -129,9 +129,7 @@ class VectorIndexes:
             problems = [str(exc)]
         if not problems:
             return index
-        message = f"vector index of collection '{collection.name}' disagrees with SQLite: " + "; ".join(
-            problems
-        )
+        message = f"vector index of collection '{collection.name}' disagrees with SQLite: " + "; ".join(problems)
         if not self._auto_repair:
             raise IndexInconsistentError(message + ". Run `docqa check --repair` to rebuild it.")
         logger.warning("%s; rebuilding it from stored embeddings", message)

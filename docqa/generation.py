@@ -13,9 +13,9 @@ from __future__ import annotations
 import asyncio
 import codecs
 import logging
-import queue
 import random
 import threading
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -140,10 +140,16 @@ class LlamaGenerator:
             prompt_format=detect_prompt_format(metadata, settings.prompt_format),
             chat_template=metadata.get("tokenizer.chat_template"),
         )
-        self._jobs: queue.Queue[_Job | None] = queue.Queue(maxsize=settings.max_queue)
+        self._max_queue = settings.max_queue
+        self._jobs: deque[_Job] = deque()
+        self._has_work = threading.Condition()
+        self._closing = False
+        self._current: _Job | None = None
         self._worker = threading.Thread(target=self._run, name="docqa-generator", daemon=True)
         self._worker.start()
-        logger.info("generator %s loaded (n_ctx %d, %s prompts)", self.info.model_id, self.info.n_ctx, self.info.prompt_format)
+        logger.info(
+            "generator %s loaded (n_ctx %d, %s prompts)", self.info.model_id, self.info.n_ctx, self.info.prompt_format
+        )
 
     def tokenize(self, prompt: str) -> list[int]:
         # special=True: the template's control tokens (<|im_start|>, <think>, ...) become single IDs.
@@ -157,26 +163,38 @@ class LlamaGenerator:
         self, prompt: str, params: SamplingParams, loop: asyncio.AbstractEventLoop | None = None
     ) -> GenerationStream:
         stream = GenerationStream(loop)
-        try:
-            self._jobs.put_nowait(_Job(prompt, params, stream))
-        except queue.Full:
-            raise BusyError("the generator queue is full; retry shortly") from None
+        with self._has_work:
+            # Requests whose clients gave up free their places at once, not when the worker reaches them.
+            live = [job for job in self._jobs if not job.stream.cancelled]
+            if len(live) >= self._max_queue:
+                raise BusyError(f"{len(live)} requests are already waiting for the generator; retry shortly")
+            self._jobs = deque(live)
+            self._jobs.append(_Job(prompt, params, stream))
+            self._has_work.notify()
         return stream
 
     def close(self) -> None:
-        try:
-            self._jobs.put(None, timeout=1)
-        except queue.Full:
-            pass
+        with self._has_work:
+            self._closing = True
+            for job in [*self._jobs, *([self._current] if self._current else [])]:
+                job.stream.cancel()
+            self._has_work.notify()
         self._worker.join(timeout=5)
 
+    def _next_job(self) -> _Job | None:
+        with self._has_work:
+            while True:
+                if self._closing:
+                    return None
+                while self._jobs:
+                    job = self._jobs.popleft()
+                    if not job.stream.cancelled:
+                        self._current = job
+                        return job
+                self._has_work.wait()
+
     def _run(self) -> None:
-        while True:
-            job = self._jobs.get()
-            if job is None:
-                return
-            if job.stream.cancelled:
-                continue
+        while (job := self._next_job()) is not None:
             try:
                 self._generate(job)
             except Exception as exc:  # report to this request, keep serving the others
@@ -188,7 +206,9 @@ class LlamaGenerator:
         tokens = self.tokenize(job.prompt)
         room = self.info.n_ctx - len(tokens)
         if room <= 0:
-            raise InvalidRequestError(f"prompt of {len(tokens)} tokens does not fit the {self.info.n_ctx}-token context")
+            raise InvalidRequestError(
+                f"prompt of {len(tokens)} tokens does not fit the {self.info.n_ctx}-token context"
+            )
         max_tokens = min(params.max_tokens, room)
         llm.set_seed(params.seed if params.seed >= 0 else random.randrange(2**31))
         vocab = llm._model.vocab

@@ -111,9 +111,7 @@ def build_prompt(
     budget = n_ctx - max_tokens
     floor = count_tokens(render(prompt_format, question, [], thinking))
     if floor > budget:
-        raise InvalidRequestError(
-            f"max_tokens {max_tokens} leaves no room for the question in a {n_ctx}-token context"
-        )
+        raise InvalidRequestError(f"max_tokens {max_tokens} leaves no room for the question in a {n_ctx}-token context")
     stop = PLAIN_STOPS if prompt_format == "plain" else ()
     for keep in range(len(ranked), 0, -1):
         sources = canonical_order(ranked[:keep])
@@ -137,4 +135,3 @@ def build_prompt(
     sources = canonical_order([replace(best, text=best.text[:lo])])
     prompt = render(prompt_format, question, sources, thinking)
     return PromptPlan(prompt, sources, count_tokens(prompt), len(ranked) - 1, True, stop)
-

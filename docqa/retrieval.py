@@ -60,9 +60,7 @@ class Retriever:
         rows = self._store.fetch_chunks([cid for cid, _ in fused])
         return [replace(rows[cid], score=score) for cid, score in fused if cid in rows]
 
-    def _dense(
-        self, collection: CollectionRow, question: str, n: int, document_id: int | None
-    ) -> list[int] | None:
+    def _dense(self, collection: CollectionRow, question: str, n: int, document_id: int | None) -> list[int] | None:
         """Dense ranking, or None when this collection has no vectors or no embedder is loaded."""
         if self._embedder is None or collection.embed_model is None:
             return None

@@ -30,7 +30,7 @@ from docqa.store import CollectionRow, DocumentRow, Store
 from docqa.streams import GenEvent
 from docqa.types import Answer, AskEvent, Mode
 from ingest.embedding import Embedder
-from ingest.pipeline import IngestReport, Ingestor, ProgressCallback, Source, collect_sources
+from ingest.pipeline import Ingestor, IngestReport, ProgressCallback, Source, collect_sources
 
 _COLLECTION_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 MAX_QUESTION_CHARS = 8000
@@ -38,9 +38,7 @@ MAX_QUESTION_CHARS = 8000
 
 def validate_collection_name(name: str) -> str:
     if not _COLLECTION_NAME.match(name):
-        raise InvalidRequestError(
-            f"invalid collection name '{name[:80]}': use 1-64 letters, digits, '.', '_' or '-'"
-        )
+        raise InvalidRequestError(f"invalid collection name '{name[:80]}': use 1-64 letters, digits, '.', '_' or '-'")
     return name
 
 
@@ -79,9 +77,7 @@ class DocQA:
         self.ingestor = Ingestor(self.store, self.indexes, embedder, settings.chunking, settings.ingest)
 
     @classmethod
-    def open(
-        cls, settings: Settings | None = None, *, embedder: bool = True, generator: bool = True
-    ) -> DocQA:
+    def open(cls, settings: Settings | None = None, *, embedder: bool = True, generator: bool = True) -> DocQA:
         """Load the configured models (the offline demo model when none is set) and open the data home."""
         from docqa.generation import LlamaGenerator
         from docqa.models import resolve_model

@@ -30,19 +30,11 @@ class LLMSettings(BaseModel):
         default=None,
         description="Path to the generator GGUF (e.g. Qwen3-14B-Q4_K_M.gguf). Unset: the offline demo model.",
     )
-    n_ctx: int = Field(
-        default=16384, ge=512, description="Generator context window in tokens (prompt + answer)."
-    )
-    n_gpu_layers: int = Field(
-        default=-1, description="Layers offloaded to the GPU; -1 offloads every layer."
-    )
+    n_ctx: int = Field(default=16384, ge=512, description="Generator context window in tokens (prompt + answer).")
+    n_gpu_layers: int = Field(default=-1, description="Layers offloaded to the GPU; -1 offloads every layer.")
     flash_attn: bool = Field(default=True, description="Use flash attention where llama.cpp supports it.")
-    n_threads: int | None = Field(
-        default=None, description="CPU threads for llama.cpp; unset uses every core."
-    )
-    max_tokens: int = Field(
-        default=1024, ge=1, description="Default cap on generated tokens (reasoning + answer)."
-    )
+    n_threads: int | None = Field(default=None, description="CPU threads for llama.cpp; unset uses every core.")
+    max_tokens: int = Field(default=1024, ge=1, description="Default cap on generated tokens (reasoning + answer).")
     prompt_format: PromptFormat = Field(
         default="auto",
         description="Prompt template: auto picks qwen3/chatml/gemma from the GGUF, else a plain completion prompt.",
@@ -104,9 +96,7 @@ class RetrievalSettings(BaseModel):
     retriever: RetrieverKind = Field(
         default="hybrid", description="bm25 (SQLite FTS5), dense (FAISS) or hybrid (both, fused by rank)."
     )
-    candidates: int = Field(
-        default=30, ge=1, description="Candidates each retriever contributes before fusion."
-    )
+    candidates: int = Field(default=30, ge=1, description="Candidates each retriever contributes before fusion.")
     rrf_k: int = Field(default=60, ge=1, description="Reciprocal-rank-fusion constant.")
 
 
@@ -131,9 +121,7 @@ class Settings(BaseSettings):
         extra="ignore",
     )
 
-    data_dir: Path = Field(
-        default=Path("indexes"), description="Where collections, documents and vector indexes live."
-    )
+    data_dir: Path = Field(default=Path("indexes"), description="Where collections, documents and vector indexes live.")
     collection: str = Field(default="default", description="Collection used when none is named.")
     max_upload_mb: int = Field(
         default=100, ge=1, description="Largest upload request body, in MiB (DOCQA_MAX_UPLOAD_MB)."

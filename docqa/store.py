@@ -93,7 +93,7 @@ class DocumentRow(Base):
 class ChunkRow(Base):
     __tablename__ = "chunks"
     # AUTOINCREMENT: IDs are never reused, so a stale FAISS vector can never point at a new chunk.
-    __table_args__ = {"sqlite_autoincrement": True}
+    __table_args__ = {"sqlite_autoincrement": True}  # noqa: RUF012 (SQLAlchemy's declarative form)
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     document_id: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"), index=True)
     ordinal: Mapped[int] = mapped_column(Integer)
@@ -190,9 +190,7 @@ class Store:
     def find_document(self, collection_id: int, source: str) -> DocumentRow | None:
         with self.session() as s:
             return s.scalar(
-                select(DocumentRow).where(
-                    DocumentRow.collection_id == collection_id, DocumentRow.source == source
-                )
+                select(DocumentRow).where(DocumentRow.collection_id == collection_id, DocumentRow.source == source)
             )
 
     def documents(self, collection_id: int) -> list[DocumentRow]:
@@ -225,9 +223,7 @@ class Store:
             raise ValueError("one embedding per chunk expected")
         with self.session() as s:
             doc = s.scalar(
-                select(DocumentRow).where(
-                    DocumentRow.collection_id == collection_id, DocumentRow.source == source
-                )
+                select(DocumentRow).where(DocumentRow.collection_id == collection_id, DocumentRow.source == source)
             )
             removed: list[int] = []
             if doc is None:
@@ -266,9 +262,7 @@ class Store:
         """Record a file that could not be ingested. A previous good version is kept as it was."""
         with self.session() as s:
             doc = s.scalar(
-                select(DocumentRow).where(
-                    DocumentRow.collection_id == collection_id, DocumentRow.source == source
-                )
+                select(DocumentRow).where(DocumentRow.collection_id == collection_id, DocumentRow.source == source)
             )
             if doc is not None and doc.status == "ready":
                 return doc.id
@@ -319,7 +313,8 @@ class Store:
         ids = np.array([r[0] for r in rows], dtype=np.int64)
         vecs = np.zeros((len(rows), dim), dtype=np.float32)
         for i, (_, blob) in enumerate(rows):
-            vecs[i] = np.frombuffer(blob, dtype=np.float32)
+            if blob is not None:  # the query already excludes NULLs; this narrows the type
+                vecs[i] = np.frombuffer(blob, dtype=np.float32)
         return ids, vecs
 
     def fetch_chunks(self, ids: Sequence[int]) -> dict[int, RetrievedChunk]:
@@ -328,9 +323,7 @@ class Store:
             return {}
         with self.session() as s:
             rows = s.execute(
-                select(ChunkRow, DocumentRow.name)
-                .join(DocumentRow)
-                .where(ChunkRow.id.in_(list(ids)))
+                select(ChunkRow, DocumentRow.name).join(DocumentRow).where(ChunkRow.id.in_(list(ids)))
             ).all()
         return {
             c.id: RetrievedChunk(

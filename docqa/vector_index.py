@@ -12,7 +12,7 @@ import os
 import tempfile
 import threading
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import faiss
 import numpy as np
@@ -29,9 +29,7 @@ class VectorIndex(Protocol):
 
     def remove(self, ids: np.ndarray) -> None: ...
 
-    def search(
-        self, query: np.ndarray, k: int, allowed_ids: np.ndarray | None = None
-    ) -> list[tuple[int, float]]: ...
+    def search(self, query: np.ndarray, k: int, allowed_ids: np.ndarray | None = None) -> list[tuple[int, float]]: ...
 
     def ids(self) -> np.ndarray: ...
 
@@ -69,7 +67,8 @@ class FaissIndex:
     def __init__(self, path: Path, dim: int, index: faiss.Index | None = None) -> None:
         self.path = path
         self.dim = dim
-        self._index = index if index is not None else faiss.IndexIDMap2(faiss.IndexFlatIP(dim))
+        # Any: faiss's SWIG signatures do not describe the numpy overloads its Python layer adds.
+        self._index: Any = index if index is not None else faiss.IndexIDMap2(faiss.IndexFlatIP(dim))
         self._lock = threading.RLock()
         self._dirty = index is None
 
@@ -103,18 +102,17 @@ class FaissIndex:
             self._index.remove_ids(np.ascontiguousarray(ids, dtype=np.int64))
             self._dirty = True
 
-    def search(
-        self, query: np.ndarray, k: int, allowed_ids: np.ndarray | None = None
-    ) -> list[tuple[int, float]]:
+    def search(self, query: np.ndarray, k: int, allowed_ids: np.ndarray | None = None) -> list[tuple[int, float]]:
         q = np.ascontiguousarray(query.reshape(1, -1), dtype=np.float32)
         with self._lock:
             if self._index.ntotal == 0:
                 return []
             k = min(k, self._index.ntotal)
             if allowed_ids is not None:
-                params = faiss.SearchParameters(
-                    sel=faiss.IDSelectorBatch(np.ascontiguousarray(allowed_ids, dtype=np.int64))
-                )
+                # keep the selector referenced from Python while C++ uses it
+                selector = faiss.IDSelectorBatch(np.ascontiguousarray(allowed_ids, dtype=np.int64))
+                params = faiss.SearchParameters()
+                params.sel = selector
                 scores, ids = self._index.search(q, k, params=params)
             else:
                 scores, ids = self._index.search(q, k)

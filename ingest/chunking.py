@@ -85,7 +85,9 @@ def _spans(text: str, start: int, end: int, pattern: re.Pattern[str]) -> list[tu
 _LEVELS = (_PARAGRAPH_BREAK, _SENTENCE_END, _LINE_BREAK)
 
 
-def _segments(text: str, start: int, end: int, max_tokens: int, counter: TokenCounter, level: int = 0) -> list[_Segment]:
+def _segments(
+    text: str, start: int, end: int, max_tokens: int, counter: TokenCounter, level: int = 0
+) -> list[_Segment]:
     """Split text[start:end] into segments of at most max_tokens, preferring coarse boundaries."""
     out: list[_Segment] = []
     pieces = _spans(text, start, end, _LEVELS[level]) if level < len(_LEVELS) else [(start, end)]
@@ -100,7 +102,9 @@ def _segments(text: str, start: int, end: int, max_tokens: int, counter: TokenCo
     return out
 
 
-def _hard_split(text: str, start: int, end: int, n_tokens: int, max_tokens: int, counter: TokenCounter) -> list[_Segment]:
+def _hard_split(
+    text: str, start: int, end: int, n_tokens: int, max_tokens: int, counter: TokenCounter
+) -> list[_Segment]:
     """Cut a run with no usable boundary into windows that fit, by characters, checked by tokens."""
     out: list[_Segment] = []
     a = start
@@ -116,9 +120,7 @@ def _hard_split(text: str, start: int, end: int, n_tokens: int, max_tokens: int,
     return out
 
 
-def chunk_pages(
-    pages: Sequence[Page], max_tokens: int, overlap_tokens: int, counter: TokenCounter
-) -> list[ChunkDraft]:
+def chunk_pages(pages: Sequence[Page], max_tokens: int, overlap_tokens: int, counter: TokenCounter) -> list[ChunkDraft]:
     text, page_starts, page_numbers = join_pages(pages)
     segments = _segments(text, 0, len(text), max_tokens, counter)
 

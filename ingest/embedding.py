@@ -99,9 +99,7 @@ class LlamaEmbedder:
     def count_tokens(self, text: str) -> int:
         return len(self._llm.tokenize(text.encode("utf-8"), add_bos=True, special=False))
 
-    def embed_documents(
-        self, texts: Sequence[str], on_batch: Callable[[int, int], None] | None = None
-    ) -> np.ndarray:
+    def embed_documents(self, texts: Sequence[str], on_batch: Callable[[int, int], None] | None = None) -> np.ndarray:
         """Embed texts in token-bounded batches; on_batch(texts_done, tokens_in_batch) after each."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         limit = self._settings.n_ctx

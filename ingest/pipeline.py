@@ -100,8 +100,11 @@ def collect_sources(paths: Iterable[Path]) -> tuple[list[Source], list[FileResul
     for given in paths:
         if given.is_dir():
             files = sorted(
-                p for p in given.rglob("*")
-                if p.is_file() and is_supported(p) and not any(part.startswith(".") for part in p.relative_to(given).parts)
+                p
+                for p in given.rglob("*")
+                if p.is_file()
+                and is_supported(p)
+                and not any(part.startswith(".") for part in p.relative_to(given).parts)
             )
         elif given.is_file():
             files = [given]
@@ -202,20 +205,23 @@ class Ingestor:
         existing = self._store.find_document(collection.id, source.key)
         if existing is not None and existing.sha256 == sha and existing.status == "ready":
             emit("done", pages=existing.pages, chunks=existing.n_chunks)
-            return FileResult(source.name, "unchanged", existing.id, existing.pages, existing.n_chunks, existing.n_tokens)
+            return FileResult(
+                source.name, "unchanged", existing.id, existing.pages, existing.n_chunks, existing.n_tokens
+            )
         try:
             if size > self._limits.max_file_mb * 1024 * 1024:
                 raise ReadError(f"file is {size / 2**20:.0f} MiB, over the {self._limits.max_file_mb} MiB limit")
             parsed = read_document(source.path, password)
-            chunks = chunk_pages(
-                parsed.pages, self._chunking.max_tokens, self._chunking.overlap_tokens, self._counter
-            )
+            chunks = chunk_pages(parsed.pages, self._chunking.max_tokens, self._chunking.overlap_tokens, self._counter)
             if not chunks:
                 raise ReadError("no text to index")
             emit("embedding", pages=len(parsed.pages), chunks=len(chunks))
-            vectors = self._embed([c.text for c in chunks], lambda done, tps: emit(
-                "embedding", pages=len(parsed.pages), chunks=len(chunks), chunks_embedded=done, tokens_per_s=tps
-            ))
+            vectors = self._embed(
+                [c.text for c in chunks],
+                lambda done, tps: emit(
+                    "embedding", pages=len(parsed.pages), chunks=len(chunks), chunks_embedded=done, tokens_per_s=tps
+                ),
+            )
         except DocqaError as exc:
             return self._failed(collection, source, sha, size, str(exc))
         except Exception as exc:  # a reader bug on one file must not stop the folder

@@ -50,7 +50,7 @@ def clean_pdf_text(text: str) -> str:
 def _page_ranges(numbers: list[int]) -> str:
     ranges: list[str] = []
     start = prev = numbers[0]
-    for n in numbers[1:] + [-1]:
+    for n in [*numbers[1:], -1]:
         if n != prev + 1:
             ranges.append(f"{start}" if start == prev else f"{start}-{prev}")
             start = n
@@ -68,10 +68,9 @@ def read_pdf(path: Path, password: str | None = None) -> ParsedDocument:
         raise ReadError("not a PDF: the file has no %PDF- header")
     try:
         reader = PdfReader(path)
-        if reader.is_encrypted:
-            # Many PDFs are encrypted only to set permissions and open with the empty password.
-            if not reader.decrypt(password or ""):
-                raise ReadError("encrypted: password required")
+        # Many PDFs are encrypted only to set permissions and open with the empty password.
+        if reader.is_encrypted and not reader.decrypt(password or ""):
+            raise ReadError("encrypted: password required")
         n_pages = len(reader.pages)
     except ReadError:
         raise

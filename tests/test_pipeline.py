@@ -16,8 +16,12 @@ pytestmark = pytest.mark.slow
 
 def test_sample_docs_ingest_with_pages_chunks_and_vectors(sample_qa) -> None:  # type: ignore[no-untyped-def]
     docs = {d.name: d for d in sample_qa.documents()}
-    assert set(docs) == {"annual_report_2025.pdf", "operations_handbook.md", "services_agreement_en.txt",
-                         "supply_contract_zh.txt"}
+    assert set(docs) == {
+        "annual_report_2025.pdf",
+        "operations_handbook.md",
+        "services_agreement_en.txt",
+        "supply_contract_zh.txt",
+    }
     assert docs["annual_report_2025.pdf"].pages == 4
     assert all(d.status == "ready" and d.n_chunks >= 1 for d in docs.values())
     coll = sample_qa.collection()

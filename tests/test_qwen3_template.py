@@ -40,11 +40,18 @@ def test_prompt_tokens_follow_qwen3_template(qwen: LlamaGenerator, thinking: boo
     question = "What is the fee?"
     got = qwen.tokenize(render("qwen3", question, sources, thinking))
     nl = plain_tokens(qwen, "\n")
-    expected = (
-        [IM_START, *plain_tokens(qwen, "system\n" + SYSTEM_PROMPT), IM_END, *nl]
-        + [IM_START, *plain_tokens(qwen, "user\n" + user_message(question, sources)), IM_END, *nl]
-        + [IM_START, *plain_tokens(qwen, "assistant\n")]
-    )
+    expected = [
+        IM_START,
+        *plain_tokens(qwen, "system\n" + SYSTEM_PROMPT),
+        IM_END,
+        *nl,
+        IM_START,
+        *plain_tokens(qwen, "user\n" + user_message(question, sources)),
+        IM_END,
+        *nl,
+        IM_START,
+        *plain_tokens(qwen, "assistant\n"),
+    ]
     if not thinking:
         expected += [THINK, *plain_tokens(qwen, "\n\n"), END_THINK, *plain_tokens(qwen, "\n\n")]
     assert got == expected

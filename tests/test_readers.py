@@ -22,7 +22,7 @@ def test_pdf_is_read_page_by_page() -> None:
 def test_truncated_pdf_fails_with_a_clear_reason(tmp_path: Path) -> None:
     bad = tmp_path / "broken.pdf"
     bad.write_bytes((SAMPLE_DOCS / "annual_report_2025.pdf").read_bytes()[:300])
-    with pytest.raises(ReadError, match="malformed PDF|no text"):
+    with pytest.raises(ReadError, match=r"malformed PDF|no text"):
         read_document(bad)
 
 

@@ -34,9 +34,17 @@ def populated(tmp_path: Path, auto_repair: bool = True) -> tuple[Store, VectorIn
     index = indexes.get(coll)
     assert index is not None
     for i, name in enumerate(["a.txt", "b.txt"]):
-        saved = store.save_document(collection_id=coll.id, source=name, name=name, sha256=str(i), size_bytes=1,
-                                    pages=1, warnings=[], chunks=drafts(f"{name} governing law", f"{name} fees"),
-                                    embeddings=vectors(2, i))
+        saved = store.save_document(
+            collection_id=coll.id,
+            source=name,
+            name=name,
+            sha256=str(i),
+            size_bytes=1,
+            pages=1,
+            warnings=[],
+            chunks=drafts(f"{name} governing law", f"{name} fees"),
+            embeddings=vectors(2, i),
+        )
         index.add(np.asarray(saved.chunk_ids), vectors(2, i))
     index.save()
     return store, indexes, coll.id
@@ -45,8 +53,17 @@ def populated(tmp_path: Path, auto_repair: bool = True) -> tuple[Store, VectorIn
 def test_replacing_a_document_swaps_its_chunks_in_one_go(tmp_path: Path) -> None:
     store, _, cid = populated(tmp_path)
     before = set(store.chunk_ids(cid).tolist())
-    saved = store.save_document(collection_id=cid, source="a.txt", name="a.txt", sha256="new", size_bytes=2, pages=1,
-                                warnings=[], chunks=drafts("new text"), embeddings=vectors(1))
+    saved = store.save_document(
+        collection_id=cid,
+        source="a.txt",
+        name="a.txt",
+        sha256="new",
+        size_bytes=2,
+        pages=1,
+        warnings=[],
+        chunks=drafts("new text"),
+        embeddings=vectors(1),
+    )
     assert set(saved.removed_chunk_ids) < before
     after = set(store.chunk_ids(cid).tolist())
     assert after == (before - set(saved.removed_chunk_ids)) | set(saved.chunk_ids)
@@ -59,23 +76,41 @@ def test_replacing_a_document_swaps_its_chunks_in_one_go(tmp_path: Path) -> None
 def test_bm25_is_scoped_to_its_collection(tmp_path: Path) -> None:
     store, _, cid = populated(tmp_path)
     other = store.collection("other", create=True)
-    store.save_document(collection_id=other.id, source="x", name="x", sha256="x", size_bytes=1, pages=1, warnings=[],
-                        chunks=drafts("governing law of elsewhere"), embeddings=None)
+    store.save_document(
+        collection_id=other.id,
+        source="x",
+        name="x",
+        sha256="x",
+        size_bytes=1,
+        pages=1,
+        warnings=[],
+        chunks=drafts("governing law of elsewhere"),
+        embeddings=None,
+    )
     ids_c = set(store.chunk_ids(cid).tolist())
     assert {h[0] for h in store.bm25(cid, "governing law", 50)} <= ids_c
     assert len(store.bm25(other.id, "governing law", 50)) == 1
 
 
 def test_consistent_index_checks_clean(tmp_path: Path) -> None:
-    store, indexes, cid = populated(tmp_path)
+    store, indexes, _cid = populated(tmp_path)
     assert indexes.check(store.collection("c")).ok
 
 
 def test_vectors_missing_from_faiss_are_detected_and_repaired(tmp_path: Path) -> None:
     store, indexes, cid = populated(tmp_path)
     # a crash after the SQLite commit, before the FAISS save: rows without vectors on disk
-    store.save_document(collection_id=cid, source="c.txt", name="c.txt", sha256="c", size_bytes=1, pages=1,
-                        warnings=[], chunks=drafts("late"), embeddings=vectors(1, 9))
+    store.save_document(
+        collection_id=cid,
+        source="c.txt",
+        name="c.txt",
+        sha256="c",
+        size_bytes=1,
+        pages=1,
+        warnings=[],
+        chunks=drafts("late"),
+        embeddings=vectors(1, 9),
+    )
     coll = store.collection("c")
     report = indexes.check(coll)
     assert not report.ok and "have no FAISS vector" in report.problems[0]
@@ -90,7 +125,7 @@ def test_vectors_missing_from_faiss_are_detected_and_repaired(tmp_path: Path) ->
 
 
 def test_orphan_vectors_are_detected(tmp_path: Path) -> None:
-    store, indexes, cid = populated(tmp_path)
+    store, indexes, _cid = populated(tmp_path)
     coll = store.collection("c")
     index = FaissIndex.load(indexes.path(coll), DIM)
     index.add(np.asarray([999_999]), vectors(1, 5))
@@ -100,7 +135,7 @@ def test_orphan_vectors_are_detected(tmp_path: Path) -> None:
 
 
 def test_truncated_index_file_is_detected_and_rebuilt(tmp_path: Path) -> None:
-    store, indexes, cid = populated(tmp_path)
+    store, indexes, _cid = populated(tmp_path)
     coll = store.collection("c")
     path = indexes.path(coll)
     path.write_bytes(path.read_bytes()[:100])
@@ -110,7 +145,7 @@ def test_truncated_index_file_is_detected_and_rebuilt(tmp_path: Path) -> None:
 
 
 def test_failed_save_leaves_the_previous_index_loadable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    store, indexes, cid = populated(tmp_path)
+    store, indexes, _cid = populated(tmp_path)
     coll = store.collection("c")
     index = indexes.get(coll)
     assert index is not None

@@ -29,7 +29,11 @@ def safe_filename(raw: str | None) -> str:
     name = _UNSAFE.sub("_", name).strip(" .") or "upload"
     if len(name) > MAX_NAME_CHARS:
         stem, dot, suffix = name.rpartition(".")
-        name = (stem[: MAX_NAME_CHARS - len(suffix) - 1] + "." + suffix) if dot and len(suffix) <= 10 else name[:MAX_NAME_CHARS]
+        name = (
+            (stem[: MAX_NAME_CHARS - len(suffix) - 1] + "." + suffix)
+            if dot and len(suffix) <= 10
+            else name[:MAX_NAME_CHARS]
+        )
     return name
 
 

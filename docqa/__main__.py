@@ -1,0 +1,5 @@
+"""`python -m docqa` runs the CLI."""
+
+from docqa.cli import main
+
+main()

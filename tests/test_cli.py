@@ -1,0 +1,86 @@
+"""The `docqa` command as a user runs it: real subprocesses, real models, JSON output."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SAMPLE_DOCS
+
+pytestmark = pytest.mark.slow
+DOCQA = [sys.executable, "-m", "docqa"]
+
+
+def run(*args: str, data_dir: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DOCQA_DATA_DIR": str(data_dir), "DOCQA_LLM_N_CTX": "4096"}
+    proc = subprocess.run([*DOCQA, *args], capture_output=True, text=True, env=env, timeout=600)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def test_ingest_ask_list_check_rm(tmp_path: Path, sample_index: Path) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(sample_index, data)
+
+    ingest = json.loads(run("ingest", str(SAMPLE_DOCS), "--json", data_dir=data).stdout)
+    assert ingest["unchanged"] == 4 and ingest["added"] == 0 and ingest["failed"] == []
+
+    out = json.loads(
+        run(
+            "ask", "What was Northwind's revenue in 2025?", "--json", "--max-tokens", "16", "--seed", "1", data_dir=data
+        ).stdout
+    )
+    assert set(out) >= {"answer", "reasoning", "mode", "citations", "timings"}
+    assert set(out["timings"]) >= {"retrieval_ms", "ttft_ms", "total_ms", "prompt_tokens", "completion_tokens"}
+    top = max(out["citations"], key=lambda c: c["score"])
+    assert (top["document"], top["page"]) == ("annual_report_2025.pdf", 2)
+
+    streamed = run("ask", "Who is the CEO of Northwind?", "--max-tokens", "8", data_dir=data).stdout
+    assert "Sources:" in streamed and "annual_report_2025.pdf" in streamed
+
+    docs = json.loads(run("docs", "list", "--json", data_dir=data).stdout)
+    assert len(docs) == 4
+    assert json.loads(run("check", "--json", data_dir=data).stdout) == {"ok": True, "problems": [], "repaired": False}
+
+    run("docs", "rm", str(docs[0]["id"]), data_dir=data)
+    assert len(json.loads(run("docs", "list", "--json", data_dir=data).stdout)) == 3
+
+
+def test_errors_are_one_line_without_traceback(tmp_path: Path) -> None:
+    proc = run("ask", "q", "--collection", "missing", data_dir=tmp_path, check=False)
+    assert proc.returncode == 1
+    assert "collection 'missing' does not exist" in proc.stderr and "Traceback" not in proc.stderr
+
+    env_proc = subprocess.run(
+        [*DOCQA, "ingest", "x.txt"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "DOCQA_DATA_DIR": str(tmp_path), "DOCQA_EMBED_MODEL": "/no/such.gguf"},
+    )
+    assert env_proc.returncode == 1
+    assert "model file not found: /no/such.gguf" in env_proc.stderr and "DOCQA_EMBED_MODEL" in env_proc.stderr
+
+
+def test_bm25_only_ingest_reports_it(tmp_path: Path) -> None:
+    proc = run("ingest", str(SAMPLE_DOCS / "operations_handbook.md"), "--no-embeddings", data_dir=tmp_path)
+    assert "1 added" in proc.stdout and "BM25 keyword search only" in proc.stdout
+
+
+def test_index_mismatch_is_reported_and_repaired(tmp_path: Path, sample_index: Path) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(sample_index, data)
+    for f in (data / "vectors").glob("*.faiss"):
+        f.write_bytes(f.read_bytes()[:64])  # truncated, as by a crash mid-copy
+    bad = run("check", "--json", data_dir=data, check=False)
+    assert bad.returncode == 1 and json.loads(bad.stdout)["ok"] is False
+    fixed = json.loads(run("check", "--repair", "--json", data_dir=data).stdout)
+    assert fixed["repaired"] is True
+    assert json.loads(run("check", "--json", data_dir=data).stdout)["ok"] is True
