@@ -76,3 +76,26 @@ def test_generation_runs_on_the_qwen3_architecture(qwen: LlamaGenerator) -> None
         assert finished.completion_tokens == 8
     else:
         assert finished.finish_reason == "stop" and finished.completion_tokens < 8
+
+
+@pytest.mark.parametrize(("thinking", "temperature", "top_p"), [(True, 0.6, 0.95), (False, 0.7, 0.8)])
+def test_service_picks_prompt_end_and_sampling_by_mode(
+    qwen: LlamaGenerator, tmp_path: Path, thinking: bool, temperature: float, top_p: float
+) -> None:
+    from docqa.service import AskRequest, DocQA
+    from docqa.settings import Settings
+
+    qa = DocQA(Settings(data_dir=tmp_path), None, qwen)
+    qa.ingest([Path(__file__).parents[1] / "sample_docs" / "services_agreement_en.txt"])
+    prep = qa._prepare(AskRequest("Which law governs the agreement?", thinking=thinking))
+    assert prep.plan.prompt.endswith("<|im_start|>assistant\n" if thinking else "<think>\n\n</think>\n\n")
+    assert (prep.params.temperature, prep.params.top_p, prep.params.top_k, prep.params.min_p) == (
+        temperature,
+        top_p,
+        20,
+        0.0,
+    )
+    assert prep.mode == ("thinking" if thinking else "non-thinking")
+    answer = qa.ask(AskRequest("Which law governs the agreement?", thinking=thinking, max_tokens=12, seed=5))
+    assert "<think>" not in answer.answer and "</think>" not in answer.answer
+    qa.store.close()

