@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Protocol
 
 from docqa.errors import BusyError, InvalidRequestError
-from docqa.models import cpu_threads, model_label
+from docqa.models import cpu_threads, model_label, use_flash_attention
 from docqa.settings import LLMSettings
 from docqa.streams import GenerationStream, GenEvent
 
@@ -37,6 +37,7 @@ class SamplingParams:
     max_tokens: int
     seed: int = -1
     stop: tuple[str, ...] = ()
+    thinking_budget: int | None = None  # reasoning tokens before the engine closes </think> itself
 
 
 # Qwen3's recommended sampling (model card): greedy decoding is discouraged in thinking mode.
@@ -128,7 +129,7 @@ class LlamaGenerator:
             n_ctx=settings.n_ctx,
             n_batch=min(2048, settings.n_ctx),
             n_gpu_layers=settings.n_gpu_layers,
-            flash_attn=settings.flash_attn,
+            flash_attn=use_flash_attention(settings.flash_attn, settings.n_gpu_layers),
             n_threads=cpu_threads(settings.n_threads),
             n_threads_batch=cpu_threads(settings.n_threads),
             verbose=False,

@@ -55,6 +55,14 @@ def cpu_threads(configured: int | None) -> int:
     return configured or os.cpu_count() or 1
 
 
+def use_flash_attention(configured: bool | None, n_gpu_layers: int) -> bool:
+    if configured is not None:
+        return configured
+    import llama_cpp
+
+    return bool(llama_cpp.llama_supports_gpu_offload()) and n_gpu_layers != 0
+
+
 def model_label(path: Path) -> str:
     """A stable name for a model file: its name and size (hashing a 9 GB file at start-up is too slow)."""
     return f"{path.name}#{path.stat().st_size}"

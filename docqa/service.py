@@ -36,6 +36,18 @@ _COLLECTION_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 MAX_QUESTION_CHARS = 8000
 
 
+def load_generator(settings: Settings) -> Generator:
+    from docqa.generation import LlamaGenerator
+    from docqa.models import resolve_model
+
+    path = resolve_model(settings.llm.model, "generator", "DOCQA_LLM_MODEL")
+    if settings.llm.engine == "batching":
+        from docqa.engine.batching import BatchingGenerator
+
+        return BatchingGenerator(path, settings.llm)
+    return LlamaGenerator(path, settings.llm)
+
+
 def validate_collection_name(name: str) -> str:
     if not _COLLECTION_NAME.match(name):
         raise InvalidRequestError(f"invalid collection name '{name[:80]}': use 1-64 letters, digits, '.', '_' or '-'")
@@ -79,7 +91,6 @@ class DocQA:
     @classmethod
     def open(cls, settings: Settings | None = None, *, embedder: bool = True, generator: bool = True) -> DocQA:
         """Load the configured models (the offline demo model when none is set) and open the data home."""
-        from docqa.generation import LlamaGenerator
         from docqa.models import resolve_model
         from ingest.embedding import LlamaEmbedder
 
@@ -89,11 +100,7 @@ class DocQA:
             if embedder
             else None
         )
-        gen = (
-            LlamaGenerator(resolve_model(settings.llm.model, "generator", "DOCQA_LLM_MODEL"), settings.llm)
-            if generator
-            else None
-        )
+        gen = load_generator(settings) if generator else None
         return cls(settings, emb, gen)
 
     def close(self) -> None:
@@ -181,7 +188,8 @@ class DocQA:
             count_tokens=self.generator.count_tokens,
         )
         seed = request.seed if request.seed is not None else self.settings.llm.seed
-        params = replace(base, max_tokens=max_tokens, seed=seed, stop=plan.stop)
+        budget = self.settings.llm.thinking_budget if request.thinking else None
+        params = replace(base, max_tokens=max_tokens, seed=seed, stop=plan.stop, thinking_budget=budget)
         mode: Mode = "thinking" if request.thinking else "non-thinking"
         return _Prepared(mode, plan, params, started, retrieval_ms)
 

@@ -32,7 +32,11 @@ class LLMSettings(BaseModel):
     )
     n_ctx: int = Field(default=16384, ge=512, description="Generator context window in tokens (prompt + answer).")
     n_gpu_layers: int = Field(default=-1, description="Layers offloaded to the GPU; -1 offloads every layer.")
-    flash_attn: bool = Field(default=True, description="Use flash attention where llama.cpp supports it.")
+    flash_attn: bool | None = Field(
+        default=None,
+        description="Flash attention; unset: on when llama.cpp has a GPU backend and layers are offloaded "
+        "(its CPU kernel rounds more coarsely and is not faster there).",
+    )
     n_threads: int | None = Field(default=None, description="CPU threads for llama.cpp; unset uses every core.")
     max_tokens: int = Field(default=1024, ge=1, description="Default cap on generated tokens (reasoning + answer).")
     prompt_format: PromptFormat = Field(
@@ -42,6 +46,32 @@ class LLMSettings(BaseModel):
     seed: int = Field(default=-1, description="Sampling seed; -1 draws a random one per request.")
     max_queue: int = Field(
         default=32, ge=1, description="Requests allowed to wait for the generator before new ones get 'busy'."
+    )
+    engine: Literal["batching", "serial"] = Field(
+        default="batching",
+        description="batching: concurrent requests share each llama.cpp decode step; serial: one at a time.",
+    )
+    n_parallel: int = Field(default=8, ge=1, le=128, description="Sequences the batching engine runs at once.")
+    n_batch: int = Field(
+        default=2048, ge=32, description="Most tokens in one decode step (generating tokens plus prompt slices)."
+    )
+    kv_cells: int | None = Field(
+        default=None,
+        ge=512,
+        description="KV cache size in tokens, shared by all sequences and cached prefixes; "
+        "unset: n_ctx x min(n_parallel, 4).",
+    )
+    prefix_cache_slots: int = Field(
+        default=8, ge=0, description="Recent prompts kept in the KV cache for prefix reuse."
+    )
+    prefix_cache_tokens: int | None = Field(
+        default=None, ge=0, description="KV cells cached prefixes may hold; unset: a quarter of kv_cells."
+    )
+    thinking_budget: int | None = Field(
+        default=None,
+        ge=1,
+        description="Cap on reasoning tokens in thinking mode; at the cap the reasoning is closed "
+        "and the model answers.",
     )
 
 

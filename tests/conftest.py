@@ -39,6 +39,18 @@ def embedder(demo_model: Path):  # type: ignore[no-untyped-def]
 
 @pytest.fixture(scope="session")
 def generator(demo_model: Path):  # type: ignore[no-untyped-def]
+    """The default engine (continuous batching), as `docqa serve` runs it."""
+    from docqa.engine.batching import BatchingGenerator
+    from docqa.settings import LLMSettings
+
+    gen = BatchingGenerator(demo_model, LLMSettings(n_ctx=4096, n_parallel=4, kv_cells=16384, max_queue=8))
+    yield gen
+    gen.close()
+
+
+@pytest.fixture(scope="session")
+def serial_generator(demo_model: Path):  # type: ignore[no-untyped-def]
+    """The one-request-at-a-time fallback (DOCQA_LLM_ENGINE=serial)."""
     from docqa.generation import LlamaGenerator
     from docqa.settings import LLMSettings
 

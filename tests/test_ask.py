@@ -71,7 +71,8 @@ def test_empty_collection_answers_without_the_model(qa_factory) -> None:  # type
     assert answer.timings.completion_tokens == 0
 
 
-def test_full_queue_is_busy_and_cancelled_streams_free_the_worker(generator) -> None:  # type: ignore[no-untyped-def]
+def test_serial_fallback_queue_is_bounded_and_frees_cancelled_places(serial_generator) -> None:  # type: ignore[no-untyped-def]
+    generator = serial_generator
     from dataclasses import replace
 
     from docqa.errors import BusyError

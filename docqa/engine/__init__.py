@@ -1,0 +1,1 @@
+"""The continuous-batching generation engine."""

@@ -1,0 +1,379 @@
+"""Continuous batching: many concurrent requests share one llama.cpp context and one decode per step.
+
+Each step builds ONE batch: the next token of every sequence that is generating, then slices of the
+prompts of newly admitted ones (chunked prefill), within `n_batch` tokens, so a long prompt never
+stalls the other streams. One `llama_decode`, then each sequence is sampled with its own sampler
+chain and its text is pushed to its stream at once. Finished or cancelled sequences free their KV
+cells immediately. Admission waits until the KV cells a request may need are free.
+
+Prompt prefixes are reused: a finished prompt's cells stay under a cache sequence ID, and a new
+prompt starts from the cached one with the longest common prefix (`llama_memory_seq_cp`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import logging
+import random
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from docqa.engine.llama_context import BatchToken, LlamaContext, Sampler
+from docqa.engine.prefix_cache import PrefixCache
+from docqa.errors import BusyError, InvalidRequestError
+from docqa.generation import GeneratorInfo, SamplingParams, StopMatcher, detect_prompt_format
+from docqa.models import cpu_threads, model_label, use_flash_attention
+from docqa.settings import LLMSettings
+from docqa.streams import GenerationStream, GenEvent
+
+logger = logging.getLogger(__name__)
+
+# Qwen's documented way to end reasoning early: a closing sentence, then </think>.
+THINKING_CUTOFF = (
+    "\n\nConsidering the limited time by the user, I have to give the solution based on the thinking directly now."
+    "\n</think>\n\n"
+)
+
+
+@dataclass
+class _Request:
+    prompt: str
+    params: SamplingParams
+    stream: GenerationStream
+
+
+@dataclass
+class _Sequence:
+    request: _Request
+    slot: int
+    prompt: np.ndarray
+    sampler: Sampler
+    pending: list[int]  # tokens still to evaluate: the prompt's rest, then each sampled token
+    n_past: int  # position of the next token to evaluate
+    reserved: int  # KV cells held back for this sequence
+    max_tokens: int
+    produced: int = 0
+    prefilled: bool = False
+    thinking_closed: bool = False
+    recent_text: str = ""  # the last few characters, to notice a </think> spelled in several tokens
+    decoder: codecs.IncrementalDecoder = field(default_factory=lambda: codecs.getincrementaldecoder("utf-8")("replace"))
+    stops: StopMatcher = field(default_factory=lambda: StopMatcher(()))
+
+
+class BatchingGenerator:
+    """The `Generator` protocol, served by continuous batching over `n_parallel` sequences."""
+
+    def __init__(self, model_path: Path, settings: LLMSettings) -> None:
+        self._settings = settings
+        n_parallel = settings.n_parallel
+        n_cache = settings.prefix_cache_slots
+        kv_cells = settings.kv_cells or settings.n_ctx * min(n_parallel, 4)
+        self.llama = LlamaContext(
+            model_path,
+            n_ctx=kv_cells,
+            n_batch=settings.n_batch,
+            n_seq_max=n_parallel + n_cache,
+            n_gpu_layers=settings.n_gpu_layers,
+            flash_attn=use_flash_attention(settings.flash_attn, settings.n_gpu_layers),
+            n_threads=cpu_threads(settings.n_threads),
+        )
+        self.kv_cells = self.llama.n_ctx
+        self.info = GeneratorInfo(
+            model_id=model_label(model_path),
+            n_ctx=min(settings.n_ctx, self.kv_cells),
+            prompt_format=detect_prompt_format(self.llama.metadata, settings.prompt_format),
+            chat_template=self.llama.metadata.get("tokenizer.chat_template"),
+        )
+        self._free_slots = list(range(n_parallel))
+        self.cache = PrefixCache(
+            seq_ids=list(range(n_parallel, n_parallel + n_cache)),
+            budget_tokens=settings.prefix_cache_tokens
+            if settings.prefix_cache_tokens is not None
+            else self.kv_cells // 4,
+        )
+        self._thinking_cutoff = self.llama.tokenize(THINKING_CUTOFF)
+        self._think_end = self.llama.tokenize("</think>")
+        self._waiting: deque[_Request] = deque()
+        self._active: list[_Sequence] = []
+        self._lock = threading.Condition()
+        self._step_lock = threading.Lock()
+        self._closing = False
+        self._thread = threading.Thread(target=self._loop, name="docqa-batching", daemon=True)
+        self._thread.start()
+        report = self.memory_report()
+        logger.info(
+            "batching engine: %d parallel sequences, %d KV cells (%.2f GiB), prefix cache %d tokens",
+            n_parallel,
+            self.kv_cells,
+            report["kv_cache_bytes"] / 2**30,
+            self.cache.budget_tokens,
+        )
+
+    # --- the Generator protocol ----------------------------------------------------------------
+
+    def count_tokens(self, prompt: str) -> int:
+        return len(self.llama.tokenize(prompt))
+
+    def submit(
+        self,
+        prompt: str,
+        params: SamplingParams,
+        loop: asyncio.AbstractEventLoop | None = None,
+    ) -> GenerationStream:
+        stream = GenerationStream(loop)
+        with self._lock:
+            live = [r for r in self._waiting if not r.stream.cancelled]
+            # Requests that a free slot will take at the next step are not waiting in the queue.
+            if len(live) >= self._settings.max_queue + len(self._free_slots):
+                raise BusyError(f"{len(live)} requests are already waiting for the generator; retry shortly")
+            self._waiting = deque(live)
+            self._waiting.append(_Request(prompt, params, stream))
+            self._lock.notify()
+        return stream
+
+    def close(self) -> None:
+        with self._lock:
+            self._closing = True
+            for r in self._waiting:
+                r.stream.cancel()
+            self._lock.notify()
+        self._thread.join(timeout=30)
+        self.llama.close()
+
+    def memory_report(self) -> dict[str, int]:
+        with self._lock:
+            used = sum(s.n_past for s in self._active)
+            running = len(self._active)
+            waiting = len(self._waiting)
+        return {
+            "kv_cells": self.kv_cells,
+            "kv_cache_bytes": self.kv_cells * self.llama.kv_bytes_per_token(),
+            "kv_cells_in_sequences": used,
+            "prefix_cache_tokens": self.cache.tokens_held(),
+            "running": running,
+            "waiting": waiting,
+        }
+
+    # --- the scheduler loop --------------------------------------------------------------------
+
+    def _loop(self) -> None:
+        while True:
+            with self._lock:
+                while not self._closing and not self._waiting and not self._active:
+                    self._lock.wait()
+                if self._closing:
+                    for seq in self._active:
+                        seq.request.stream.cancel()
+            with self._step_lock:
+                self._admit()
+                if self._active:
+                    self._step()
+                elif self._closing:
+                    return
+
+    def _reserved(self) -> int:
+        return sum(s.reserved for s in self._active) + self.cache.tokens_held()
+
+    def _admit(self) -> None:
+        while self._free_slots:
+            with self._lock:
+                while self._waiting and self._waiting[0].stream.cancelled:
+                    self._waiting.popleft()
+                if not self._waiting:
+                    return
+                request = self._waiting[0]
+            prompt = np.asarray(self.llama.tokenize(request.prompt), dtype=np.int32)
+            room = self.info.n_ctx - len(prompt)
+            if room <= 0:
+                self._pop_waiting()
+                request.stream.put(
+                    GenEvent(
+                        "failed",
+                        text=str(
+                            InvalidRequestError(
+                                f"prompt of {len(prompt)} tokens does not fit the {self.info.n_ctx}-token context"
+                            )
+                        ),
+                    )
+                )
+                continue
+            max_tokens = min(request.params.max_tokens, room)
+            entry, shared = self.cache.lookup(prompt)
+            reuse = min(shared, len(prompt) - 1)  # the last prompt token is evaluated again for its logits
+            need = len(prompt) - reuse + max_tokens
+            while self._reserved() + need > self.kv_cells and self.cache.evictable():
+                victim = self.cache.evictable()[0]
+                if entry is not None and victim == entry.seq_id:
+                    entry, reuse = None, 0
+                    need = len(prompt) + max_tokens
+                self._evict(victim)
+            if self._reserved() + need > self.kv_cells:
+                if not self._active:  # can never fit, even alone
+                    self._pop_waiting()
+                    request.stream.put(
+                        GenEvent(
+                            "failed",
+                            text=str(
+                                InvalidRequestError(f"request needs {need} KV cells; the engine has {self.kv_cells}")
+                            ),
+                        )
+                    )
+                    continue
+                return  # wait for running sequences to free their cells
+            self._pop_waiting()
+            slot = self._free_slots.pop(0)
+            if entry is not None and reuse > 0:
+                self.llama.seq_copy(entry.seq_id, slot, 0, reuse)
+            else:
+                reuse = 0
+            seed = request.params.seed if request.params.seed >= 0 else random.randrange(2**31)
+            seq = _Sequence(
+                request=request,
+                slot=slot,
+                prompt=prompt,
+                sampler=self.llama.sampler(request.params, seed),
+                pending=prompt[reuse:].tolist(),
+                n_past=reuse,
+                reserved=need,
+                max_tokens=max_tokens,
+                stops=StopMatcher(request.params.stop),
+            )
+            self._active.append(seq)
+
+    def _pop_waiting(self) -> None:
+        with self._lock:
+            self._waiting.popleft()
+
+    def _step(self) -> None:
+        for seq in [s for s in self._active if s.request.stream.cancelled]:
+            self._finish(seq, "cancelled")
+        if not self._active:
+            return
+        # Generating sequences first (one token each), then prompt slices in admission order.
+        order = sorted(self._active, key=lambda s: len(s.pending) > 1)
+        budget = self.llama.n_batch
+        batch: list[BatchToken] = []
+        plan: list[tuple[_Sequence, int, int | None]] = []  # (sequence, tokens taken, batch index of logits)
+        for seq in order:
+            take = min(len(seq.pending), budget)
+            if take == 0:
+                continue
+            done = take == len(seq.pending)
+            for j in range(take):
+                batch.append(BatchToken(seq.pending[j], seq.n_past + j, seq.slot, done and j == take - 1))
+            plan.append((seq, take, len(batch) - 1 if done else None))
+            budget -= take
+        rc = self.llama.decode(batch)
+        if rc != 0:
+            self._on_decode_failure(rc, plan)
+            return
+        for seq, take, logits_index in plan:
+            del seq.pending[:take]
+            seq.n_past += take
+            if logits_index is None:
+                continue
+            if not seq.prefilled:
+                seq.prefilled = True
+                self._remember_prompt(seq)
+            self._sample(seq, logits_index)
+
+    def _sample(self, seq: _Sequence, logits_index: int) -> None:
+        token = seq.sampler.sample(self.llama, logits_index)
+        if seq.request.stream.cancelled:
+            self._finish(seq, "cancelled")
+            return
+        if self.llama.is_end_of_generation(token):
+            self._finish(seq, "stop")
+            return
+        seq.produced += 1
+        next_input = [token]
+        text = seq.decoder.decode(self.llama.piece(token))
+        seq.recent_text = (seq.recent_text + text)[-16:]
+        if [token] == self._think_end or "</think>" in seq.recent_text:
+            seq.thinking_closed = True
+        budget = seq.request.params.thinking_budget
+        if budget is not None and not seq.thinking_closed and seq.produced >= budget and seq.produced > 1:
+            # Close the reasoning the way Qwen documents, then let the model answer.
+            next_input += self._thinking_cutoff
+            text += THINKING_CUTOFF
+            seq.thinking_closed = True
+        out, stopped = seq.stops.feed(text)
+        if out:
+            seq.request.stream.put(GenEvent("text", text=out))
+        if stopped:
+            self._finish(seq, "stop")
+        elif seq.produced >= seq.max_tokens:
+            self._finish(seq, "length")
+        else:
+            seq.pending = next_input
+
+    def _remember_prompt(self, seq: _Sequence) -> None:
+        """Keep this prompt's KV cells under a cache sequence so a later prompt can start from them."""
+        if self.cache.covers(seq.prompt):
+            return
+        seq_id, evict = self.cache.plan_insert(seq.prompt)
+        if seq_id is None:
+            return
+        for victim in evict:
+            self._evict(victim)
+        self.llama.seq_copy(seq.slot, seq_id, 0, len(seq.prompt))
+        self.cache.insert(seq_id, seq.prompt)
+
+    def _evict(self, seq_id: int) -> None:
+        self.llama.seq_remove(seq_id)
+        self.cache.remove(seq_id)
+
+    def _finish(self, seq: _Sequence, reason: str) -> None:
+        if reason != "stop":
+            tail = seq.stops.flush() + seq.decoder.decode(b"", final=True)
+            if tail and reason != "cancelled":
+                seq.request.stream.put(GenEvent("text", text=tail))
+        seq.request.stream.put(
+            GenEvent("finished", finish_reason=reason, prompt_tokens=len(seq.prompt), completion_tokens=seq.produced)
+        )
+        self.llama.seq_remove(seq.slot)
+        seq.sampler.free()
+        self._active.remove(seq)
+        self._free_slots.append(seq.slot)
+
+    def _on_decode_failure(self, rc: int, plan: list[tuple[_Sequence, int, int | None]]) -> None:
+        if rc == 1 and self.cache.evictable():  # no room in the KV cache: drop cached prefixes, retry
+            for seq_id in self.cache.evictable():
+                self._evict(seq_id)
+            return
+        logger.error("llama_decode failed (%d) for a batch of %d sequences", rc, len(plan))
+        for seq, _, _ in plan:
+            seq.request.stream.put(GenEvent("failed", text=f"generation failed (llama_decode returned {rc})"))
+            self.llama.seq_remove(seq.slot)
+            seq.sampler.free()
+            self._active.remove(seq)
+            self._free_slots.append(seq.slot)
+
+    # --- for tests: logits of whole sequences, evaluated together or alone --------------------
+
+    def teacher_forced_logits(self, sequences: list[list[int]]) -> list[np.ndarray]:
+        """Feed each token list as one sequence, all in one batch, and return every position's logits."""
+        with self._step_lock:
+            if self._active:
+                raise RuntimeError("teacher forcing needs an idle engine")
+            if len(sequences) > len(self._free_slots):
+                raise ValueError(f"at most {len(self._free_slots)} sequences (n_parallel) at once")
+            batch = [
+                BatchToken(tok, pos, slot, True)
+                for slot, tokens in enumerate(sequences)
+                for pos, tok in enumerate(tokens)
+            ]
+            if self.llama.decode(batch) != 0:
+                raise RuntimeError("decode failed")
+            out, k = [], 0
+            for tokens in sequences:
+                out.append(np.stack([self.llama.logits(k + i) for i in range(len(tokens))]))
+                k += len(tokens)
+            for slot in range(len(sequences)):
+                self.llama.seq_remove(slot)
+            return out

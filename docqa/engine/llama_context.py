@@ -1,0 +1,159 @@
+"""A thin, typed layer over llama.cpp's low-level API for the batching engine.
+
+One model, one context with a unified KV cache shared by up to `n_seq_max` sequences (so a cached
+prompt prefix can be shared by copying sequence membership, not memory), one reusable batch.
+Every method must be called from the engine's thread: llama.cpp contexts are not thread-safe.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from docqa.generation import SamplingParams
+
+
+@dataclass(frozen=True)
+class BatchToken:
+    token: int
+    pos: int
+    seq_id: int
+    logits: bool
+
+
+class LlamaContext:
+    def __init__(
+        self,
+        model_path: Path,
+        *,
+        n_ctx: int,
+        n_batch: int,
+        n_seq_max: int,
+        n_gpu_layers: int,
+        flash_attn: bool,
+        n_threads: int,
+    ) -> None:
+        import llama_cpp
+        from llama_cpp import _internals, _logger
+
+        _logger.set_verbose(False)  # the high-level Llama does this; the low-level API does not
+        self._lib: Any = llama_cpp
+        model_params = llama_cpp.llama_model_default_params()
+        model_params.n_gpu_layers = n_gpu_layers
+        self.model = _internals.LlamaModel(path_model=str(model_path), params=model_params, verbose=False)
+        params = llama_cpp.llama_context_default_params()
+        params.n_ctx = n_ctx
+        params.n_batch = n_batch
+        params.n_ubatch = min(n_batch, 512)
+        params.n_seq_max = n_seq_max
+        params.kv_unified = True  # one cell pool for all sequences: prefixes are shared, not copied
+        params.n_threads = n_threads
+        params.n_threads_batch = n_threads
+        params.flash_attn_type = (
+            llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED if flash_attn else llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
+        )
+        params.no_perf = True
+        self.ctx = _internals.LlamaContext(model=self.model, params=params, verbose=False)
+        self.n_ctx = int(llama_cpp.llama_n_ctx(self.ctx.ctx))
+        self.n_batch = n_batch
+        self.n_vocab = int(self.model.n_vocab())
+        self._memory = llama_cpp.llama_get_memory(self.ctx.ctx)
+        self._batch = llama_cpp.llama_batch_init(n_batch, 0, 1)
+        self.metadata: dict[str, str] = dict(self.model.metadata())
+
+    def close(self) -> None:
+        self._lib.llama_batch_free(self._batch)
+        self.ctx.close()
+        self.model.close()
+
+    # --- tokens --------------------------------------------------------------------------------
+
+    def tokenize(self, text: str, special: bool = True) -> list[int]:
+        return list(self.model.tokenize(text.encode("utf-8"), add_bos=True, special=special))
+
+    def piece(self, token: int) -> bytes:
+        return bytes(self.model.token_to_piece(token, special=False))
+
+    def is_end_of_generation(self, token: int) -> bool:
+        return bool(self._lib.llama_vocab_is_eog(self.model.vocab, token))
+
+    # --- decoding ------------------------------------------------------------------------------
+
+    def decode(self, tokens: list[BatchToken]) -> int:
+        """Evaluate one batch; 0 on success, 1 when the KV cache has no room, <0 on error."""
+        b = self._batch
+        for i, t in enumerate(tokens):
+            b.token[i] = t.token
+            b.pos[i] = t.pos
+            b.n_seq_id[i] = 1
+            b.seq_id[i][0] = t.seq_id
+            b.logits[i] = t.logits
+        b.n_tokens = len(tokens)
+        return int(self._lib.llama_decode(self.ctx.ctx, b))
+
+    def logits(self, batch_index: int) -> np.ndarray:
+        ptr = self._lib.llama_get_logits_ith(self.ctx.ctx, batch_index)
+        return np.ctypeslib.as_array(ptr, shape=(self.n_vocab,)).copy()
+
+    # --- KV cache ------------------------------------------------------------------------------
+
+    def seq_remove(self, seq_id: int, start: int = 0, end: int = -1) -> bool:
+        return bool(self._lib.llama_memory_seq_rm(self._memory, seq_id, start, end))
+
+    def seq_copy(self, src: int, dst: int, start: int, end: int) -> None:
+        self._lib.llama_memory_seq_cp(self._memory, src, dst, start, end)
+
+    def seq_max_pos(self, seq_id: int) -> int:
+        return int(self._lib.llama_memory_seq_pos_max(self._memory, seq_id))
+
+    def clear(self) -> None:
+        self._lib.llama_memory_clear(self._memory, True)
+
+    # --- sampling ------------------------------------------------------------------------------
+
+    def sampler(self, params: SamplingParams, seed: int) -> Sampler:
+        return Sampler(self._lib, params, seed)
+
+    def kv_bytes_per_token(self) -> int:
+        """f16 K and V for every layer: what one KV cell costs in memory."""
+        md = self.metadata
+        arch = md.get("general.architecture", "")
+        n_layer = int(md.get(f"{arch}.block_count", 0))
+        n_kv = int(md.get(f"{arch}.attention.head_count_kv", md.get(f"{arch}.attention.head_count", 0)))
+        n_head = int(md.get(f"{arch}.attention.head_count", 1)) or 1
+        n_embd = int(md.get(f"{arch}.embedding_length", 0))
+        k_len = int(md.get(f"{arch}.attention.key_length", n_embd // n_head))
+        v_len = int(md.get(f"{arch}.attention.value_length", k_len))
+        return n_layer * n_kv * (k_len + v_len) * 2
+
+
+class Sampler:
+    """One request's llama.cpp sampler chain with its own mode's parameters and seed."""
+
+    def __init__(self, lib: Any, params: SamplingParams, seed: int) -> None:
+        self._lib = lib
+        chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
+        if params.temperature <= 0:
+            lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_greedy())
+        else:
+            if params.top_k > 0:
+                lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_top_k(params.top_k))
+            if params.top_p < 1.0:
+                lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_top_p(params.top_p, 1))
+            if params.min_p > 0.0:
+                lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_min_p(params.min_p, 1))
+            lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_temp(params.temperature))
+            lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_dist(ctypes.c_uint32(seed).value))
+        self._chain = chain
+
+    def sample(self, ctx: LlamaContext, batch_index: int) -> int:
+        return int(self._lib.llama_sampler_sample(self._chain, ctx.ctx.ctx, batch_index))
+
+    def free(self) -> None:
+        if self._chain is not None:
+            self._lib.llama_sampler_free(self._chain)
+            self._chain = None

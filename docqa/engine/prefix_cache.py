@@ -1,0 +1,89 @@
+"""Bookkeeping for KV prefix reuse: which cache sequence holds which token prefix.
+
+The engine keeps recent prompts' KV cells alive under spare sequence IDs of llama.cpp's unified KV
+cache (copying a sequence there shares cells, it does not duplicate them). A new prompt starts from
+the entry with the longest common prefix. Entries are bounded by a token budget and evicted least
+recently used first; a pinned entry (the system prompt) is never evicted.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+def common_prefix(a: np.ndarray, b: np.ndarray) -> int:
+    n = min(len(a), len(b))
+    if n == 0:
+        return 0
+    diff = np.flatnonzero(a[:n] != b[:n])
+    return int(diff[0]) if len(diff) else n
+
+
+@dataclass
+class CacheEntry:
+    seq_id: int
+    tokens: np.ndarray
+    pinned: bool = False
+    last_used: int = 0
+
+
+@dataclass
+class PrefixCache:
+    seq_ids: Sequence[int]  # the llama.cpp sequence IDs reserved for cached prefixes
+    budget_tokens: int
+    entries: dict[int, CacheEntry] = field(default_factory=dict)
+    _clock: itertools.count = field(default_factory=itertools.count)
+
+    def tokens_held(self) -> int:
+        return sum(len(e.tokens) for e in self.entries.values())
+
+    def lookup(self, prompt: np.ndarray) -> tuple[CacheEntry | None, int]:
+        """The entry sharing the longest prefix with prompt, and that length (0: none)."""
+        best: CacheEntry | None = None
+        best_len = 0
+        for entry in self.entries.values():
+            n = common_prefix(entry.tokens, prompt)
+            if n > best_len:
+                best, best_len = entry, n
+        if best is not None:
+            best.last_used = next(self._clock)
+        return best, best_len
+
+    def covers(self, prompt: np.ndarray) -> bool:
+        """Whether some entry already holds this whole prompt (no need to store it again)."""
+        return any(
+            len(e.tokens) >= len(prompt) and common_prefix(e.tokens, prompt) == len(prompt)
+            for e in self.entries.values()
+        )
+
+    def plan_insert(self, tokens: np.ndarray, pinned: bool = False) -> tuple[int | None, list[int]]:
+        """Where to store a new prefix: (sequence ID, IDs to evict first), or (None, []) if it cannot fit."""
+        if len(tokens) > self.budget_tokens:
+            return None, []
+        evict: list[int] = []
+        held = self.tokens_held()
+        free = [s for s in self.seq_ids if s not in self.entries]
+        victims = sorted((e for e in self.entries.values() if not e.pinned), key=lambda e: e.last_used)
+        for victim in victims:
+            if free and held + len(tokens) <= self.budget_tokens:
+                break
+            evict.append(victim.seq_id)
+            held -= len(victim.tokens)
+            free.append(victim.seq_id)
+        if not free or held + len(tokens) > self.budget_tokens:
+            return None, []
+        return free[0], evict
+
+    def insert(self, seq_id: int, tokens: np.ndarray, pinned: bool = False) -> None:
+        self.entries[seq_id] = CacheEntry(seq_id, tokens.copy(), pinned, next(self._clock))
+
+    def remove(self, seq_id: int) -> None:
+        self.entries.pop(seq_id, None)
+
+    def evictable(self) -> list[int]:
+        """Unpinned entries, least recently used first (to free KV cells under pressure)."""
+        return [e.seq_id for e in sorted(self.entries.values(), key=lambda e: e.last_used) if not e.pinned]
