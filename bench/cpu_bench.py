@@ -16,7 +16,6 @@ import platform
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,7 +45,9 @@ def main() -> None:
     docs = sorted({r["doc"] for r in rows})[: args.contracts]
     with tempfile.TemporaryDirectory() as tmp:
         qa = DocQA.open(Settings(data_dir=Path(tmp)))
-        results: dict[str, object] = {"machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"}
+        results: dict[str, object] = {
+            "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
+        }
         for kind, field in (("txt", "doc"), ("pdf", "doc_pdf")):
             paths = [args.data / r[field] for r in rows if r["doc"] in docs and r[field]]
             paths = sorted(set(paths))
@@ -66,8 +67,9 @@ def main() -> None:
             }
             print(f"ingested {kind}: {results[f'ingest_{kind}']}", file=sys.stderr)
 
-        questions = [r for r in rows if r["doc"] in docs and not r["is_impossible"]
-                     and r["answer_type"] in ("span", "evidence")][: args.questions]
+        questions = [
+            r for r in rows if r["doc"] in docs and not r["is_impossible"] and r["answer_type"] in ("span", "evidence")
+        ][: args.questions]
         names = {Path(r["doc"]).name for r in questions}
         timings, hits = [], 0
         for i, row in enumerate(questions):
@@ -93,7 +95,8 @@ def main() -> None:
         "prompt_tokens_p50": statistics.median(t.prompt_tokens for t in timings),
         "decode_tokens_per_s": round(
             sum(t.completion_tokens for t in timings)
-            / max(sum((t.total_ms - (t.ttft_ms or 0)) / 1000 for t in timings), 1e-9), 1
+            / max(sum((t.total_ms - (t.ttft_ms or 0)) / 1000 for t in timings), 1e-9),
+            1,
         ),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -102,8 +105,11 @@ def main() -> None:
     print(f"| figure | value |\n|---|---|\n| machine | {results['machine']} |")
     for label, r in (("TXT", ing_t), ("PDF", ing_p)):
         assert isinstance(r, dict)
-        print(f"| ingest {label}: {r['files']} contracts, {r['pages']} pages, {r['tokens']:,} tokens, {r['chunks']} chunks | "
-              f"{r['seconds']} s = {r['pages_per_s']} pages/s, {r['tokens_per_s']} tokens/s |")
+        print(
+            f"| ingest {label}: {r['files']} contracts, {r['pages']} pages, {r['tokens']:,} tokens, "
+            f"{r['chunks']} chunks | "
+            f"{r['seconds']} s = {r['pages_per_s']} pages/s, {r['tokens_per_s']} tokens/s |"
+        )
     assert isinstance(ask, dict)
     for key, value in ask.items():
         print(f"| ask {key} | {value} |")

@@ -114,6 +114,9 @@ def ingest(
 @click.option("--max-tokens", type=click.IntRange(1, 32768), default=None, help="Cap on generated tokens.")
 @click.option("--document", "document_id", type=int, default=None, help="Only search this document ID.")
 @click.option("--seed", type=int, default=None, help="Sampling seed, for repeatable answers.")
+@click.option(
+    "--temperature", type=click.FloatRange(0, 2), default=None, help="Override the mode's temperature (0: greedy)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of streaming.")
 @common_options
 def ask(
@@ -124,6 +127,7 @@ def ask(
     max_tokens: int | None,
     document_id: int | None,
     seed: int | None,
+    temperature: float | None,
     as_json: bool,
     data_dir: Path | None,
     verbose: bool,
@@ -131,7 +135,7 @@ def ask(
     """Answer a question from the indexed documents, with citations."""
     settings = make_settings(data_dir, verbose)
     qa = open_docqa(settings, verbose, embedder=True, generator=True)
-    request = AskRequest(question, collection, think, top_k, max_tokens, document_id, seed)
+    request = AskRequest(question, collection, think, top_k, max_tokens, document_id, seed, temperature)
     try:
         if as_json:
             emit_json(qa.ask(request).as_dict())

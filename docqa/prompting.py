@@ -33,7 +33,7 @@ _CONTROL_MARKERS = re.compile(
 )
 
 # Stop strings for a base model on a plain completion prompt: it would go on to invent new questions.
-PLAIN_STOPS = ("\nQuestion:", "\n\n\n", "<source", "</source")
+PLAIN_STOPS = ("\nQuestion:", "\nAnswer:", "\nQ:", "\n\n\n", "<source", "</source")
 
 
 @dataclass(frozen=True)

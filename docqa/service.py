@@ -63,6 +63,7 @@ class AskRequest:
     max_tokens: int | None = None
     document_id: int | None = None
     seed: int | None = None
+    temperature: float | None = None  # None: the mode's recommended value (greedy for base models)
 
 
 @dataclass(frozen=True)
@@ -176,6 +177,11 @@ class DocQA:
         ranked = self.retriever.retrieve(coll, question, top_k, request.document_id)
         retrieval_ms = (time.perf_counter() - started) * 1000
         base = THINKING_SAMPLING if request.thinking else NON_THINKING_SAMPLING
+        if self.generator is not None and self.generator.info.prompt_format == "plain":
+            # A base model on a completion prompt: Qwen's chat sampling does not apply; greedy reads best.
+            base = replace(base, temperature=0.0)
+        if request.temperature is not None:
+            base = replace(base, temperature=request.temperature)
         max_tokens = request.max_tokens or self.settings.llm.max_tokens
         info = self.generator.info
         plan = build_prompt(

@@ -139,3 +139,11 @@ def test_thinking_budget_closes_the_reasoning(engine: BatchingGenerator) -> None
 def test_a_prompt_longer_than_the_context_fails_clearly(engine: BatchingGenerator) -> None:
     _text, done = run(engine, "word " * 5000)
     assert done.kind == "failed" and "does not fit" in done.text
+
+
+def test_token_pieces_round_trip_without_padding(engine: BatchingGenerator) -> None:
+    text = "Revenue 2025: EUR 184.6 million — 设备质保期 ✓"
+    tokens = engine.llama.tokenize(text, special=False)
+    joined = b"".join(engine.llama.piece(t) for t in tokens).decode("utf-8")
+    assert "\x00" not in joined
+    assert joined.strip() == text

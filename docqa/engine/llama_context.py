@@ -76,7 +76,15 @@ class LlamaContext:
         return list(self.model.tokenize(text.encode("utf-8"), add_bos=True, special=special))
 
     def piece(self, token: int) -> bytes:
-        return bytes(self.model.token_to_piece(token, special=False))
+        """The token's bytes. (llama-cpp-python's own token_to_piece returns its whole 32-byte buffer,
+        NULs included, so we call llama.cpp directly and honour the length it returns.)"""
+        size = 64
+        while True:
+            buf = ctypes.create_string_buffer(size)
+            n = int(self._lib.llama_token_to_piece(self.model.vocab, token, buf, size, 0, False))
+            if n >= 0:
+                return buf.raw[:n]
+            size = -n
 
     def is_end_of_generation(self, token: int) -> bool:
         return bool(self._lib.llama_vocab_is_eog(self.model.vocab, token))

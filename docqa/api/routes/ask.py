@@ -27,11 +27,19 @@ class AskBody(BaseModel):
     max_tokens: int | None = Field(default=None, ge=1, le=32768, description="Cap on generated tokens.")
     document_id: int | None = Field(default=None, description="Search only this document.")
     seed: int | None = Field(default=None, description="Sampling seed for repeatable answers.")
+    temperature: float | None = Field(default=None, ge=0, le=2, description="Override the mode's temperature.")
     stream: bool = Field(default=False, description="Stream Server-Sent Events instead of one JSON answer.")
 
     def request(self) -> AskRequest:
         return AskRequest(
-            self.question, self.collection, self.thinking, self.top_k, self.max_tokens, self.document_id, self.seed
+            self.question,
+            self.collection,
+            self.thinking,
+            self.top_k,
+            self.max_tokens,
+            self.document_id,
+            self.seed,
+            self.temperature,
         )
 
 
