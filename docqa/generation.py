@@ -38,6 +38,7 @@ class SamplingParams:
     seed: int = -1
     stop: tuple[str, ...] = ()
     thinking_budget: int | None = None  # reasoning tokens before the engine closes </think> itself
+    ignore_eos: bool = False  # generate max_tokens whatever the model says (benchmarks)
 
 
 # Qwen3's recommended sampling (model card): greedy decoding is discouraged in thinking mode.

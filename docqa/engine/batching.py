@@ -287,7 +287,7 @@ class BatchingGenerator:
         if seq.request.stream.cancelled:
             self._finish(seq, "cancelled")
             return
-        if self.llama.is_end_of_generation(token):
+        if self.llama.is_end_of_generation(token) and not seq.request.params.ignore_eos:
             self._finish(seq, "stop")
             return
         seq.produced += 1
