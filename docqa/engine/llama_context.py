@@ -43,7 +43,8 @@ class LlamaContext:
         _logger.set_verbose(False)  # the high-level Llama does this; the low-level API does not
         self._lib: Any = llama_cpp
         model_params = llama_cpp.llama_model_default_params()
-        model_params.n_gpu_layers = n_gpu_layers
+        # llama-cpp-python's convention: -1 means every layer (llama.cpp itself wants a large count)
+        model_params.n_gpu_layers = 0x7FFFFFFF if n_gpu_layers < 0 else n_gpu_layers
         self.model = _internals.LlamaModel(path_model=str(model_path), params=model_params, verbose=False)
         params = llama_cpp.llama_context_default_params()
         params.n_ctx = n_ctx
