@@ -18,6 +18,8 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import llama_cpp  # before numpy: the reverse order crashed model loading on the H200 device
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -139,15 +141,7 @@ def main() -> None:
         print(json.dumps(results), file=sys.stderr, flush=True)
 
     rag = replace(NON_THINKING_SAMPLING, max_tokens=256, ignore_eos=True, seed=1)
-    settings = LLMSettings(
-        n_ctx=6144 + 256 + 64,
-        n_parallel=16,
-        n_batch=2048,
-        kv_cells=16 * 6464 + 8192,
-        prefix_cache_slots=4,
-        prefix_cache_tokens=8192,
-        max_queue=64,
-    )
+    settings = LLMSettings(n_ctx=6144 + 256 + 64, n_parallel=16, n_batch=2048, prefix_cache_slots=2, max_queue=64)
     engine = BatchingGenerator(args.model, settings)
     prompts = [make_prompt(engine, 6144, i) for i in range(17)]
     run_requests(engine, [prompts[16][:2000]], replace(rag, max_tokens=8))  # warm-up
@@ -171,15 +165,7 @@ def main() -> None:
     results["docqa_16x6144_itl_p95_ms"] = pct(gaps, 0.95) * 1000
     engine.close()
 
-    short = LLMSettings(
-        n_ctx=1024,
-        n_parallel=64,
-        n_batch=2048,
-        kv_cells=64 * 800,
-        prefix_cache_slots=0,
-        prefix_cache_tokens=0,
-        max_queue=64,
-    )
+    short = LLMSettings(n_ctx=800, n_parallel=64, n_batch=2048, prefix_cache_slots=0, max_queue=64)
     engine = BatchingGenerator(args.model, short)
     prompts = [make_prompt(engine, 512, 100 + i) for i in range(64)]
     traces, wall = run_requests(engine, prompts, rag)
@@ -202,8 +188,6 @@ def main() -> None:
 def sequential_baseline(model: Path) -> float:
     """What llama-cpp-python's own server does: the same 16 requests, one after another."""
     import random
-
-    import llama_cpp
 
     llm = llama_cpp.Llama(str(model), n_ctx=6144 + 320, n_gpu_layers=-1, flash_attn=True, verbose=False)
     rng = random.Random(1000)

@@ -1,4 +1,4 @@
-"""Smallest engine run on the device, with faulthandler: python3 -X faulthandler bench/gpu_smoke.py MODEL"""
+"""Smallest engine run on the device, step by step: python3 -X faulthandler bench/gpu_smoke.py MODEL"""
 
 import sys
 from dataclasses import replace
@@ -6,13 +6,29 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from docqa.engine.batching import BatchingGenerator  # noqa: E402
-from docqa.generation import NON_THINKING_SAMPLING  # noqa: E402
-from docqa.settings import LLMSettings  # noqa: E402
+import llama_cpp
+from llama_cpp import _internals
 
-print("loading", flush=True)
-engine = BatchingGenerator(Path(sys.argv[1]), LLMSettings(n_ctx=4096, n_parallel=2, kv_cells=8192))
-print("loaded", engine.memory_report(), flush=True)
+from docqa.engine.batching import BatchingGenerator
+from docqa.generation import NON_THINKING_SAMPLING
+from docqa.settings import LLMSettings
+
+path = sys.argv[1]
+mp = llama_cpp.llama_model_default_params()
+print("step default params ngl", mp.n_gpu_layers, "split", mp.split_mode, flush=True)
+mp.n_gpu_layers = 0x7FFFFFFF
+model = _internals.LlamaModel(path_model=path, params=mp, verbose=True)
+print("step model loaded", flush=True)
+cp = llama_cpp.llama_context_default_params()
+cp.n_ctx, cp.n_batch, cp.n_ubatch, cp.n_seq_max, cp.kv_unified = 8192, 2048, 512, 4, True
+cp.flash_attn_type = llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED
+ctx = _internals.LlamaContext(model=model, params=cp, verbose=True)
+print("step context made", flush=True)
+ctx.close()
+model.close()
+print("step engine", flush=True)
+engine = BatchingGenerator(Path(path), LLMSettings(n_ctx=4096, n_parallel=2, kv_cells=8192))
+print("step engine loaded", engine.memory_report(), flush=True)
 events = list(engine.submit("Hello there, " * 50, replace(NON_THINKING_SAMPLING, max_tokens=16, ignore_eos=True)))
-print("events", len(events), events[-1], flush=True)
+print("step events", len(events), events[-1], flush=True)
 engine.close()

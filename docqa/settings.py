@@ -58,11 +58,16 @@ class LLMSettings(BaseModel):
     kv_cells: int | None = Field(
         default=None,
         ge=512,
-        description="KV cache size in tokens, shared by all sequences and cached prefixes; "
-        "unset: n_ctx x min(n_parallel, 4).",
+        description="KV cache size in tokens for all sequences and cached prefixes; unset: n_ctx for each "
+        "sequence and cache slot (kv_unified off), or n_ctx x min(n_parallel, 4) (kv_unified on).",
     )
     prefix_cache_slots: int = Field(
-        default=8, ge=0, description="Recent prompts kept in the KV cache for prefix reuse."
+        default=2, ge=0, description="Recent prompts kept in the KV cache for prefix reuse."
+    )
+    kv_unified: bool = Field(
+        default=False,
+        description="One KV pool for all sequences (cheap prefix sharing, but every sequence attends over the "
+        "whole pool); off: each sequence has its own n_ctx cells, as llama-batched-bench runs.",
     )
     prefix_cache_tokens: int | None = Field(
         default=None, ge=0, description="KV cells cached prefixes may hold; unset: a quarter of kv_cells."

@@ -43,7 +43,7 @@ def generator(demo_model: Path):  # type: ignore[no-untyped-def]
     from docqa.engine.batching import BatchingGenerator
     from docqa.settings import LLMSettings
 
-    gen = BatchingGenerator(demo_model, LLMSettings(n_ctx=4096, n_parallel=4, kv_cells=16384, max_queue=8))
+    gen = BatchingGenerator(demo_model, LLMSettings(n_ctx=4096, n_parallel=4, max_queue=8))
     yield gen
     gen.close()
 

@@ -29,11 +29,11 @@ PROMPTS = [
 GREEDY = replace(NON_THINKING_SAMPLING, temperature=0.0, max_tokens=12, seed=1)
 
 
-@pytest.fixture(scope="module")
-def engine(demo_model: Path):  # type: ignore[no-untyped-def]
+@pytest.fixture(scope="module", params=[False, True], ids=["per-sequence-kv", "unified-kv"])
+def engine(demo_model: Path, request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
     eng = BatchingGenerator(
         demo_model,
-        LLMSettings(n_ctx=2048, n_parallel=6, n_batch=256, kv_cells=8192, max_queue=3, prefix_cache_slots=4),
+        LLMSettings(n_ctx=2048, n_parallel=6, n_batch=256, max_queue=3, prefix_cache_slots=4, kv_unified=request.param),
     )
     yield eng
     eng.close()

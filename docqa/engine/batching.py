@@ -72,12 +72,16 @@ class BatchingGenerator:
         self._settings = settings
         n_parallel = settings.n_parallel
         n_cache = settings.prefix_cache_slots
-        kv_cells = settings.kv_cells or settings.n_ctx * min(n_parallel, 4)
+        if settings.kv_unified:
+            kv_cells = settings.kv_cells or settings.n_ctx * min(n_parallel, 4)
+        else:
+            kv_cells = settings.kv_cells or settings.n_ctx * (n_parallel + n_cache)
         self.llama = LlamaContext(
             model_path,
             n_ctx=kv_cells,
             n_batch=settings.n_batch,
             n_seq_max=n_parallel + n_cache,
+            kv_unified=settings.kv_unified,
             n_gpu_layers=settings.n_gpu_layers,
             flash_attn=use_flash_attention(settings.flash_attn, settings.n_gpu_layers),
             n_threads=cpu_threads(settings.n_threads),
@@ -85,16 +89,18 @@ class BatchingGenerator:
         self.kv_cells = self.llama.n_ctx
         self.info = GeneratorInfo(
             model_id=model_label(model_path),
-            n_ctx=min(settings.n_ctx, self.kv_cells),
+            n_ctx=min(settings.n_ctx, self.llama.n_ctx_seq),
             prompt_format=detect_prompt_format(self.llama.metadata, settings.prompt_format),
             chat_template=self.llama.metadata.get("tokenizer.chat_template"),
         )
         self._free_slots = list(range(n_parallel))
         self.cache = PrefixCache(
             seq_ids=list(range(n_parallel, n_parallel + n_cache)),
-            budget_tokens=settings.prefix_cache_tokens
-            if settings.prefix_cache_tokens is not None
-            else self.kv_cells // 4,
+            budget_tokens=(
+                settings.prefix_cache_tokens
+                if settings.prefix_cache_tokens is not None
+                else (self.kv_cells // 4 if settings.kv_unified else self.llama.n_ctx_seq * n_cache)
+            ),
         )
         self._thinking_cutoff = self.llama.tokenize(THINKING_CUTOFF)
         self._think_end = self.llama.tokenize("</think>")
@@ -177,6 +183,8 @@ class BatchingGenerator:
                     return
 
     def _reserved(self) -> int:
+        if not self.llama.kv_unified:
+            return 0  # every sequence owns its n_ctx cells; fitting in n_ctx was checked already
         return sum(s.reserved for s in self._active) + self.cache.tokens_held()
 
     def _admit(self) -> None:
@@ -228,7 +236,7 @@ class BatchingGenerator:
             self._pop_waiting()
             slot = self._free_slots.pop(0)
             if entry is not None and reuse > 0:
-                self.llama.seq_copy(entry.seq_id, slot, 0, reuse)
+                self.llama.seq_copy(entry.seq_id, slot, reuse)
             else:
                 reuse = 0
             seed = request.params.seed if request.params.seed >= 0 else random.randrange(2**31)
@@ -321,7 +329,7 @@ class BatchingGenerator:
             return
         for victim in evict:
             self._evict(victim)
-        self.llama.seq_copy(seq.slot, seq_id, 0, len(seq.prompt))
+        self.llama.seq_copy(seq.slot, seq_id, len(seq.prompt))
         self.cache.insert(seq_id, seq.prompt)
 
     def _evict(self, seq_id: int) -> None:

@@ -8,6 +8,7 @@ Every method must be called from the engine's thread: llama.cpp contexts are not
 from __future__ import annotations
 
 import ctypes
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ class LlamaContext:
         n_ctx: int,
         n_batch: int,
         n_seq_max: int,
+        kv_unified: bool,
         n_gpu_layers: int,
         flash_attn: bool,
         n_threads: int,
@@ -40,26 +42,32 @@ class LlamaContext:
         import llama_cpp
         from llama_cpp import _internals, _logger
 
-        _logger.set_verbose(False)  # the high-level Llama does this; the low-level API does not
+        # the high-level Llama sets llama.cpp's log level; the low-level API does not (DOCQA_LLAMA_LOG=1: all)
+        _logger.set_verbose(bool(os.environ.get("DOCQA_LLAMA_LOG")))
         self._lib: Any = llama_cpp
         model_params = llama_cpp.llama_model_default_params()
         # llama-cpp-python's convention: -1 means every layer (llama.cpp itself wants a large count)
         model_params.n_gpu_layers = 0x7FFFFFFF if n_gpu_layers < 0 else n_gpu_layers
-        self.model = _internals.LlamaModel(path_model=str(model_path), params=model_params, verbose=False)
+        # verbose=True skips llama-cpp-python's stdout/stderr descriptor swapping, which crashed the
+        # first model load of a process on the GPU device; the log level above keeps llama.cpp quiet.
+        self.model = _internals.LlamaModel(path_model=str(model_path), params=model_params, verbose=True)
         params = llama_cpp.llama_context_default_params()
         params.n_ctx = n_ctx
         params.n_batch = n_batch
         params.n_ubatch = min(n_batch, 512)
         params.n_seq_max = n_seq_max
-        params.kv_unified = True  # one cell pool for all sequences: prefixes are shared, not copied
+        params.kv_unified = kv_unified
         params.n_threads = n_threads
         params.n_threads_batch = n_threads
         params.flash_attn_type = (
             llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED if flash_attn else llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
         )
         params.no_perf = True
-        self.ctx = _internals.LlamaContext(model=self.model, params=params, verbose=False)
+        self.ctx = _internals.LlamaContext(model=self.model, params=params, verbose=True)
         self.n_ctx = int(llama_cpp.llama_n_ctx(self.ctx.ctx))
+        self.kv_unified = kv_unified
+        # without a unified cache, llama.cpp gives every sequence an equal share of the cells
+        self.n_ctx_seq = self.n_ctx if kv_unified else self.n_ctx // n_seq_max
         self.n_batch = n_batch
         self.n_vocab = int(self.model.n_vocab())
         self._memory = llama_cpp.llama_get_memory(self.ctx.ctx)
@@ -113,8 +121,15 @@ class LlamaContext:
     def seq_remove(self, seq_id: int, start: int = 0, end: int = -1) -> bool:
         return bool(self._lib.llama_memory_seq_rm(self._memory, seq_id, start, end))
 
-    def seq_copy(self, src: int, dst: int, start: int, end: int) -> None:
-        self._lib.llama_memory_seq_cp(self._memory, src, dst, start, end)
+    def seq_copy(self, src: int, dst: int, end: int) -> None:
+        """Make dst hold src's positions [0, end). In a unified cache the cells are shared; across
+        per-sequence streams llama.cpp copies whole streams only, so copy all, then trim."""
+        if self.kv_unified:
+            self._lib.llama_memory_seq_cp(self._memory, src, dst, 0, end)
+            return
+        self._lib.llama_memory_seq_rm(self._memory, dst, -1, -1)
+        self._lib.llama_memory_seq_cp(self._memory, src, dst, -1, -1)
+        self._lib.llama_memory_seq_rm(self._memory, dst, end, -1)
 
     def seq_max_pos(self, seq_id: int) -> int:
         return int(self._lib.llama_memory_seq_pos_max(self._memory, seq_id))
