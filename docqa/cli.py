@@ -5,12 +5,12 @@ Domain errors become one-line messages (exit code 1) in one place: `DocqaGroup.i
 
 from __future__ import annotations
 
+import contextlib
+
 # llama.cpp first: on a CUDA machine, loading its libraries after numpy/pydantic's crashed the first
 # model load of the process (seen on the H200 device; importing llama_cpp first avoided it).
-try:
+with contextlib.suppress(ImportError):  # a missing llama_cpp is reported when a model is loaded
     import llama_cpp  # noqa: F401
-except ImportError:  # reported with a clear message when a model is loaded
-    pass
 
 import json
 import logging
