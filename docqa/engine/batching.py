@@ -15,9 +15,11 @@ from __future__ import annotations
 import asyncio
 import codecs
 import logging
+import os
 import random
 import threading
 from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -108,6 +110,8 @@ class BatchingGenerator:
         self._active: list[_Sequence] = []
         self._lock = threading.Condition()
         self._step_lock = threading.Lock()
+        workers = min(n_parallel, os.cpu_count() or 1)
+        self._pool = ThreadPoolExecutor(workers, thread_name_prefix="docqa-sample") if workers > 1 else None
         self._closing = False
         self._thread = threading.Thread(target=self._loop, name="docqa-batching", daemon=True)
         self._thread.start()
@@ -149,6 +153,8 @@ class BatchingGenerator:
                 r.stream.cancel()
             self._lock.notify()
         self._thread.join(timeout=30)
+        if self._pool is not None:
+            self._pool.shutdown()
         self.llama.close()
 
     def memory_report(self) -> dict[str, int]:
@@ -280,6 +286,7 @@ class BatchingGenerator:
         if rc != 0:
             self._on_decode_failure(rc, plan)
             return
+        ready: list[tuple[_Sequence, int]] = []
         for seq, take, logits_index in plan:
             del seq.pending[:take]
             seq.n_past += take
@@ -288,10 +295,20 @@ class BatchingGenerator:
             if not seq.prefilled:
                 seq.prefilled = True
                 self._remember_prompt(seq)
-            self._sample(seq, logits_index)
+            ready.append((seq, logits_index))
+        for (seq, _), token in zip(ready, self._sample_all(ready), strict=True):
+            self._accept(seq, token)
 
-    def _sample(self, seq: _Sequence, logits_index: int) -> None:
-        token = seq.sampler.sample(self.llama, logits_index)
+    def _sample_all(self, ready: list[tuple[_Sequence, int]]) -> list[int]:
+        """Sample every sequence that has logits. Each sampler chain scans the whole vocabulary, so
+        with many sequences they run in parallel threads (ctypes releases the GIL). The first read
+        of the logits, which synchronises and reorders llama.cpp's outputs, happens here first."""
+        if len(ready) < 2 or self._pool is None:
+            return [seq.sampler.sample(self.llama, index) for seq, index in ready]
+        self.llama.logits_ready(ready[0][1])
+        return list(self._pool.map(lambda item: item[0].sampler.sample(self.llama, item[1]), ready))
+
+    def _accept(self, seq: _Sequence, token: int) -> None:
         if seq.request.stream.cancelled:
             self._finish(seq, "cancelled")
             return

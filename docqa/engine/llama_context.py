@@ -112,6 +112,10 @@ class LlamaContext:
         b.n_tokens = len(tokens)
         return int(self._lib.llama_decode(self.ctx.ctx, b))
 
+    def logits_ready(self, batch_index: int) -> None:
+        """Make llama.cpp finish the step and put its outputs in batch order (done on first access)."""
+        self._lib.llama_get_logits_ith(self.ctx.ctx, batch_index)
+
     def logits(self, batch_index: int) -> np.ndarray:
         ptr = self._lib.llama_get_logits_ith(self.ctx.ctx, batch_index)
         return np.ctypeslib.as_array(ptr, shape=(self.n_vocab,)).copy()
