@@ -15,15 +15,14 @@ import codecs
 import logging
 import random
 import threading
-from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from docqa.errors import BusyError, InvalidRequestError
+from docqa.errors import InvalidRequestError
 from docqa.models import cpu_threads, model_label, use_flash_attention
 from docqa.settings import LLMSettings
-from docqa.streams import GenerationStream, GenEvent
+from docqa.streams import GenerationStream, GenEvent, WaitQueue
 
 logger = logging.getLogger(__name__)
 
@@ -142,9 +141,7 @@ class LlamaGenerator:
             prompt_format=detect_prompt_format(metadata, settings.prompt_format),
             chat_template=metadata.get("tokenizer.chat_template"),
         )
-        self._max_queue = settings.max_queue
-        self._jobs: deque[_Job] = deque()
-        self._has_work = threading.Condition()
+        self._jobs: WaitQueue[_Job] = WaitQueue(settings.max_queue)
         self._closing = False
         self._current: _Job | None = None
         self._worker = threading.Thread(target=self._run, name="docqa-generator", daemon=True)
@@ -165,35 +162,26 @@ class LlamaGenerator:
         self, prompt: str, params: SamplingParams, loop: asyncio.AbstractEventLoop | None = None
     ) -> GenerationStream:
         stream = GenerationStream(loop)
-        with self._has_work:
-            # Requests whose clients gave up free their places at once, not when the worker reaches them.
-            live = [job for job in self._jobs if not job.stream.cancelled]
-            if len(live) >= self._max_queue:
-                raise BusyError(f"{len(live)} requests are already waiting for the generator; retry shortly")
-            self._jobs = deque(live)
-            self._jobs.append(_Job(prompt, params, stream))
-            self._has_work.notify()
+        self._jobs.put(_Job(prompt, params, stream))
         return stream
 
     def close(self) -> None:
-        with self._has_work:
+        with self._jobs.cond:
             self._closing = True
-            for job in [*self._jobs, *([self._current] if self._current else [])]:
-                job.stream.cancel()
-            self._has_work.notify()
+            if self._current is not None:
+                self._current.stream.cancel()
+        self._jobs.cancel_all()
         self._worker.join(timeout=5)
 
     def _next_job(self) -> _Job | None:
-        with self._has_work:
-            while True:
-                if self._closing:
-                    return None
-                while self._jobs:
-                    job = self._jobs.popleft()
-                    if not job.stream.cancelled:
-                        self._current = job
-                        return job
-                self._has_work.wait()
+        with self._jobs.cond:
+            while not self._closing:
+                job = self._jobs.pop()
+                if job is not None:
+                    self._current = job
+                    return job
+                self._jobs.cond.wait()
+            return None
 
     def _run(self) -> None:
         while (job := self._next_job()) is not None:

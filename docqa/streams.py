@@ -6,9 +6,12 @@ from __future__ import annotations
 import asyncio
 import queue
 import threading
+from collections import deque
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
-from typing import Literal
+from typing import Generic, Literal, Protocol, TypeVar
+
+from docqa.errors import BusyError
 
 
 @dataclass(frozen=True)
@@ -65,3 +68,52 @@ class GenerationStream:
                     return
         finally:
             self._cancel.set()
+
+
+class _Waiting(Protocol):
+    stream: GenerationStream
+
+
+W = TypeVar("W", bound=_Waiting)
+
+
+class WaitQueue(Generic[W]):
+    """Requests waiting for a generator, bounded. A request whose client gave up (its stream is
+    cancelled) frees its place at once, not when the worker reaches it. `cond` guards the queue and
+    is what a worker waits on."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.cond = threading.Condition()
+        self._items: deque[W] = deque()
+
+    def put(self, item: W, spare: int = 0) -> None:
+        """Queue item, or raise BusyError when `limit + spare` live requests already wait."""
+        with self.cond:
+            self._items = deque(i for i in self._items if not i.stream.cancelled)
+            if len(self._items) >= self.limit + spare:
+                raise BusyError(f"{len(self._items)} requests are already waiting for the generator; retry shortly")
+            self._items.append(item)
+            self.cond.notify()
+
+    def peek(self) -> W | None:
+        """The oldest live request (cancelled ones ahead of it are dropped). Call with `cond` held."""
+        while self._items and self._items[0].stream.cancelled:
+            self._items.popleft()
+        return self._items[0] if self._items else None
+
+    def pop(self) -> W | None:
+        """Remove and return the oldest live request. Call with `cond` held."""
+        item = self.peek()
+        if item is not None:
+            self._items.popleft()
+        return item
+
+    def cancel_all(self) -> None:
+        with self.cond:
+            for item in self._items:
+                item.stream.cancel()
+            self.cond.notify_all()
+
+    def __len__(self) -> int:
+        return len(self._items)

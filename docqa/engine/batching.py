@@ -18,7 +18,6 @@ import logging
 import os
 import random
 import threading
-from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,11 +26,11 @@ import numpy as np
 
 from docqa.engine.llama_context import BatchToken, LlamaContext, Sampler
 from docqa.engine.prefix_cache import PrefixCache
-from docqa.errors import BusyError, InvalidRequestError
+from docqa.errors import InvalidRequestError
 from docqa.generation import GeneratorInfo, SamplingParams, StopMatcher, detect_prompt_format
 from docqa.models import cpu_threads, model_label, use_flash_attention
 from docqa.settings import LLMSettings
-from docqa.streams import GenerationStream, GenEvent
+from docqa.streams import GenerationStream, GenEvent, WaitQueue
 
 logger = logging.getLogger(__name__)
 
@@ -106,9 +105,9 @@ class BatchingGenerator:
         )
         self._thinking_cutoff = self.llama.tokenize(THINKING_CUTOFF)
         self._think_end = self.llama.tokenize("</think>")
-        self._waiting: deque[_Request] = deque()
+        self._waiting: WaitQueue[_Request] = WaitQueue(settings.max_queue)
         self._active: list[_Sequence] = []
-        self._lock = threading.Condition()
+        self._lock = self._waiting.cond
         self._step_lock = threading.Lock()
         workers = min(n_parallel, os.cpu_count() or 1)
         self._pool = ThreadPoolExecutor(workers, thread_name_prefix="docqa-sample") if workers > 1 else None
@@ -136,22 +135,14 @@ class BatchingGenerator:
         loop: asyncio.AbstractEventLoop | None = None,
     ) -> GenerationStream:
         stream = GenerationStream(loop)
-        with self._lock:
-            live = [r for r in self._waiting if not r.stream.cancelled]
-            # Requests that a free slot will take at the next step are not waiting in the queue.
-            if len(live) >= self._settings.max_queue + len(self._free_slots):
-                raise BusyError(f"{len(live)} requests are already waiting for the generator; retry shortly")
-            self._waiting = deque(live)
-            self._waiting.append(_Request(prompt, params, stream))
-            self._lock.notify()
+        # Requests that a free slot will take at the next step are not waiting in the queue.
+        self._waiting.put(_Request(prompt, params, stream), spare=len(self._free_slots))
         return stream
 
     def close(self) -> None:
         with self._lock:
             self._closing = True
-            for r in self._waiting:
-                r.stream.cancel()
-            self._lock.notify()
+        self._waiting.cancel_all()
         self._thread.join(timeout=30)
         if self._pool is not None:
             self._pool.shutdown()
@@ -196,11 +187,9 @@ class BatchingGenerator:
     def _admit(self) -> None:
         while self._free_slots:
             with self._lock:
-                while self._waiting and self._waiting[0].stream.cancelled:
-                    self._waiting.popleft()
-                if not self._waiting:
-                    return
-                request = self._waiting[0]
+                request = self._waiting.peek()
+            if request is None:
+                return
             prompt = np.asarray(self.llama.tokenize(request.prompt), dtype=np.int32)
             room = self.info.n_ctx - len(prompt)
             if room <= 0:
@@ -261,7 +250,7 @@ class BatchingGenerator:
 
     def _pop_waiting(self) -> None:
         with self._lock:
-            self._waiting.popleft()
+            self._waiting.pop()
 
     def _step(self) -> None:
         for seq in [s for s in self._active if s.request.stream.cancelled]:
