@@ -16,10 +16,12 @@ def health(state: StateDep) -> JSONResponse:
         status = "error" if state.load_error else "loading"
         return JSONResponse({"status": status, "detail": state.load_error}, status_code=503)
     gen, emb = state.qa.generator, state.qa.embedder
+    memory_report = getattr(gen, "memory_report", None)  # the batching engine's KV cache and queue
     return JSONResponse(
         {
             "status": "ok",
             "generator": gen.info.model_id if gen else None,
             "embedder": emb.model_id if emb else None,
+            "engine": memory_report() if memory_report else {"kind": "serial"},
         }
     )
