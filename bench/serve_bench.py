@@ -1,0 +1,118 @@
+"""Through a real `docqa serve` (demo model, this machine): prefix reuse and concurrency, end to end.
+
+1. Time to first answer token of a question, then of a second question over the same retrieved chunk
+   (same document, top_k 1): the second reuses the first prompt's KV prefix.
+2. 8 streamed asks (64 answer tokens at most) sent at once, against the same 8 one after another.
+
+usage: python bench/serve_bench.py   (starts and stops its own server on a loopback port)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+QUESTIONS = [
+    "What was Northwind's revenue in 2025?",
+    "How many robots did Northwind ship in 2025?",
+    "Who is the chief executive of Northwind Robotics?",
+    "What dividend does the board propose?",
+    "Where is the new Northwind plant?",
+    "What are the main risks for Northwind?",
+    "What was the operating margin in 2025?",
+    "How much cash did Northwind have at year end?",
+]
+
+
+def ask(base: str, question: str, document_id: int, max_tokens: int = 64) -> tuple[float, float, int]:
+    """(server-side seconds to the first answer token, seconds in all at the client, completion tokens)."""
+    body = {"question": question, "document_id": document_id, "top_k": 1, "max_tokens": max_tokens, "stream": True}
+    start = time.perf_counter()
+    done: dict = {}
+    with httpx.stream("POST", f"{base}/v1/ask", json=body, timeout=600) as r:
+        r.raise_for_status()
+        kind = None
+        for line in r.iter_lines():
+            if line.startswith("event: "):
+                kind = line[7:]
+            elif line.startswith("data: ") and kind == "done":
+                done = json.loads(line[6:])["timings"]
+    ttft = done.get("ttft_ms")
+    return (ttft / 1000 if ttft else float("nan")), time.perf_counter() - start, int(done.get("completion_tokens", 0))
+
+
+def main() -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    base = f"http://127.0.0.1:{port}"
+    with tempfile.TemporaryDirectory() as data:
+        env = {**os.environ, "DOCQA_DATA_DIR": data, "DOCQA_LLM_N_PARALLEL": "8"}
+        server = subprocess.Popen([sys.executable, "-m", "docqa", "serve", "--port", str(port)], env=env)
+        try:
+            for _ in range(600):
+                try:
+                    if httpx.get(f"{base}/health").status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                time.sleep(0.5)
+            pdf = ROOT / "sample_docs" / "annual_report_2025.pdf"
+            files = [("files", (pdf.name, pdf.read_bytes(), "application/pdf"))]
+            doc_id = httpx.post(f"{base}/v1/collections/default/documents", files=files, timeout=600).json()["files"][
+                0
+            ]["document_id"]
+            md = ROOT / "sample_docs" / "operations_handbook.md"
+            other = httpx.post(
+                f"{base}/v1/collections/default/documents",
+                files=[("files", (md.name, md.read_bytes(), "text/markdown"))],
+                timeout=600,
+            ).json()["files"][0]["document_id"]
+            ask(base, "Warm-up question?", other, max_tokens=1)  # another chunk: the first ask below stays cold
+
+            first_ttft, _, _ = ask(base, "What was Northwind's revenue in 2025?", doc_id)
+            second_ttft, _, _ = ask(base, "What was the operating profit in 2025?", doc_id)
+
+            start = time.perf_counter()
+            sequential = [ask(base, q, doc_id) for q in QUESTIONS]
+            sequential_s = time.perf_counter() - start
+
+            results: list[tuple[float, float, int]] = []
+            threads = [threading.Thread(target=lambda q=q: results.append(ask(base, q, doc_id))) for q in QUESTIONS]
+            start = time.perf_counter()
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            concurrent_s = time.perf_counter() - start
+        finally:
+            server.terminate()
+            server.wait(timeout=60)
+
+    rows = {
+        "first question: time to first answer token (s)": first_ttft,
+        "second question, same chunk: time to first answer token (s)": second_ttft,
+        "second / first": second_ttft / first_ttft,
+        "8 asks one after another (s)": sequential_s,
+        "8 asks at once (s)": concurrent_s,
+        "at once / one after another": concurrent_s / sequential_s,
+        "answer tokens, one after another": sum(r[2] for r in sequential),
+        "answer tokens, at once": sum(r[2] for r in results),
+    }
+    print("| figure | value |\n|---|---|")
+    for k, v in rows.items():
+        print(f"| {k} | {v:.3f} |" if isinstance(v, float) else f"| {k} | {v} |")
+
+
+if __name__ == "__main__":
+    main()
