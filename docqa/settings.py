@@ -143,6 +143,11 @@ class IngestSettings(BaseModel):
 
 
 class APISettings(BaseModel):
+    keys: str = Field(
+        default="",
+        description="Comma-separated API keys (DOCQA_API_KEYS); when set, every route but /health needs "
+        "'Authorization: Bearer KEY'. Empty: no authentication (local use).",
+    )
     max_files: int = Field(default=100, ge=1, description="Most files in one upload request.")
 
 

@@ -95,7 +95,7 @@ def test_errors_are_clear_and_carry_no_traceback(live_server: str) -> None:
         f"{live_server}/v1/collections/default/documents",
         files=[("files", ("evil.pdf", b"PK\x03\x04zip", "application/pdf"))],
     )
-    assert r.status_code == 415 and "not a PDF" in r.text
+    assert r.status_code == 415 and "not a PDF" in r.json()["error"]["message"]
     r = httpx.post(
         f"{live_server}/v1/collections/default/documents",
         files=[("files", ("../../etc/passwd.txt", b"hello", "text/plain"))],
@@ -163,3 +163,26 @@ def test_concurrent_asks_are_queued_safely(live_server: str) -> None:
     for t in threads:
         t.join()
     assert results == [200] * 4
+
+
+def test_api_keys_guard_every_route_but_health(sample_qa) -> None:  # type: ignore[no-untyped-def]
+    from fastapi.testclient import TestClient
+
+    from docqa.api.main import create_app
+    from docqa.api.state import AppState
+
+    settings = sample_qa.settings.model_copy(
+        update={"api": sample_qa.settings.api.model_copy(update={"keys": "first-key, second-key"})}
+    )
+    state = AppState(settings, qa=sample_qa)
+    state.loaded.set()
+    with TestClient(create_app(state=state)) as client:
+        assert client.get("/health").status_code == 200
+        url = "/v1/collections/default/documents"
+        assert client.get(url).status_code == 401
+        r = client.get(url, headers={"Authorization": "Bearer wrong-key"})
+        assert r.status_code == 401 and r.headers["www-authenticate"] == "Bearer"
+        assert "wrong-key" not in r.text
+        assert client.get(url, headers={"Authorization": "Basic second-key"}).status_code == 401
+        assert client.get(url, headers={"Authorization": "Bearer second-key"}).status_code == 200
+        assert client.post("/v1/ask", json={"question": "q"}).status_code == 401

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import hmac
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, HTTPException, Request
 
 from docqa.api.state import AppState
 from docqa.errors import NotReadyError
@@ -19,6 +20,21 @@ def get_state(request: Request) -> AppState:
 
 def get_settings(state: Annotated[AppState, Depends(get_state)]) -> Settings:
     return state.settings
+
+
+def require_api_key(request: Request, settings: Annotated[Settings, Depends(get_settings)]) -> None:
+    """401 unless the request carries one of the configured keys (none configured: open)."""
+    keys = [k.strip().encode() for k in settings.api.keys.split(",") if k.strip()]
+    if not keys:
+        return
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    given = token.strip().encode()
+    # compare against every key, in constant time, so timing tells nothing about which one nearly matched
+    matched = False
+    for key in keys:
+        matched |= hmac.compare_digest(given, key)
+    if scheme.lower() != "bearer" or not matched:
+        raise HTTPException(401, "missing or wrong API key", headers={"WWW-Authenticate": "Bearer"})
 
 
 def get_qa(state: Annotated[AppState, Depends(get_state)]) -> DocQA:

@@ -6,6 +6,7 @@ import logging
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from docqa.errors import BusyError, DocqaError
 
@@ -22,6 +23,14 @@ async def docqa_error(_request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse(error_body(type(exc).__name__, str(exc)), status_code=exc.http_status, headers=headers)
 
 
+async def http_error(_request: Request, exc: Exception) -> JSONResponse:
+    """FastAPI's own HTTP errors (401, 413, 415, 400, ...) in docqa's error shape."""
+    assert isinstance(exc, StarletteHTTPException)
+    return JSONResponse(
+        error_body("HTTPError", str(exc.detail)), status_code=exc.status_code, headers=getattr(exc, "headers", None)
+    )
+
+
 async def unexpected_error(_request: Request, exc: Exception) -> JSONResponse:
     logger.exception("unhandled error", exc_info=exc)
     return JSONResponse(error_body("InternalError", "internal error; see the server log"), status_code=500)
@@ -29,4 +38,5 @@ async def unexpected_error(_request: Request, exc: Exception) -> JSONResponse:
 
 def install(app: FastAPI) -> None:
     app.add_exception_handler(DocqaError, docqa_error)
+    app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(Exception, unexpected_error)

@@ -6,10 +6,11 @@ import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from starlette.concurrency import run_in_threadpool
 
 from docqa.api import errors
+from docqa.api.deps import require_api_key
 from docqa.api.limits import BodySizeLimit
 from docqa.api.routes import ask, documents, health
 from docqa.api.state import AppState
@@ -36,8 +37,9 @@ def create_app(settings: Settings | None = None, *, state: AppState | None = Non
     )
     app.state.docqa = app_state
     errors.install(app)
-    app.include_router(health.router)
-    app.include_router(documents.router)
-    app.include_router(ask.router)
+    app.include_router(health.router)  # open: load balancers probe it without a key
+    authenticated = [Depends(require_api_key)]
+    app.include_router(documents.router, dependencies=authenticated)
+    app.include_router(ask.router, dependencies=authenticated)
     app.add_middleware(BodySizeLimit, max_bytes=app_state.settings.max_upload_mb * 2**20)
     return app
