@@ -46,6 +46,7 @@ class _Request:
     prompt: str
     params: SamplingParams
     stream: GenerationStream
+    tokens: np.ndarray | None = None  # the prompt's tokens, once the scheduler has looked at it
 
 
 @dataclass
@@ -190,7 +191,9 @@ class BatchingGenerator:
                 request = self._waiting.peek()
             if request is None:
                 return
-            prompt = np.asarray(self.llama.tokenize(request.prompt), dtype=np.int32)
+            if request.tokens is None:  # once: a request can wait at the head of the queue many steps
+                request.tokens = np.asarray(self.llama.tokenize(request.prompt), dtype=np.int32)
+            prompt = request.tokens
             room = self.info.n_ctx - len(prompt)
             if room <= 0:
                 self._pop_waiting()
@@ -350,6 +353,10 @@ class BatchingGenerator:
         seq.request.stream.put(
             GenEvent("finished", finish_reason=reason, prompt_tokens=len(seq.prompt), completion_tokens=seq.produced)
         )
+        self._release(seq)
+
+    def _release(self, seq: _Sequence) -> None:
+        """Free a sequence's KV cells, sampler and slot."""
         self.llama.seq_remove(seq.slot)
         seq.sampler.free()
         self._active.remove(seq)
@@ -363,10 +370,7 @@ class BatchingGenerator:
         logger.error("llama_decode failed (%d) for a batch of %d sequences", rc, len(plan))
         for seq, _, _ in plan:
             seq.request.stream.put(GenEvent("failed", text=f"generation failed (llama_decode returned {rc})"))
-            self.llama.seq_remove(seq.slot)
-            seq.sampler.free()
-            self._active.remove(seq)
-            self._free_slots.append(seq.slot)
+            self._release(seq)
 
     # --- for tests: logits of whole sequences, evaluated together or alone --------------------
 
