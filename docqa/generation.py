@@ -110,6 +110,26 @@ class StopMatcher:
         return out
 
 
+class OutputText:
+    """A completion's text as it streams: token bytes decoded as UTF-8 incrementally (one character can
+    span tokens), then held back where it could start a stop string and cut at the first one."""
+
+    def __init__(self, stops: tuple[str, ...]) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._stops = StopMatcher(stops)
+
+    def decode(self, piece: bytes) -> str:
+        return self._decoder.decode(piece)
+
+    def feed(self, text: str) -> tuple[str, bool]:
+        """(text safe to emit now, whether a stop string was reached)."""
+        return self._stops.feed(text)
+
+    def tail(self) -> str:
+        """What is still held back, at the end of a generation that did not stop on a stop string."""
+        return self._stops.flush() + self._decoder.decode(b"", final=True)
+
+
 @dataclass
 class _Job:
     prompt: str
@@ -202,8 +222,7 @@ class LlamaGenerator:
         max_tokens = min(params.max_tokens, room)
         llm.set_seed(params.seed if params.seed >= 0 else random.randrange(2**31))
         vocab = llm._model.vocab
-        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        stops = StopMatcher(params.stop)
+        output = OutputText(params.stop)
         produced = 0
         reason = "length"
         for token in llm.generate(
@@ -222,8 +241,7 @@ class LlamaGenerator:
                 reason = "stop"
                 break
             produced += 1
-            piece = decoder.decode(llm.detokenize([token], special=False))
-            text, stopped = stops.feed(piece)
+            text, stopped = output.feed(output.decode(llm.detokenize([token], special=False)))
             if text:
                 stream.put(GenEvent("text", text=text))
             if stopped:
@@ -231,8 +249,7 @@ class LlamaGenerator:
                 break
             if produced >= max_tokens:
                 break
-        tail = stops.flush() if reason != "stop" else ""
-        tail += decoder.decode(b"", final=True) if reason != "stop" else ""
+        tail = output.tail() if reason != "stop" else ""
         if tail:
             stream.put(GenEvent("text", text=tail))
         stream.put(GenEvent("finished", finish_reason=reason, prompt_tokens=len(tokens), completion_tokens=produced))

@@ -13,7 +13,6 @@ prompt starts from the cached one with the longest common prefix (`llama_memory_
 from __future__ import annotations
 
 import asyncio
-import codecs
 import logging
 import os
 import random
@@ -27,7 +26,7 @@ import numpy as np
 from docqa.engine.llama_context import BatchToken, LlamaContext, Sampler
 from docqa.engine.prefix_cache import PrefixCache
 from docqa.errors import InvalidRequestError
-from docqa.generation import GeneratorInfo, SamplingParams, StopMatcher, detect_prompt_format
+from docqa.generation import GeneratorInfo, OutputText, SamplingParams, detect_prompt_format
 from docqa.models import cpu_threads, model_label, use_flash_attention
 from docqa.settings import LLMSettings
 from docqa.streams import GenerationStream, GenEvent, WaitQueue
@@ -63,8 +62,7 @@ class _Sequence:
     prefilled: bool = False
     thinking_closed: bool = False
     recent_text: str = ""  # the last few characters, to notice a </think> spelled in several tokens
-    decoder: codecs.IncrementalDecoder = field(default_factory=lambda: codecs.getincrementaldecoder("utf-8")("replace"))
-    stops: StopMatcher = field(default_factory=lambda: StopMatcher(()))
+    output: OutputText = field(default_factory=lambda: OutputText(()))
 
 
 class BatchingGenerator:
@@ -247,7 +245,7 @@ class BatchingGenerator:
                 n_past=reuse,
                 reserved=need,
                 max_tokens=max_tokens,
-                stops=StopMatcher(request.params.stop),
+                output=OutputText(request.params.stop),
             )
             self._active.append(seq)
 
@@ -309,7 +307,7 @@ class BatchingGenerator:
             return
         seq.produced += 1
         next_input = [token]
-        text = seq.decoder.decode(self.llama.piece(token))
+        text = seq.output.decode(self.llama.piece(token))
         seq.recent_text = (seq.recent_text + text)[-16:]
         if [token] == self._think_end or "</think>" in seq.recent_text:
             seq.thinking_closed = True
@@ -319,7 +317,7 @@ class BatchingGenerator:
             next_input += self._thinking_cutoff
             text += THINKING_CUTOFF
             seq.thinking_closed = True
-        out, stopped = seq.stops.feed(text)
+        out, stopped = seq.output.feed(text)
         if out:
             seq.request.stream.put(GenEvent("text", text=out))
         if stopped:
@@ -347,7 +345,7 @@ class BatchingGenerator:
 
     def _finish(self, seq: _Sequence, reason: str) -> None:
         if reason != "stop":
-            tail = seq.stops.flush() + seq.decoder.decode(b"", final=True)
+            tail = seq.output.tail()
             if tail and reason != "cancelled":
                 seq.request.stream.put(GenEvent("text", text=tail))
         seq.request.stream.put(
