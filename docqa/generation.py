@@ -50,7 +50,6 @@ class GeneratorInfo:
     model_id: str
     n_ctx: int
     prompt_format: str  # qwen3 | chatml | gemma | plain
-    chat_template: str | None
 
 
 class Generator(Protocol):
@@ -159,7 +158,6 @@ class LlamaGenerator:
             model_id=model_label(model_path),
             n_ctx=int(self._llm.n_ctx()),
             prompt_format=detect_prompt_format(metadata, settings.prompt_format),
-            chat_template=metadata.get("tokenizer.chat_template"),
         )
         self._jobs: WaitQueue[_Job] = WaitQueue(settings.max_queue)
         self._closing = False

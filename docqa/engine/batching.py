@@ -91,7 +91,6 @@ class BatchingGenerator:
             model_id=model_label(model_path),
             n_ctx=min(settings.n_ctx, self.llama.n_ctx_seq),
             prompt_format=detect_prompt_format(self.llama.metadata, settings.prompt_format),
-            chat_template=self.llama.metadata.get("tokenizer.chat_template"),
         )
         self._free_slots = list(range(n_parallel))
         self.cache = PrefixCache(

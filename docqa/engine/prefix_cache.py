@@ -1,9 +1,9 @@
 """Bookkeeping for KV prefix reuse: which cache sequence holds which token prefix.
 
-The engine keeps recent prompts' KV cells alive under spare sequence IDs of llama.cpp's unified KV
-cache (copying a sequence there shares cells, it does not duplicate them). A new prompt starts from
-the entry with the longest common prefix. Entries are bounded by a token budget and evicted least
-recently used first; a pinned entry (the system prompt) is never evicted.
+The engine keeps recent prompts' KV cells alive under spare sequence IDs of llama.cpp's KV cache (in
+a unified cache the copy shares cells; with per-sequence streams it copies them). A new prompt starts
+from the entry with the longest common prefix, which always includes the system prompt. Entries are
+bounded by a token budget and evicted least recently used first.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ def common_prefix(a: np.ndarray, b: np.ndarray) -> int:
 class CacheEntry:
     seq_id: int
     tokens: np.ndarray
-    pinned: bool = False
     last_used: int = 0
 
 
@@ -60,14 +59,14 @@ class PrefixCache:
             for e in self.entries.values()
         )
 
-    def plan_insert(self, tokens: np.ndarray, pinned: bool = False) -> tuple[int | None, list[int]]:
+    def plan_insert(self, tokens: np.ndarray) -> tuple[int | None, list[int]]:
         """Where to store a new prefix: (sequence ID, IDs to evict first), or (None, []) if it cannot fit."""
         if len(tokens) > self.budget_tokens:
             return None, []
         evict: list[int] = []
         held = self.tokens_held()
         free = [s for s in self.seq_ids if s not in self.entries]
-        victims = sorted((e for e in self.entries.values() if not e.pinned), key=lambda e: e.last_used)
+        victims = sorted(self.entries.values(), key=lambda e: e.last_used)
         for victim in victims:
             if free and held + len(tokens) <= self.budget_tokens:
                 break
@@ -78,12 +77,12 @@ class PrefixCache:
             return None, []
         return free[0], evict
 
-    def insert(self, seq_id: int, tokens: np.ndarray, pinned: bool = False) -> None:
-        self.entries[seq_id] = CacheEntry(seq_id, tokens.copy(), pinned, next(self._clock))
+    def insert(self, seq_id: int, tokens: np.ndarray) -> None:
+        self.entries[seq_id] = CacheEntry(seq_id, tokens.copy(), next(self._clock))
 
     def remove(self, seq_id: int) -> None:
         self.entries.pop(seq_id, None)
 
     def evictable(self) -> list[int]:
-        """Unpinned entries, least recently used first (to free KV cells under pressure)."""
-        return [e.seq_id for e in sorted(self.entries.values(), key=lambda e: e.last_used) if not e.pinned]
+        """Entries, least recently used first (to free KV cells under pressure)."""
+        return [e.seq_id for e in sorted(self.entries.values(), key=lambda e: e.last_used)]
