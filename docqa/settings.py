@@ -140,6 +140,17 @@ class IngestSettings(BaseModel):
     checkpoint_seconds: float = Field(
         default=30.0, gt=0, description="How often a long ingest writes its FAISS index to disk."
     )
+    isolate_pdf: bool = Field(
+        default=True,
+        description="Parse each PDF in a child process, so a PDF that hangs, bloats or crashes the parser "
+        "fails that file only.",
+    )
+    pdf_timeout_s: float = Field(
+        default=180.0, gt=0, description="Wall-clock limit for parsing one PDF in the child process."
+    )
+    pdf_memory_mb: int = Field(
+        default=2048, ge=64, description="Address-space limit (MiB) of the child process that parses a PDF."
+    )
 
 
 class APISettings(BaseModel):

@@ -25,7 +25,8 @@ from docqa.settings import ChunkingSettings, IngestSettings
 from docqa.store import CollectionRow, Store
 from ingest.chunking import chunk_pages, tiktoken_counter
 from ingest.embedding import Embedder
-from ingest.readers import is_supported, read_document
+from ingest.isolation import read_document_safely
+from ingest.readers import is_supported
 
 logger = logging.getLogger(__name__)
 
@@ -211,7 +212,7 @@ class Ingestor:
         try:
             if size > self._limits.max_file_mb * 1024 * 1024:
                 raise ReadError(f"file is {size / 2**20:.0f} MiB, over the {self._limits.max_file_mb} MiB limit")
-            parsed = read_document(source.path, password)
+            parsed = read_document_safely(source.path, password, self._limits)
             chunks = chunk_pages(parsed.pages, self._chunking.max_tokens, self._chunking.overlap_tokens, self._counter)
             if not chunks:
                 raise ReadError("no text to index")

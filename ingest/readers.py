@@ -72,7 +72,7 @@ def read_pdf(path: Path, password: str | None = None) -> ParsedDocument:
         if reader.is_encrypted and not reader.decrypt(password or ""):
             raise ReadError("encrypted: password required")
         n_pages = len(reader.pages)
-    except ReadError:
+    except (ReadError, MemoryError):
         raise
     except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
         raise ReadError(f"malformed PDF: {exc}") from exc
@@ -87,6 +87,8 @@ def read_pdf(path: Path, password: str | None = None) -> ParsedDocument:
     for number in range(1, n_pages + 1):
         try:
             raw = reader.pages[number - 1].extract_text() or ""
+        except MemoryError:
+            raise  # past the parser's memory limit: the whole file fails with that reason
         except Exception as exc:  # one bad page must not lose the rest of the document
             logger.debug("page %d of %s: %s", number, path.name, exc)
             failed.append(number)

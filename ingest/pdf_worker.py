@@ -1,0 +1,121 @@
+"""The PDF parsing worker: `python -m ingest.pdf_worker`, driven by ingest.isolation over stdin/stdout.
+
+It is a small, single-threaded process with pypdf imported, so forking it per PDF is cheap and safe
+(forking the docqa server itself would copy model weights, CUDA state and threads). Each PDF is
+parsed in a fresh child with an address-space limit; the worker kills a child that runs past its
+wall-clock limit and reports a child that dies. Frames are an 8-byte length and a pickle, exchanged
+only with the docqa process that started this worker.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import resource
+import select
+import signal
+import struct
+import sys
+import time
+from pathlib import Path
+from typing import IO
+
+from docqa.errors import ReadError
+from ingest.readers import read_pdf
+
+_FRAME = struct.Struct(">Q")
+
+
+def read_frame(stream: IO[bytes]) -> bytes | None:
+    header = stream.read(_FRAME.size)
+    if len(header) < _FRAME.size:
+        return None
+    (length,) = _FRAME.unpack(header)
+    payload = stream.read(length)
+    return payload if len(payload) == length else None
+
+
+def write_frame(stream: IO[bytes], payload: bytes) -> None:
+    stream.write(_FRAME.pack(len(payload)) + payload)
+    stream.flush()
+
+
+def crash_message(wait_status: int) -> str:
+    if os.WIFSIGNALED(wait_status):
+        number = os.WTERMSIG(wait_status)
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = f"signal {number}"
+        return f"PDF parser crashed ({name})"
+    return f"PDF parser exited unexpectedly (exit code {os.waitstatus_to_exitcode(wait_status)})"
+
+
+def _parse(path: str, password: str | None, memory_mb: int) -> tuple[str, object]:
+    try:
+        return ("ok", read_pdf(Path(path), password))
+    except ReadError as exc:
+        return ("error", str(exc))
+    except MemoryError:
+        return ("error", f"PDF parser went over its memory limit of {memory_mb} MiB")
+    except BaseException as exc:  # anything else still becomes that file's recorded error
+        return ("error", f"PDF parser failed: {type(exc).__name__}: {exc}")
+
+
+def _child(write_fd: int, path: str, password: str | None, memory_mb: int) -> None:
+    code = 0
+    try:
+        limit = memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        result = _parse(path, password, memory_mb)
+        try:
+            payload = pickle.dumps(result)
+        except MemoryError:
+            payload = pickle.dumps(("error", f"PDF parser went over its memory limit of {memory_mb} MiB"))
+        with os.fdopen(write_fd, "wb") as out:
+            out.write(payload)
+    except BaseException:
+        code = 1
+    finally:
+        os._exit(code)
+
+
+def parse_in_child(path: str, password: str | None, timeout_s: float, memory_mb: int) -> bytes:
+    """Fork, parse in the child, and return its pickled result or a pickled error."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_fd)
+        _child(write_fd, path, password, memory_mb)
+    os.close(write_fd)
+    deadline = time.monotonic() + timeout_s
+    blocks: list[bytes] = []
+    with os.fdopen(read_fd, "rb", buffering=0) as pipe:
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([pipe], [], [], remaining)[0]:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return pickle.dumps(("error", f"PDF parser timed out after {timeout_s:g} s"))
+            block = pipe.read(1 << 20)
+            if not block:
+                break
+            blocks.append(block)
+    _, status = os.waitpid(pid, 0)
+    if blocks and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
+        return b"".join(blocks)
+    return pickle.dumps(("error", crash_message(status)))
+
+
+def main() -> None:
+    import pypdf  # noqa: F401  imported once here, so each forked child starts parsing at once
+
+    requests, replies = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # nothing a library prints may corrupt the reply stream
+    while (frame := read_frame(requests)) is not None:
+        path, password, timeout_s, memory_mb = pickle.loads(frame)
+        write_frame(replies, parse_in_child(path, password, timeout_s, memory_mb))
+
+
+if __name__ == "__main__":
+    main()

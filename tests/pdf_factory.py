@@ -1,0 +1,65 @@
+"""Hand-built PDFs for tests: one page per entry of `pages`, each a list of (text, hidden) lines.
+
+Written byte by byte so that tests need no PDF library and can build hostile files on purpose: a
+small file whose content stream takes pypdf long and much memory, or text hidden from the eye
+(render mode 3, invisible) that a text extractor still reads.
+"""
+
+from __future__ import annotations
+
+import zlib
+from pathlib import Path
+
+
+def _escape(text: str) -> bytes:
+    return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)").encode("latin-1")
+
+
+def _page_content(lines: list[tuple[str, bool]]) -> bytes:
+    ops = [b"BT /F1 11 Tf 72 760 Td 14 TL"]
+    for text, hidden in lines:
+        ops.append(b"%d Tr (%s) Tj T*" % (3 if hidden else 0, _escape(text)))
+    ops.append(b"ET")
+    return b"\n".join(ops) + b"\n"
+
+
+def write_pdf(path: Path, contents: list[bytes]) -> Path:
+    """A PDF with one page per raw (uncompressed) content stream, Flate-compressed in the file."""
+    n_pages = len(contents)
+    font_obj = 3 + 2 * n_pages
+    objects: list[bytes] = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [%s] /Count %d >>"
+        % (b" ".join(b"%d 0 R" % (3 + 2 * i) for i in range(n_pages)), n_pages),
+    ]
+    for i, content in enumerate(contents):
+        packed = zlib.compress(content, 9)
+        objects.append(
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+            b"/Resources << /Font << /F1 %d 0 R >> >> /Contents %d 0 R >>" % (font_obj, 4 + 2 * i)
+        )
+        objects.append(b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(packed) + packed + b"\nendstream")
+    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    path.write_bytes(bytes(out))
+    return path
+
+
+def text_pdf(path: Path, pages: list[list[tuple[str, bool]]]) -> Path:
+    return write_pdf(path, [_page_content(lines) for lines in pages])
+
+
+def bloated_pdf(path: Path, operators: int = 200_000) -> Path:
+    """About 25 kB on disk; its one page's content stream inflates to ~8 MB of text operators, which
+    pypdf needs tens of seconds and hundreds of MiB to extract."""
+    body = b"BT /F1 12 Tf 72 720 Td\n" + b"(lorem ipsum dolor sit amet) Tj 0 -1 Td\n" * operators + b"ET\n"
+    return write_pdf(path, [body])
