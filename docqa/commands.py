@@ -204,18 +204,17 @@ def docs_rm(document_ids: tuple[int, ...], collection: str | None, data_dir: Pat
 
 @main.command()
 @click.option("--collection", "-c", default=None, help="Only this collection (default: all).")
-@click.option("--repair", is_flag=True, help="Rebuild FAISS indexes from the embeddings stored in SQLite.")
+@click.option("--repair", is_flag=True, help="Fix what can be fixed: mark incomplete documents for re-ingest, drop orphan rows, "
+    "rebuild FAISS from the embeddings stored in SQLite.",)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @common_options
 def check(collection: str | None, repair: bool, as_json: bool, data_dir: Path | None, verbose: bool) -> None:
-    """Verify that SQLite and the FAISS indexes agree."""
+    """Verify the data directory: SQLite integrity, complete documents, FAISS against SQLite."""
     qa = open_docqa(make_settings(data_dir, verbose), verbose, embedder=False, generator=False)
     try:
         problems = [] if qa.store.integrity_ok() else ["SQLite integrity_check failed"]
-        for report in qa.check(collection):
+        for report in qa.check(collection, repair=repair):
             problems += [f"{report.collection}: {p}" for p in report.problems]
-            if repair and report.problems:
-                qa.indexes.rebuild(qa.collection(report.collection))
     finally:
         qa.close()
     ok = not problems

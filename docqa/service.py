@@ -155,9 +155,21 @@ class DocQA:
             index.remove(np.asarray(removed, dtype=np.int64))
             index.save()
 
-    def check(self, collection: str | None = None) -> list[ConsistencyReport]:
+    def check(self, collection: str | None = None, *, repair: bool = False) -> list[ConsistencyReport]:
+        """Verify each collection: its rows (documents complete or failed, no orphans) and its FAISS
+        file against the chunk rows. With repair, fix the rows first, then rebuild FAISS from them."""
+        from docqa.audit import document_problems, orphan_problems
+
         names = [collection] if collection else [c.name for c in self.store.collections()]
-        return [self.indexes.check(self.collection(n)) for n in names]
+        reports = [ConsistencyReport("(all collections)", orphan_problems(self.store, repair=repair))]
+        for name in names:
+            coll = self.collection(name)
+            report = self.indexes.check(coll)
+            report.problems[:0] = document_problems(self.store, coll.id, repair=repair)
+            if repair and report.problems and coll.embed_dim is not None:
+                self.indexes.rebuild(coll)
+            reports.append(report)
+        return [r for r in reports if r.problems or r.collection != "(all collections)"]
 
     # --- asking ------------------------------------------------------------------------------
 
