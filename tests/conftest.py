@@ -12,6 +12,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -126,17 +127,16 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture
-def live_server(sample_qa) -> Iterator[str]:  # type: ignore[no-untyped-def]
-    """docqa's real ASGI app under uvicorn on a loopback port, over the sample index."""
+@contextmanager
+def serve_app(settings, qa, port: int) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    """docqa's real ASGI app under uvicorn on a loopback port, over an opened DocQA."""
     import uvicorn
 
     from docqa.api.main import create_app
     from docqa.api.state import AppState
 
-    state = AppState(sample_qa.settings, qa=sample_qa)
+    state = AppState(settings, qa=qa)
     state.loaded.set()
-    port = free_port()
     server = uvicorn.Server(uvicorn.Config(create_app(state=state), host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -144,6 +144,15 @@ def live_server(sample_qa) -> Iterator[str]:  # type: ignore[no-untyped-def]
     while not server.started and time.monotonic() < deadline:
         time.sleep(0.05)
     assert server.started, "uvicorn did not start"
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+@pytest.fixture
+def live_server(sample_qa) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    """The app over a copy of the sample index."""
+    with serve_app(sample_qa.settings, sample_qa, free_port()) as base:
+        yield base

@@ -11,6 +11,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from docqa.api.deps import QADep, SettingsDep
 from docqa.service import validate_collection_name
@@ -52,7 +53,14 @@ def content_problem(name: str, head: bytes) -> str | None:
 @router.post("", summary="Upload and ingest files (multipart, parts named 'files')")
 async def upload(name: str, request: Request, qa: QADep, settings: SettingsDep) -> dict[str, Any]:
     validate_collection_name(name)
-    form = await request.form(max_files=settings.api.max_files, max_fields=20)
+    try:
+        form = await request.form(max_files=settings.api.max_files, max_fields=20)
+    except StarletteHTTPException as exc:
+        if exc.detail == "Invalid multipart data.":  # python-multipart's only word on it; say more
+            raise HTTPException(
+                400, "invalid multipart body: malformed, or a part header over 4 kB (such as a very long file name)"
+            ) from None
+        raise
     try:
         uploads = [f for f in form.getlist("files") if isinstance(f, UploadFile)]
         if not uploads:
