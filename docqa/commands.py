@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 import time
 from pathlib import Path
@@ -55,6 +56,10 @@ def format_pages(citation: dict) -> str:
     return f"pp. {first}-{last}"
 
 
+def _interrupt(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 @main.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--collection", "-c", default=None, help="Collection to add to (default: 'default').")
@@ -75,8 +80,16 @@ def ingest(
     settings = make_settings(data_dir, verbose)
     qa = open_docqa(settings, verbose, embedder=not no_embeddings, generator=False)
     progress = ProgressLine()
+    # SIGTERM ends the run like Ctrl+C: the document being written rolls back, FAISS is saved.
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         report = qa.ingest(list(paths), collection, progress=progress, password=password)
+    except KeyboardInterrupt:
+        progress.close()
+        click.secho(
+            "interrupted: the files finished so far are saved; run the same command to ingest the rest", err=True
+        )
+        sys.exit(130)
     finally:
         progress.close()
         qa.close()
@@ -204,8 +217,12 @@ def docs_rm(document_ids: tuple[int, ...], collection: str | None, data_dir: Pat
 
 @main.command()
 @click.option("--collection", "-c", default=None, help="Only this collection (default: all).")
-@click.option("--repair", is_flag=True, help="Fix what can be fixed: mark incomplete documents for re-ingest, drop orphan rows, "
-    "rebuild FAISS from the embeddings stored in SQLite.",)
+@click.option(
+    "--repair",
+    is_flag=True,
+    help="Fix what can be fixed: mark incomplete documents for re-ingest, drop orphan rows, "
+    "rebuild FAISS from the embeddings stored in SQLite.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @common_options
 def check(collection: str | None, repair: bool, as_json: bool, data_dir: Path | None, verbose: bool) -> None:
@@ -232,9 +249,8 @@ def check(collection: str | None, repair: bool, as_json: bool, data_dir: Path | 
 @common_options
 def serve(host: str, port: int, data_dir: Path | None, verbose: bool) -> None:
     """Serve the REST API (models load in the background; /health says when ready)."""
-    import uvicorn
-
-    from docqa.api.main import create_app
+    from docqa.api.draining import serve as serve_app
+    from docqa.api.state import AppState
 
     settings = make_settings(data_dir, verbose)
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="info" if verbose else "warning")
+    serve_app(AppState(settings), host, port, "info" if verbose else "warning")

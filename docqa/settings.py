@@ -160,6 +160,12 @@ class APISettings(BaseModel):
         "'Authorization: Bearer KEY'. Empty: no authentication (local use).",
     )
     max_files: int = Field(default=100, ge=1, description="Most files in one upload request.")
+    shutdown_grace_s: float = Field(
+        default=30.0,
+        ge=0,
+        description="On SIGTERM or Ctrl+C, how long in-flight requests may run on before the server stops; "
+        "/health answers 503 and new requests are refused from the first moment.",
+    )
 
 
 class Settings(BaseSettings):

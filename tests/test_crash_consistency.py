@@ -20,17 +20,35 @@ from docqa.audit import document_problems, orphan_problems
 from docqa.service import DocQA
 from tests.conftest import ROOT, make_settings
 
-WORDS = (
-    "contract party supplier buyer term notice law court payment invoice delivery warranty liability "
-    "clause agreement schedule annex price currency audit renewal termination"
-).split()
+WORDS = [
+    "contract",
+    "party",
+    "supplier",
+    "buyer",
+    "term",
+    "notice",
+    "law",
+    "court",
+    "payment",
+    "invoice",
+    "delivery",
+    "warranty",
+    "liability",
+    "clause",
+    "agreement",
+    "schedule",
+    "annex",
+    "price",
+    "currency",
+    "audit",
+    "renewal",
+    "termination",
+]
 N_DOCS, REWRITES_PER_RUN, KILLS = 20, 6, 20
 
 
 def _write_doc(path: Path, rng: random.Random) -> None:
-    paragraphs = [
-        "\n".join(" ".join(rng.choice(WORDS) for _ in range(12)) + "." for _ in range(5)) for _ in range(8)
-    ]
+    paragraphs = ["\n".join(" ".join(rng.choice(WORDS) for _ in range(12)) + "." for _ in range(5)) for _ in range(8)]
     path.write_text(f"{path.stem}\n\n" + "\n\n".join(paragraphs), encoding="utf-8")
 
 

@@ -126,9 +126,7 @@ def test_collections_are_isolated(live_server: str) -> None:
         f"{live_server}/v1/ask", json={"question": "vault code?", "collection": "beta", "document_id": doc_id}
     )
     assert r.status_code == 404
-    assert [d["id"] for d in httpx.get(f"{live_server}/v1/collections/alpha/documents").json()["documents"]] == [
-        doc_id
-    ]
+    assert [d["id"] for d in httpx.get(f"{live_server}/v1/collections/alpha/documents").json()["documents"]] == [doc_id]
 
 
 def test_hidden_injection_in_a_pdf_stays_inside_the_source_fence(qa_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

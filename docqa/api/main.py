@@ -11,22 +11,25 @@ from starlette.concurrency import run_in_threadpool
 
 from docqa.api import errors
 from docqa.api.deps import require_api_key
+from docqa.api.draining import InFlight
 from docqa.api.limits import BodySizeLimit
 from docqa.api.routes import ask, documents, health
 from docqa.api.state import AppState
 from docqa.settings import Settings
 
 
-def create_app(settings: Settings | None = None, *, state: AppState | None = None) -> FastAPI:
-    """Build the app. Models load in a background thread at startup; pass `state` to reuse loaded ones."""
+def create_app(settings: Settings | None = None, *, state: AppState | None = None, owns_state: bool = False) -> FastAPI:
+    """Build the app. Models load in a background thread at startup; pass `state` to reuse loaded ones
+    (the app then leaves them open at shutdown, unless `owns_state`)."""
     app_state = state or AppState(settings or Settings())
+    owned = state is None or owns_state
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         if app_state.qa is None and not app_state.loaded.is_set():
             threading.Thread(target=app_state.load, name="docqa-model-loader", daemon=True).start()
         yield
-        if state is None:  # we own the models only if we loaded them
+        if owned:
             await run_in_threadpool(app_state.close)
 
     app = FastAPI(
@@ -42,4 +45,5 @@ def create_app(settings: Settings | None = None, *, state: AppState | None = Non
     app.include_router(documents.router, dependencies=authenticated)
     app.include_router(ask.router, dependencies=authenticated)
     app.add_middleware(BodySizeLimit, max_bytes=app_state.settings.max_upload_mb * 2**20)
+    app.add_middleware(InFlight, state=app_state)  # outermost: refuses work first when draining
     return app

@@ -18,6 +18,17 @@ class AppState:
     qa: DocQA | None = None
     load_error: str | None = None
     loaded: threading.Event = field(default_factory=threading.Event)
+    draining: threading.Event = field(default_factory=threading.Event)  # shutting down: refuse new work
+    in_flight: int = 0  # requests being served, /health aside
+    _in_flight_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def enter(self) -> None:
+        with self._in_flight_lock:
+            self.in_flight += 1
+
+    def leave(self) -> None:
+        with self._in_flight_lock:
+            self.in_flight -= 1
 
     def load(self) -> None:
         """Load the models (in a background thread, so /health can answer 503 meanwhile)."""

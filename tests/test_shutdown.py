@@ -1,0 +1,153 @@
+"""Graceful shutdown of a real `docqa serve` process, and SIGTERM to a running `docqa ingest`.
+
+SIGTERM while an answer streams and an upload is being ingested: /health turns 503 at once, new
+requests are refused, both in-flight requests finish, the process exits cleanly, and the data
+directory is consistent when opened again."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+
+from docqa.service import DocQA
+from tests.conftest import ROOT, free_port, make_settings
+
+LONG_REPORT = "\n\n".join(
+    f"Section {i}. The depot in district {i} received {100 + i} containers of spare parts in March, "
+    f"and shipped {90 + i} of them to the assembly plant before the end of the quarter."
+    for i in range(60)
+)
+
+
+def _wait_healthy(base: str, proc: subprocess.Popen[bytes], timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+        try:
+            if httpx.get(f"{base}/health", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.2)
+    raise AssertionError("docqa serve did not become healthy")
+
+
+def test_sigterm_drains_streams_and_uploads_then_exits(sample_index: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(sample_index, data)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "DOCQA_API_SHUTDOWN_GRACE_S": "120", "DOCQA_LLM_N_CTX": "4096"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "docqa", "serve", "--port", str(port), "--data-dir", str(data)],
+        cwd=ROOT,
+        env=env,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        _wait_healthy(base, proc)
+        results: dict[str, object] = {}
+        streaming = threading.Event()
+
+        def stream() -> None:
+            events = []
+            body = {"question": "What was the revenue in 2025?", "stream": True, "max_tokens": 48}
+            with httpx.stream("POST", f"{base}/v1/ask", json=body, timeout=300) as r:
+                for line in r.iter_lines():
+                    if line.startswith("event: "):
+                        events.append(line.removeprefix("event: "))
+                        streaming.set()  # citations come first, then the answer is generated
+            results["stream"] = events
+
+        def upload() -> None:
+            r = httpx.post(
+                f"{base}/v1/collections/default/documents",
+                files=[("files", ("depots.txt", LONG_REPORT.encode(), "text/plain"))],
+                timeout=300,
+            )
+            results["upload"] = (r.status_code, r.json())
+
+        threads = [threading.Thread(target=upload), threading.Thread(target=stream)]
+        for t in threads:
+            t.start()
+        assert streaming.wait(120), "the answer stream did not start"
+        proc.send_signal(signal.SIGTERM)
+        in_flight_at_signal = "done" not in results.get("stream", []) and "upload" not in results
+        signalled = time.monotonic()
+        health = httpx.get(f"{base}/health", timeout=5)
+        assert health.status_code == 503 and health.json()["status"] == "draining"
+        assert time.monotonic() - signalled < 2
+        refused = httpx.post(f"{base}/v1/ask", json={"question": "anything?"}, timeout=5)
+        assert refused.status_code == 503 and refused.json()["error"]["type"] == "ShuttingDown"
+        for t in threads:
+            t.join(300)
+        assert in_flight_at_signal
+        assert results["stream"][-1] == "done", results["stream"]  # type: ignore[index]
+        status, report = results["upload"]  # type: ignore[misc]
+        assert status == 200 and report["added"] == 1, report
+        assert proc.wait(60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+    qa = DocQA(make_settings(data))
+    try:
+        assert all(r.ok for r in qa.check())
+        assert "depots.txt" in [d.name for d in qa.documents() if d.status == "ready"]
+    finally:
+        qa.close()
+
+
+def _documents_written(database: Path) -> int:
+    if not database.exists():
+        return 0
+    try:
+        with sqlite3.connect(database, timeout=1) as db:
+            return int(db.execute("SELECT count(*) FROM documents").fetchone()[0])
+    except sqlite3.OperationalError:  # tables not created yet
+        return 0
+
+
+def test_sigterm_stops_an_ingest_cleanly(tiny_qwen3: Path, tmp_path: Path) -> None:
+    folder, data = tmp_path / "docs", tmp_path / "data"
+    folder.mkdir()
+    for i in range(30):
+        (folder / f"part{i:02d}.txt").write_text(LONG_REPORT.replace("depot", f"depot-{i}"), encoding="utf-8")
+    env = {
+        **os.environ,
+        "DOCQA_DATA_DIR": str(data),
+        "DOCQA_EMBED_MODEL": str(tiny_qwen3),
+        "DOCQA_CHUNKING_MAX_TOKENS": "128",
+        "DOCQA_CHUNKING_OVERLAP_TOKENS": "16",
+    }
+    command = [sys.executable, "-m", "docqa", "ingest", str(folder), "--json"]
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while _documents_written(make_settings(data).database_path) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "interrupted" in stderr and "Traceback" not in stderr
+
+    qa = DocQA(make_settings(data))
+    try:
+        assert all(r.ok for r in qa.check())
+        done = len(qa.documents())
+    finally:
+        qa.close()
+    assert 0 < done < 30, done
+    final = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert final.returncode == 0, final.stderr
+    assert json.loads(final.stdout)["unchanged"] == done
