@@ -7,6 +7,7 @@ the most terms with the answer, and whether the answer cites the source as [n].
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from docqa import lexical
 from docqa.types import RetrievedChunk
@@ -53,3 +54,20 @@ def cited_numbers(answer: str) -> set[int]:
     for m in _BRACKET.finditer(answer):
         found.update(int(n) for n in re.split(r"\s*[,，、]\s*", m.group(1)))
     return found
+
+
+def format_pages(citation: dict[str, Any]) -> str:
+    """'p. 2', 'pp. 3-5', or 'p. 4 (chunk covers pp. 3-5)' for a citation as Citation.as_dict gives it."""
+    first, last = citation["pages"]
+    if first == last:
+        return f"p. {first}"
+    if citation.get("page"):
+        return f"p. {citation['page']} (chunk covers pp. {first}-{last})"
+    return f"pp. {first}-{last}"
+
+
+def sources_footer(citations: list[dict[str, Any]]) -> str:
+    """The citations as a plain-text block to append to an answer (for chat clients)."""
+    shown = [c for c in citations if c.get("cited")] or citations
+    lines = [f"[{c['number']}] {c['document']}, {format_pages(c)}" for c in shown]
+    return "\n\nSources:\n" + "\n".join(lines) if lines else ""

@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from docqa.citing import format_pages
 from docqa.cli import common_options, emit_json, main, make_settings, open_docqa
 from docqa.service import AskRequest
 from ingest.pipeline import Progress
@@ -45,15 +46,6 @@ class ProgressLine:
     def close(self) -> None:
         if self.enabled:
             click.echo("\r\033[K", nl=False, err=True)
-
-
-def format_pages(citation: dict) -> str:
-    first, last = citation["pages"]
-    if first == last:
-        return f"p. {first}"
-    if citation.get("page"):
-        return f"p. {citation['page']} (chunk covers pp. {first}-{last})"
-    return f"pp. {first}-{last}"
 
 
 def _interrupt(_signum: int, _frame: object) -> None:

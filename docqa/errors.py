@@ -24,6 +24,15 @@ class ModelNotFoundError(ConfigError):
         )
 
 
+class UnknownModelError(DocqaError):
+    """An OpenAI-style request named a model docqa does not serve."""
+
+    http_status = 404
+
+    def __init__(self, model: str) -> None:
+        super().__init__(f"model '{model}' not found: use 'docqa/<collection>'; GET /v1/models lists them")
+
+
 class NotReadyError(DocqaError):
     """The models are still loading."""
 

@@ -31,6 +31,7 @@ from sqlalchemy import (
     select,
     text,
 )
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
 from docqa import lexical
@@ -168,13 +169,16 @@ class Store:
     def collection(self, name: str, *, create: bool = False) -> CollectionRow:
         with self.session() as s:
             row = s.scalar(select(CollectionRow).where(CollectionRow.name == name))
-            if row is None:
-                if not create:
-                    raise CollectionNotFoundError(name)
-                row = CollectionRow(name=name)
-                s.add(row)
-                s.flush()
-            return row
+            if row is not None:
+                return row
+            if not create:
+                raise CollectionNotFoundError(name)
+            # Two uploads may create the same new collection at once: insert-or-ignore, then read.
+            s.execute(sqlite_insert(CollectionRow).values(name=name, created_at=_now()).on_conflict_do_nothing())
+        with self.session() as s:
+            found = s.scalar(select(CollectionRow).where(CollectionRow.name == name))
+            assert found is not None
+            return found
 
     def collections(self) -> list[CollectionRow]:
         with self.session() as s:

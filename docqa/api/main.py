@@ -13,7 +13,7 @@ from docqa.api import errors
 from docqa.api.deps import require_api_key
 from docqa.api.draining import InFlight
 from docqa.api.limits import BodySizeLimit
-from docqa.api.routes import ask, documents, health
+from docqa.api.routes import ask, documents, health, openai_compat
 from docqa.api.state import AppState
 from docqa.settings import Settings
 
@@ -44,6 +44,7 @@ def create_app(settings: Settings | None = None, *, state: AppState | None = Non
     authenticated = [Depends(require_api_key)]
     app.include_router(documents.router, dependencies=authenticated)
     app.include_router(ask.router, dependencies=authenticated)
+    app.include_router(openai_compat.router, dependencies=authenticated)
     app.add_middleware(BodySizeLimit, max_bytes=app_state.settings.max_upload_mb * 2**20)
     app.add_middleware(InFlight, state=app_state)  # outermost: refuses work first when draining
     return app

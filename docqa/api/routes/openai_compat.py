@@ -1,0 +1,230 @@
+"""OpenAI-compatible endpoints, so Open WebUI and OpenAI clients can use docqa as a model.
+
+Each collection is a model named `docqa/<collection>`. A chat completion answers the last user
+message from that collection (earlier turns are not used for retrieval yet). Reasoning streams in
+`delta.reasoning_content` and the answer in `delta.content`, as vLLM and llama.cpp's server do;
+the citations close the answer as a "Sources:" block and come whole in a `citations` field.
+Thinking is chosen by `/think` or `/no_think` in the message, then
+`chat_template_kwargs.enable_thinking`, then `reasoning_effort` ("none" means off).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any, Literal
+
+from fastapi import APIRouter
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
+
+from docqa.api.deps import QADep
+from docqa.citing import sources_footer
+from docqa.errors import DocqaError, InvalidRequestError, UnknownModelError
+from docqa.service import AskRequest
+from docqa.types import AskEvent
+
+router = APIRouter(prefix="/v1", tags=["openai"])
+
+MODEL_PREFIX = "docqa/"
+_SOFT_SWITCH = re.compile(r"(^|\s)/(no_think|think)\b")
+
+
+class ContentPart(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    type: str
+    text: str | None = None
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    role: Literal["system", "user", "assistant", "tool", "developer"]
+    content: str | list[ContentPart] | None = None
+
+    def text(self) -> str:
+        if isinstance(self.content, list):
+            return "\n".join(p.text or "" for p in self.content if p.type == "text")
+        return self.content or ""
+
+
+class StreamOptions(BaseModel):
+    include_usage: bool = False
+
+
+class ChatCompletionBody(BaseModel):
+    """The fields of OpenAI's request that docqa honours; others are accepted and ignored."""
+
+    model_config = ConfigDict(
+        extra="allow",
+        json_schema_extra={
+            "examples": [
+                {
+                    "model": "docqa/default",
+                    "messages": [{"role": "user", "content": "What is the notice period? /no_think"}],
+                    "stream": True,
+                }
+            ]
+        },
+    )
+    model: str = Field(description="'docqa/<collection>' (see GET /v1/models).")
+    messages: list[ChatMessage] = Field(min_length=1)
+    stream: bool = False
+    stream_options: StreamOptions | None = None
+    max_tokens: int | None = Field(default=None, ge=1, le=32768)
+    max_completion_tokens: int | None = Field(default=None, ge=1, le=32768)
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    seed: int | None = None
+    reasoning_effort: str | None = Field(default=None, description="'none' for non-thinking; any other turns it on.")
+    chat_template_kwargs: dict[str, Any] | None = Field(default=None, description="{'enable_thinking': bool}")
+    top_k: int | None = Field(default=None, ge=1, le=50, description="docqa: chunks put in the prompt.")
+    document_id: int | None = Field(default=None, description="docqa: search only this document.")
+
+
+def collection_of(model: str) -> str:
+    if model in ("docqa", MODEL_PREFIX.rstrip("/")):
+        return "default"
+    if not model.startswith(MODEL_PREFIX) or not model[len(MODEL_PREFIX) :]:
+        raise UnknownModelError(model)
+    return model[len(MODEL_PREFIX) :]
+
+
+def choose_thinking(body: ChatCompletionBody, message: str) -> tuple[bool, str]:
+    """(thinking on?, the message without Qwen's /think and /no_think soft switches)."""
+    switches = _SOFT_SWITCH.findall(message)
+    cleaned = _SOFT_SWITCH.sub(" ", message).strip()
+    if switches:
+        return switches[-1][1] == "think", cleaned
+    kwargs = body.chat_template_kwargs or {}
+    if "enable_thinking" in kwargs:
+        return bool(kwargs["enable_thinking"]), cleaned
+    if body.reasoning_effort is not None:
+        return body.reasoning_effort.lower() not in ("none", "off"), cleaned
+    return False, cleaned
+
+
+def ask_request(body: ChatCompletionBody) -> AskRequest:
+    users = [m for m in body.messages if m.role == "user"]
+    if not users or not users[-1].text().strip():
+        raise InvalidRequestError("no user message to answer")
+    thinking, question = choose_thinking(body, users[-1].text())
+    return AskRequest(
+        question,
+        collection_of(body.model),
+        thinking,
+        body.top_k,
+        body.max_completion_tokens or body.max_tokens,
+        body.document_id,
+        body.seed,
+        body.temperature,
+    )
+
+
+def _finish(reason: str) -> str:
+    return "length" if reason == "length" else "stop"
+
+
+def _usage(timings: dict[str, Any]) -> dict[str, int]:
+    prompt, completion = int(timings.get("prompt_tokens") or 0), int(timings.get("completion_tokens") or 0)
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
+
+@router.get("/models", summary="Every collection as a model, 'docqa/<collection>' (OpenAI format)")
+def list_models(qa: QADep) -> dict[str, Any]:
+    return {
+        "object": "list",
+        "data": [
+            {
+                "id": f"{MODEL_PREFIX}{c.name}",
+                "object": "model",
+                "created": int(c.created_at.timestamp()),
+                "owned_by": "docqa",
+            }
+            for c in qa.store.collections()
+        ],
+    }
+
+
+@router.post("/chat/completions", summary="Answer the last user message from a collection (OpenAI format)")
+async def chat_completions(body: ChatCompletionBody, qa: QADep) -> Any:
+    request = ask_request(body)
+    completion_id = f"chatcmpl-{uuid.uuid4().hex}"
+    created = int(time.time())
+    if not body.stream:
+        answer = await run_in_threadpool(qa.ask, request)
+        result = answer.as_dict()
+        citations: list[dict[str, Any]] = result["citations"]  # type: ignore[assignment]
+        message: dict[str, Any] = {"role": "assistant", "content": answer.answer + sources_footer(citations)}
+        if answer.reasoning:
+            message["reasoning_content"] = answer.reasoning
+        return {
+            "id": completion_id,
+            "object": "chat.completion",
+            "created": created,
+            "model": body.model,
+            "choices": [{"index": 0, "message": message, "finish_reason": _finish(answer.finish_reason)}],
+            "usage": _usage(result["timings"]),  # type: ignore[arg-type]
+            "citations": citations,
+        }
+    events = qa.astream(request)
+    first = await events.__anext__()  # retrieval errors still become HTTP statuses
+    include_usage = bool(body.stream_options and body.stream_options.include_usage)
+    chunks = _stream_chunks(first, events, completion_id, created, body.model, include_usage)
+    return StreamingResponse(
+        chunks, media_type="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    )
+
+
+async def _stream_chunks(
+    first: AskEvent,
+    events: AsyncIterator[AskEvent],
+    completion_id: str,
+    created: int,
+    model: str,
+    include_usage: bool,
+) -> AsyncIterator[bytes]:
+    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> bytes:
+        payload = {
+            "id": completion_id,
+            "object": "chat.completion.chunk",
+            "created": created,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            **extra,
+        }
+        return f"data: {json.dumps(payload, ensure_ascii=False)}\n\n".encode()
+
+    yield chunk({"role": "assistant", "content": ""})
+    done: dict[str, Any] = {"citations": first.data.get("citations", []), "timings": {}, "finish_reason": "stop"}
+    try:
+        async for event in events:
+            if event.kind == "reasoning":
+                yield chunk({"reasoning_content": event.data["text"]})
+            elif event.kind == "answer":
+                yield chunk({"content": event.data["text"]})
+            elif event.kind == "done":
+                done = event.data
+            elif event.kind == "error":
+                raise DocqaError(str(event.data.get("message")))
+    except DocqaError as exc:  # after the 200 header, an error travels in the stream, as OpenAI does
+        yield f"data: {json.dumps({'error': {'type': type(exc).__name__, 'message': str(exc)}})}\n\n".encode()
+        yield b"data: [DONE]\n\n"
+        return
+    footer = sources_footer(done["citations"])
+    if footer:
+        yield chunk({"content": footer})
+    yield chunk({}, _finish(str(done.get("finish_reason", "stop"))), citations=done["citations"])
+    if include_usage:
+        payload = {
+            "id": completion_id,
+            "object": "chat.completion.chunk",
+            "created": created,
+            "model": model,
+            "choices": [],
+            "usage": _usage(done.get("timings", {})),
+        }
+        yield f"data: {json.dumps(payload)}\n\n".encode()
+    yield b"data: [DONE]\n\n"

@@ -1,0 +1,100 @@
+"""The OpenAI-compatible API, driven by the official `openai` client against a live server."""
+
+from __future__ import annotations
+
+import httpx
+import openai
+import pytest
+
+from docqa.api.routes.openai_compat import ChatCompletionBody, ChatMessage, ask_request, choose_thinking
+
+
+def _client(base: str) -> openai.OpenAI:
+    return openai.OpenAI(base_url=f"{base}/v1", api_key="unused-locally", timeout=300, max_retries=0)
+
+
+def test_collections_are_listed_as_models(live_server: str) -> None:
+    ids = [m.id for m in _client(live_server).models.list()]
+    assert ids == ["docqa/default"]
+
+
+def test_chat_completion_answers_with_citations(live_server: str) -> None:
+    completion = _client(live_server).chat.completions.create(
+        model="docqa/default",
+        messages=[
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "What was Northwind's revenue in 2025?"},
+        ],
+        max_tokens=48,
+        seed=1,
+    )
+    choice = completion.choices[0]
+    assert choice.finish_reason in ("stop", "length")
+    assert "Sources:\n[" in (choice.message.content or "")
+    extra = completion.model_extra or {}
+    citations = extra["citations"]
+    assert citations and {"document", "pages", "number"} <= set(citations[0])
+    assert "annual_report_2025.pdf" in [c["document"] for c in citations]
+    assert completion.usage is not None and completion.usage.prompt_tokens > 100
+    assert completion.usage.completion_tokens >= 1
+
+
+def test_chat_completion_streams_in_openai_chunks(live_server: str) -> None:
+    stream = _client(live_server).chat.completions.create(
+        model="docqa/default",
+        messages=[{"role": "user", "content": "How many robots did Northwind ship in 2025? /no_think"}],
+        max_tokens=32,
+        stream=True,
+        stream_options={"include_usage": True},
+    )
+    content, finish, citations, usage = [], None, None, None
+    n_chunks = 0
+    for chunk in stream:
+        n_chunks += 1
+        if chunk.usage is not None:
+            usage = chunk.usage
+        if not chunk.choices:
+            continue
+        delta = chunk.choices[0].delta
+        assert not (delta.model_extra or {}).get("reasoning_content"), "thinking was switched off"
+        content.append(delta.content or "")
+        if chunk.choices[0].finish_reason:
+            finish = chunk.choices[0].finish_reason
+            citations = (chunk.model_extra or {}).get("citations")
+    text = "".join(content)
+    assert n_chunks >= 4 and finish in ("stop", "length")
+    assert "Sources:" in text and citations
+    assert usage is not None and usage.completion_tokens >= 1
+
+
+def test_unknown_model_and_empty_conversation_are_clear_errors(live_server: str) -> None:
+    client = _client(live_server)
+    with pytest.raises(openai.NotFoundError) as missing:
+        client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "hi"}])
+    assert "docqa/<collection>" in str(missing.value)
+    with pytest.raises(openai.NotFoundError, match="does not exist"):
+        client.chat.completions.create(model="docqa/nope", messages=[{"role": "user", "content": "hi"}])
+    with pytest.raises(openai.BadRequestError, match="no user message"):
+        client.chat.completions.create(model="docqa/default", messages=[{"role": "system", "content": "x"}])
+
+
+def test_api_keys_apply_to_the_openai_routes(live_server: str) -> None:
+    r = httpx.get(f"{live_server}/v1/models")
+    assert r.status_code == 200  # no keys configured: open for local use
+
+
+def _body(content: str, **kw: object) -> ChatCompletionBody:
+    return ChatCompletionBody(model="docqa/legal", messages=[ChatMessage(role="user", content=content)], **kw)
+
+
+def test_thinking_is_chosen_by_soft_switch_then_template_kwargs_then_effort() -> None:
+    assert choose_thinking(_body("q"), "What is it? /think") == (True, "What is it?")
+    assert choose_thinking(_body("q", reasoning_effort="high"), "Tell me /no_think") == (False, "Tell me")
+    assert choose_thinking(_body("q", chat_template_kwargs={"enable_thinking": True}), "q")[0] is True
+    assert choose_thinking(_body("q", reasoning_effort="none"), "q")[0] is False
+    assert choose_thinking(_body("q", reasoning_effort="medium"), "q")[0] is True
+    assert choose_thinking(_body("q"), "a path like /thinking/x stays")[1] == "a path like /thinking/x stays"
+    assert choose_thinking(_body("q"), "q")[0] is False  # docqa's default: answer at once
+    request = ask_request(_body("Which law governs? /think", max_completion_tokens=99))
+    assert (request.collection, request.thinking, request.max_tokens) == ("legal", True, 99)
+    assert request.question == "Which law governs?"
