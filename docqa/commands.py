@@ -122,6 +122,7 @@ def ingest(
 @click.option(
     "--temperature", type=click.FloatRange(0, 2), default=None, help="Override the mode's temperature (0: greedy)."
 )
+@click.option("--no-cache", is_flag=True, help="Generate anew even if this question was answered before.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of streaming.")
 @common_options
 def ask(
@@ -133,6 +134,7 @@ def ask(
     document_id: int | None,
     seed: int | None,
     temperature: float | None,
+    no_cache: bool,
     as_json: bool,
     data_dir: Path | None,
     verbose: bool,
@@ -140,7 +142,9 @@ def ask(
     """Answer a question from the indexed documents, with citations."""
     settings = make_settings(data_dir, verbose)
     qa = open_docqa(settings, verbose, embedder=True, generator=True)
-    request = AskRequest(question, collection, think, top_k, max_tokens, document_id, seed, temperature)
+    request = AskRequest(
+        question, collection, think, top_k, max_tokens, document_id, seed, temperature, use_cache=not no_cache
+    )
     try:
         if as_json:
             emit_json(qa.ask(request).as_dict())

@@ -13,13 +13,14 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
 
 import numpy as np
 
+from docqa.answer_cache import AnswerCache, CacheKey, cache_key, replay
 from docqa.answering import NO_SOURCES_ANSWER, AnswerBuilder
 from docqa.consistency import ConsistencyReport, VectorIndexes
 from docqa.errors import ConfigError, DocqaError, InvalidRequestError
@@ -28,7 +29,7 @@ from docqa.prompting import PromptPlan, build_prompt
 from docqa.settings import Settings
 from docqa.store import CollectionRow, DocumentRow, Store
 from docqa.streams import GenEvent
-from docqa.types import Answer, AskEvent, Mode
+from docqa.types import Answer, AskEvent, Mode, Timings
 from ingest.embedding import Embedder
 from ingest.pipeline import Ingestor, IngestReport, ProgressCallback, Source, collect_sources
 
@@ -64,6 +65,17 @@ class AskRequest:
     document_id: int | None = None
     seed: int | None = None
     temperature: float | None = None  # None: the mode's recommended value (greedy for base models)
+    use_cache: bool = True  # False: always generate, and leave the answer cache as it is
+
+
+@dataclass(frozen=True)
+class AnswerOutcome:
+    """What observers (metrics) learn of each finished answer."""
+
+    mode: Mode
+    cached: bool
+    timings: Timings
+    finish_reason: str
 
 
 @dataclass(frozen=True)
@@ -88,6 +100,10 @@ class DocQA:
 
         self.retriever = Retriever(self.store, self.indexes, embedder, settings.retrieval)
         self.ingestor = Ingestor(self.store, self.indexes, embedder, settings.chunking, settings.ingest)
+        self.answer_cache = AnswerCache(self.store, settings.answer_cache_entries)
+        # Called once per finished answer and per ingest run (metrics hook in here).
+        self.on_answer: list[Callable[[AnswerOutcome], None]] = []
+        self.on_ingest: list[Callable[[IngestReport], None]] = []
 
     @classmethod
     def open(cls, settings: Settings | None = None, *, embedder: bool = True, generator: bool = True) -> DocQA:
@@ -142,7 +158,10 @@ class DocQA:
         progress: ProgressCallback | None = None,
         password: str | None = None,
     ) -> IngestReport:
-        return self.ingestor.ingest(self.collection(collection, create=True), sources, progress, password)
+        report = self.ingestor.ingest(self.collection(collection, create=True), sources, progress, password)
+        for callback in self.on_ingest:
+            callback(report)
+        return report
 
     def documents(self, collection: str | None = None) -> list[DocumentRow]:
         return self.store.documents(self.collection(collection).id)
@@ -213,17 +232,68 @@ class DocQA:
 
     def stream(self, request: AskRequest) -> Iterator[AskEvent]:
         """Answer events as they are generated: citations, reasoning/answer deltas, then done."""
+        started = time.perf_counter()
+        key = self._cache_key(request)
+        cached = self.answer_cache.get(key) if key else None
+        if cached is not None:
+            yield from self._replay(cached, started)
+            return
         prep = self._prepare(request)
-        yield from self._events(prep, AnswerBuilder(prep.mode, prep.plan, prep.started, prep.retrieval_ms))
+        builder = AnswerBuilder(prep.mode, prep.plan, prep.started, prep.retrieval_ms)
+        yield from self._events(prep, builder)
+        self._finished(key, builder)
 
     def ask(self, request: AskRequest) -> Answer:
+        started = time.perf_counter()
+        key = self._cache_key(request)
+        cached = self.answer_cache.get(key) if key else None
+        if cached is not None:
+            for _ in self._replay(cached, started):
+                pass
+            return cached
         prep = self._prepare(request)
         builder = AnswerBuilder(prep.mode, prep.plan, prep.started, prep.retrieval_ms)
         for _ in self._events(prep, builder):
             pass
         if builder.error is not None:
             raise DocqaError(builder.error)
+        self._finished(key, builder)
         return builder.result()
+
+    # --- the answer cache ----------------------------------------------------------------------
+
+    def _cache_key(self, request: AskRequest) -> CacheKey | None:
+        if not (self.settings.answer_cache and request.use_cache) or self.generator is None:
+            return None
+        return cache_key(
+            self.collection(request.collection).id,
+            request.question,
+            thinking=request.thinking,
+            model_id=self.generator.info.model_id,
+            top_k=request.top_k or self.settings.retrieval.top_k,
+            document_id=request.document_id,
+            max_tokens=request.max_tokens or self.settings.llm.max_tokens,
+            temperature=request.temperature,
+            seed=request.seed,
+        )
+
+    def _replay(self, answer: Answer, started: float) -> Iterator[AskEvent]:
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        answer.timings.ttft_ms = answer.timings.total_ms = elapsed_ms
+        yield from replay(answer, elapsed_ms)
+        self._notify(AnswerOutcome(answer.mode, True, answer.timings, answer.finish_reason))
+
+    def _finished(self, key: CacheKey | None, builder: AnswerBuilder) -> None:
+        if builder.error is not None:
+            return
+        answer = builder.result()
+        if key is not None:
+            self.answer_cache.put(key, answer)
+        self._notify(AnswerOutcome(answer.mode, False, answer.timings, answer.finish_reason))
+
+    def _notify(self, outcome: AnswerOutcome) -> None:
+        for callback in self.on_answer:
+            callback(outcome)
 
     def _events(self, prep: _Prepared, builder: AnswerBuilder) -> Iterator[AskEvent]:
         yield builder.opening()
@@ -236,18 +306,26 @@ class DocQA:
 
     async def astream(self, request: AskRequest) -> AsyncIterator[AskEvent]:
         """The async twin of stream(), for the API: retrieval runs in a thread, tokens arrive on the loop."""
+        started = time.perf_counter()
+        key = await asyncio.to_thread(self._cache_key, request)
+        cached = await asyncio.to_thread(self.answer_cache.get, key) if key else None
+        if cached is not None:
+            for event in self._replay(cached, started):
+                yield event
+            return
         prep = await asyncio.to_thread(self._prepare, request)
         builder = AnswerBuilder(prep.mode, prep.plan, prep.started, prep.retrieval_ms)
         yield builder.opening()
         if not prep.plan.sources:
             for event in self._no_sources(builder):
                 yield event
-            return
-        assert self.generator is not None
-        stream = self.generator.submit(prep.plan.prompt, prep.params, loop=asyncio.get_running_loop())
-        async for gen_event in stream:
-            for event in builder.on_event(gen_event):
-                yield event
+        else:
+            assert self.generator is not None
+            stream = self.generator.submit(prep.plan.prompt, prep.params, loop=asyncio.get_running_loop())
+            async for gen_event in stream:
+                for event in builder.on_event(gen_event):
+                    yield event
+        await asyncio.to_thread(self._finished, key, builder)
 
     @staticmethod
     def _no_sources(builder: AnswerBuilder) -> Iterator[AskEvent]:

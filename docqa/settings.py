@@ -187,6 +187,12 @@ class Settings(BaseSettings):
         default=True,
         description="Rebuild a collection's FAISS index from stored embeddings when it disagrees with SQLite.",
     )
+    answer_cache: bool = Field(
+        default=True,
+        description="Answer a repeated question on an unchanged collection (same mode, model and options) "
+        "from the SQLite cache instead of running the model.",
+    )
+    answer_cache_entries: int = Field(default=1000, ge=1, description="Cached answers kept per collection.")
     llm: LLMSettings = Field(default_factory=LLMSettings, description="The generator model.")
     embed: EmbedSettings = Field(default_factory=EmbedSettings, description="The embedding model.")
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings, description="How text is chunked.")

@@ -108,7 +108,7 @@ class ChunkRow(Base):
     embedding: Mapped[bytes | None] = mapped_column(LargeBinary)  # float32, L2-normalised
 
 
-_FTS_DDL = [
+_EXTRA_DDL = [
     # title and body columns: the document name is searchable too (contract names, parties).
     "CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5("
     "title, body, tokenize='porter unicode61 remove_diacritics 2')",
@@ -118,7 +118,11 @@ _FTS_DDL = [
     "docqa_index_text(new.text)); END",
     "CREATE TRIGGER IF NOT EXISTS chunks_fts_delete AFTER DELETE ON chunks BEGIN "
     "DELETE FROM chunk_fts WHERE rowid = old.id; END",
+    # Answers cached by docqa.answer_cache; emptied per collection whenever its documents change.
+    "CREATE TABLE IF NOT EXISTS answer_cache (collection_id INTEGER NOT NULL REFERENCES collections(id) "
+    "ON DELETE CASCADE, key TEXT NOT NULL, answer TEXT NOT NULL, created_at TEXT, PRIMARY KEY (collection_id, key))",
 ]
+_FORGET_ANSWERS = text("DELETE FROM answer_cache WHERE collection_id = :cid")
 
 
 @dataclass(frozen=True)
@@ -152,7 +156,7 @@ class Store:
         event.listen(self.engine, "connect", _configure_connection)
         Base.metadata.create_all(self.engine)
         with self.engine.begin() as conn:
-            for ddl in _FTS_DDL:
+            for ddl in _EXTRA_DDL:
                 conn.execute(text(ddl))
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
 
@@ -258,6 +262,7 @@ class Store:
             ]
             s.add_all(rows)
             s.flush()
+            s.execute(_FORGET_ANSWERS, {"cid": collection_id})
             return SavedDocument(doc.id, [r.id for r in rows], removed)
 
     def record_failure(
@@ -287,6 +292,7 @@ class Store:
             ids = list(s.scalars(select(ChunkRow.id).where(ChunkRow.document_id == document_id)))
             s.execute(delete(ChunkRow).where(ChunkRow.document_id == document_id))
             s.delete(doc)
+            s.execute(_FORGET_ANSWERS, {"cid": collection.id})
             return ids
 
     # --- chunks --------------------------------------------------------------------------------

@@ -13,7 +13,8 @@ from docqa.api import errors
 from docqa.api.deps import require_api_key
 from docqa.api.draining import InFlight
 from docqa.api.limits import BodySizeLimit
-from docqa.api.routes import ask, documents, health, openai_compat
+from docqa.api.metrics import Metrics, RequestCounter
+from docqa.api.routes import ask, documents, health, metrics, openai_compat
 from docqa.api.state import AppState
 from docqa.settings import Settings
 
@@ -39,12 +40,17 @@ def create_app(settings: Settings | None = None, *, state: AppState | None = Non
         lifespan=lifespan,
     )
     app.state.docqa = app_state
+    app_state.metrics = Metrics(app_state)
+    if app_state.qa is not None:
+        app_state.metrics.attach(app_state.qa)
     errors.install(app)
     app.include_router(health.router)  # open: load balancers probe it without a key
     authenticated = [Depends(require_api_key)]
     app.include_router(documents.router, dependencies=authenticated)
     app.include_router(ask.router, dependencies=authenticated)
     app.include_router(openai_compat.router, dependencies=authenticated)
+    app.include_router(metrics.router, dependencies=authenticated)
     app.add_middleware(BodySizeLimit, max_bytes=app_state.settings.max_upload_mb * 2**20)
-    app.add_middleware(InFlight, state=app_state)  # outermost: refuses work first when draining
+    app.add_middleware(InFlight, state=app_state)  # refuses work first when draining
+    app.add_middleware(RequestCounter, metrics=app_state.metrics)  # outermost: counts 413s and 503s too
     return app

@@ -5,9 +5,13 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from docqa.service import DocQA
 from docqa.settings import Settings
+
+if TYPE_CHECKING:
+    from docqa.api.metrics import Metrics
 
 logger = logging.getLogger(__name__)
 
@@ -20,6 +24,7 @@ class AppState:
     loaded: threading.Event = field(default_factory=threading.Event)
     draining: threading.Event = field(default_factory=threading.Event)  # shutting down: refuse new work
     in_flight: int = 0  # requests being served, /health aside
+    metrics: Metrics | None = None
     _in_flight_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def enter(self) -> None:
@@ -34,6 +39,8 @@ class AppState:
         """Load the models (in a background thread, so /health can answer 503 meanwhile)."""
         try:
             self.qa = DocQA.open(self.settings)
+            if self.metrics is not None:
+                self.metrics.attach(self.qa)
         except Exception as exc:
             logger.exception("loading the models failed")
             self.load_error = str(exc) if hasattr(exc, "http_status") else f"{type(exc).__name__}"

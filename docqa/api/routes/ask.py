@@ -29,6 +29,7 @@ class AskBody(BaseModel):
     seed: int | None = Field(default=None, description="Sampling seed for repeatable answers.")
     temperature: float | None = Field(default=None, ge=0, le=2, description="Override the mode's temperature.")
     stream: bool = Field(default=False, description="Stream Server-Sent Events instead of one JSON answer.")
+    cache: bool = Field(default=True, description="Answer from the answer cache when this question was asked before.")
 
     def request(self) -> AskRequest:
         return AskRequest(
@@ -40,6 +41,7 @@ class AskBody(BaseModel):
             self.document_id,
             self.seed,
             self.temperature,
+            use_cache=self.cache,
         )
 
 

@@ -82,6 +82,7 @@ class ChatCompletionBody(BaseModel):
     chat_template_kwargs: dict[str, Any] | None = Field(default=None, description="{'enable_thinking': bool}")
     top_k: int | None = Field(default=None, ge=1, le=50, description="docqa: chunks put in the prompt.")
     document_id: int | None = Field(default=None, description="docqa: search only this document.")
+    cache: bool = Field(default=True, description="docqa: answer from the answer cache when possible.")
 
 
 def collection_of(model: str) -> str:
@@ -120,6 +121,7 @@ def ask_request(body: ChatCompletionBody) -> AskRequest:
         body.document_id,
         body.seed,
         body.temperature,
+        use_cache=body.cache,
     )
 
 

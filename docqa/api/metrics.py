@@ -1,0 +1,147 @@
+"""Prometheus metrics at GET /metrics.
+
+Counters and histograms are fed as things happen (HTTP requests by a middleware, answers and ingests
+through DocQA's observer hooks); gauges (queue, sequences, KV cells, documents, cache size) are read
+from the live objects at scrape time, so they are never stale. Each app has its own registry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+from sqlalchemy import text
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from docqa.api.state import AppState
+from docqa.service import AnswerOutcome, DocQA
+from ingest.pipeline import IngestReport
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+_LATENCY_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120, 300)
+
+
+class Metrics:
+    def __init__(self, state: AppState) -> None:
+        self.registry = CollectorRegistry()
+        self.requests = Counter(
+            "docqa_http_requests", "HTTP requests by route and status.", ["method", "route", "status"],
+            registry=self.registry,
+        )  # fmt: skip
+        self.ttft = Histogram(
+            "docqa_time_to_first_token_seconds", "Time from request to the first generated token.", ["mode", "cached"],
+            buckets=_LATENCY_BUCKETS, registry=self.registry,
+        )  # fmt: skip
+        self.latency = Histogram(
+            "docqa_answer_seconds", "Time from request to the end of the answer.", ["mode", "cached"],
+            buckets=_LATENCY_BUCKETS, registry=self.registry,
+        )  # fmt: skip
+        self.tokens = Counter(
+            "docqa_generated_tokens", "Tokens generated (reasoning and answer).", ["mode"], registry=self.registry
+        )
+        self.ingest_files = Counter(
+            "docqa_ingest_files", "Files ingested, by outcome.", ["status"], registry=self.registry
+        )
+        self.ingest_tokens = Counter("docqa_ingest_tokens", "Tokens chunked and embedded.", registry=self.registry)
+        self.ingest_seconds = Counter("docqa_ingest_seconds", "Seconds spent ingesting.", registry=self.registry)
+        self.registry.register(_LiveState(state))
+        self._attached: DocQA | None = None
+
+    def attach(self, qa: DocQA) -> None:
+        if self._attached is not qa:
+            qa.on_answer.append(self.observe_answer)
+            qa.on_ingest.append(self.observe_ingest)
+            self._attached = qa
+
+    def observe_answer(self, outcome: AnswerOutcome) -> None:
+        labels = (outcome.mode, "yes" if outcome.cached else "no")
+        if outcome.timings.ttft_ms is not None:
+            self.ttft.labels(*labels).observe(outcome.timings.ttft_ms / 1000)
+        self.latency.labels(*labels).observe(outcome.timings.total_ms / 1000)
+        if not outcome.cached:
+            self.tokens.labels(outcome.mode).inc(outcome.timings.completion_tokens)
+
+    def observe_ingest(self, report: IngestReport) -> None:
+        for f in report.files:
+            self.ingest_files.labels(f.status).inc()
+        self.ingest_tokens.inc(sum(f.tokens for f in report.files if f.status in ("added", "updated")))
+        self.ingest_seconds.inc(report.seconds)
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)
+
+
+class _LiveState(Collector):
+    def __init__(self, state: AppState) -> None:
+        self._state = state
+
+    def collect(self) -> Iterator[Metric]:
+        qa = self._state.qa
+        if qa is None:
+            return
+        report_fn = getattr(qa.generator, "memory_report", None)
+        engine: dict[str, Any] = report_fn() if report_fn else {}
+        for name, key, doc in (
+            ("docqa_queue_depth", "waiting", "Requests waiting for a generation slot."),
+            ("docqa_running_sequences", "running", "Sequences being generated now."),
+            ("docqa_kv_cells_used", "kv_cells_in_sequences", "KV cache cells held by running sequences."),
+            ("docqa_kv_cells", "kv_cells", "KV cache cells in all."),
+            ("docqa_prefix_cache_tokens", "prefix_cache_tokens", "Tokens kept for prefix reuse."),
+        ):
+            if key in engine:
+                yield GaugeMetricFamily(name, doc, value=float(engine[key]))
+        documents = GaugeMetricFamily(
+            "docqa_documents", "Documents per collection and status.", labels=["collection", "status"]
+        )
+        chunks = GaugeMetricFamily("docqa_chunks", "Chunks per collection.", labels=["collection"])
+        with qa.store.session() as s:
+            for name, status, count in s.execute(
+                text(
+                    "SELECT c.name, d.status, count(d.id) FROM collections c "
+                    "JOIN documents d ON d.collection_id = c.id GROUP BY c.name, d.status"
+                )
+            ):
+                documents.add_metric([name, status], count)
+            for name, count in s.execute(
+                text(
+                    "SELECT c.name, count(k.id) FROM collections c JOIN documents d ON d.collection_id = c.id "
+                    "JOIN chunks k ON k.document_id = d.id GROUP BY c.name"
+                )
+            ):
+                chunks.add_metric([name], count)
+        yield documents
+        yield chunks
+        yield GaugeMetricFamily("docqa_answer_cache_entries", "Answers in the cache.", value=qa.answer_cache.entries())
+        lookups = CounterMetricFamily("docqa_answer_cache_lookups", "Answer cache lookups.", labels=["result"])
+        lookups.add_metric(["hit"], qa.answer_cache.hits)
+        lookups.add_metric(["miss"], qa.answer_cache.misses)
+        yield lookups
+
+
+class RequestCounter:
+    """Counts every HTTP request by method, route template (never the raw path) and status."""
+
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        status = 500
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking_send)
+        finally:
+            route = getattr(scope.get("route"), "path", "unmatched")
+            self.metrics.requests.labels(scope["method"], route, str(status)).inc()
