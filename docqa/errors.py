@@ -54,6 +54,13 @@ class DocumentNotFoundError(DocqaError):
         super().__init__(f"document {document_id} not found in collection '{collection}'")
 
 
+class ChunkNotFoundError(DocqaError):
+    http_status = 404
+
+    def __init__(self, chunk_id: int, collection: str) -> None:
+        super().__init__(f"chunk {chunk_id} not found in collection '{collection}'")
+
+
 class InvalidRequestError(DocqaError):
     http_status = 400
 

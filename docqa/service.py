@@ -23,13 +23,13 @@ import numpy as np
 from docqa.answer_cache import AnswerCache, CacheKey, cache_key, replay
 from docqa.answering import NO_SOURCES_ANSWER, AnswerBuilder
 from docqa.consistency import ConsistencyReport, VectorIndexes
-from docqa.errors import ConfigError, DocqaError, InvalidRequestError
+from docqa.errors import ChunkNotFoundError, ConfigError, DocqaError, InvalidRequestError
 from docqa.generation import NON_THINKING_SAMPLING, THINKING_SAMPLING, Generator, SamplingParams
 from docqa.prompting import PromptPlan, build_prompt
 from docqa.settings import Settings
 from docqa.store import CollectionRow, DocumentRow, Store
 from docqa.streams import GenEvent
-from docqa.types import Answer, AskEvent, Mode, Timings
+from docqa.types import Answer, AskEvent, Mode, RetrievedChunk, Timings
 from ingest.embedding import Embedder
 from ingest.pipeline import Ingestor, IngestReport, ProgressCallback, Source, collect_sources
 
@@ -165,6 +165,18 @@ class DocQA:
 
     def documents(self, collection: str | None = None) -> list[DocumentRow]:
         return self.store.documents(self.collection(collection).id)
+
+    def chunk(self, chunk_id: int, collection: str | None = None) -> RetrievedChunk:
+        """One chunk's text (what a citation points at), only from the named collection."""
+        coll = self.collection(collection)
+        found = self.store.fetch_chunks([chunk_id]).get(chunk_id)
+        if found is None:
+            raise ChunkNotFoundError(chunk_id, coll.name)
+        try:
+            self.store.document(coll, found.document_id)
+        except DocqaError:
+            raise ChunkNotFoundError(chunk_id, coll.name) from None
+        return found
 
     def delete_document(self, document_id: int, collection: str | None = None) -> None:
         coll = self.collection(collection)

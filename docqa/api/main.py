@@ -14,7 +14,7 @@ from docqa.api.deps import require_api_key
 from docqa.api.draining import InFlight
 from docqa.api.limits import BodySizeLimit
 from docqa.api.metrics import Metrics, RequestCounter
-from docqa.api.routes import ask, documents, health, metrics, openai_compat
+from docqa.api.routes import ask, collections, documents, health, metrics, openai_compat, web
 from docqa.api.state import AppState
 from docqa.settings import Settings
 
@@ -45,7 +45,9 @@ def create_app(settings: Settings | None = None, *, state: AppState | None = Non
         app_state.metrics.attach(app_state.qa)
     errors.install(app)
     app.include_router(health.router)  # open: load balancers probe it without a key
+    web.mount(app)  # the page itself is open; its API calls carry the key
     authenticated = [Depends(require_api_key)]
+    app.include_router(collections.router, dependencies=authenticated)
     app.include_router(documents.router, dependencies=authenticated)
     app.include_router(ask.router, dependencies=authenticated)
     app.include_router(openai_compat.router, dependencies=authenticated)

@@ -1,0 +1,46 @@
+"""Collections and the text behind a citation (what the web page needs besides upload and ask)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from sqlalchemy import text
+
+from docqa.api.deps import QADep
+
+router = APIRouter(prefix="/v1/collections", tags=["collections"])
+
+
+@router.get("", summary="Collections with their document and chunk counts")
+def list_collections(qa: QADep) -> dict[str, Any]:
+    with qa.store.session() as s:
+        counts = {
+            name: (int(docs), int(chunks or 0))
+            for name, docs, chunks in s.execute(
+                text(
+                    "SELECT c.name, count(DISTINCT d.id), count(k.id) FROM collections c "
+                    "LEFT JOIN documents d ON d.collection_id = c.id AND d.status = 'ready' "
+                    "LEFT JOIN chunks k ON k.document_id = d.id GROUP BY c.name"
+                )
+            )
+        }
+    return {
+        "collections": [
+            {"name": c.name, "documents": counts.get(c.name, (0, 0))[0], "chunks": counts.get(c.name, (0, 0))[1]}
+            for c in qa.store.collections()
+        ]
+    }
+
+
+@router.get("/{name}/chunks/{chunk_id}", summary="The text of one chunk, as a citation points at it")
+def get_chunk(name: str, chunk_id: int, qa: QADep) -> dict[str, Any]:
+    chunk = qa.chunk(chunk_id, name)
+    return {
+        "chunk_id": chunk.chunk_id,
+        "document": chunk.document_name,
+        "document_id": chunk.document_id,
+        "pages": [chunk.first_page, chunk.last_page],
+        "page_breaks": [list(b) for b in chunk.page_breaks],
+        "text": chunk.text,
+    }
