@@ -109,4 +109,4 @@ def main() -> None:
 
 
 # Subcommands live in docqa.commands; importing them registers them on `main`.
-from docqa import commands  # noqa: E402,F401
+from docqa import commands, model_commands  # noqa: E402,F401

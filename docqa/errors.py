@@ -17,11 +17,14 @@ class ConfigError(DocqaError):
 
 
 class ModelNotFoundError(ConfigError):
-    def __init__(self, kind: str, path: str, env_var: str) -> None:
-        super().__init__(
-            f"{kind} model file not found: {path}. Set {env_var} to an existing GGUF file "
-            f"or unset it to use the offline demo model."
+    def __init__(self, kind: str, path: str, env_var: str, pull: str | None = None) -> None:
+        fix = (
+            f"run `docqa models pull {pull}`"
+            if pull
+            else f"set {env_var} to an existing GGUF file, a name from `docqa models list`, or unset it for the "
+            "offline demo model"
         )
+        super().__init__(f"{kind} model file not found: {path}; {fix}")
 
 
 class UnknownModelError(DocqaError):

@@ -41,12 +41,21 @@ def demo_model_path() -> Path:
     return path
 
 
-def resolve_model(path: Path | None, kind: str, env_var: str) -> Path:
+def resolve_model(path: Path | None, kind: str, env_var: str, models_dir: Path) -> Path:
+    """The configured GGUF file: a path, or a known model's name (see docqa.hub), or the demo model."""
+    from docqa.hub import KNOWN_MODELS, known_path
+
     if path is None:
         return demo_model_path()
+    pulled = known_path(str(path), models_dir)
+    if pulled is not None:
+        if not pulled.is_file():
+            raise ModelNotFoundError(kind, str(pulled), env_var, pull=str(path))
+        return pulled
     path = path.expanduser()
     if not path.is_file():
-        raise ModelNotFoundError(kind, str(path), env_var)
+        suggestion = next((n for n, m in KNOWN_MODELS.items() if m.filename == path.name), None)
+        raise ModelNotFoundError(kind, str(path), env_var, pull=suggestion)
     return path
 
 

@@ -41,7 +41,7 @@ def load_generator(settings: Settings) -> Generator:
     from docqa.generation import LlamaGenerator
     from docqa.models import resolve_model
 
-    path = resolve_model(settings.llm.model, "generator", "DOCQA_LLM_MODEL")
+    path = resolve_model(settings.llm.model, "generator", "DOCQA_LLM_MODEL", settings.models_path)
     if settings.llm.engine == "batching":
         from docqa.engine.batching import BatchingGenerator
 
@@ -113,7 +113,10 @@ class DocQA:
 
         settings = settings or Settings()
         emb = (
-            LlamaEmbedder(resolve_model(settings.embed.model, "embedding", "DOCQA_EMBED_MODEL"), settings.embed)
+            LlamaEmbedder(
+                resolve_model(settings.embed.model, "embedding", "DOCQA_EMBED_MODEL", settings.models_path),
+                settings.embed,
+            )
             if embedder
             else None
         )

@@ -179,6 +179,11 @@ class Settings(BaseSettings):
     )
 
     data_dir: Path = Field(default=Path("indexes"), description="Where collections, documents and vector indexes live.")
+    models_dir: Path | None = Field(
+        default=None,
+        description="Where `docqa models pull` puts GGUF files, and where a model named instead of a path "
+        "(DOCQA_LLM_MODEL=qwen3-14b) is looked for; default <data_dir>/models.",
+    )
     collection: str = Field(default="default", description="Collection used when none is named.")
     max_upload_mb: int = Field(
         default=100, ge=1, description="Largest upload request body, in MiB (DOCQA_MAX_UPLOAD_MB)."
@@ -222,3 +227,7 @@ class Settings(BaseSettings):
     @property
     def vectors_dir(self) -> Path:
         return self.data_dir / "vectors"
+
+    @property
+    def models_path(self) -> Path:
+        return self.models_dir or self.data_dir / "models"

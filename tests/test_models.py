@@ -1,0 +1,109 @@
+"""`docqa models`: list, pull from a Hugging Face endpoint (a local stand-in, no network) with its
+checksum checked, and the one-line fix when a configured model file is missing."""
+
+from __future__ import annotations
+
+import hashlib
+import http.server
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, free_port
+
+PAYLOAD = b"GGUF" + bytes(4096)
+
+
+def _hub(port: int, advertised_sha: str) -> http.server.ThreadingHTTPServer:
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def _headers(self) -> None:
+            self.send_response(200)
+            self.send_header("X-Repo-Commit", "a" * 40)
+            self.send_header("ETag", f'"{advertised_sha}"')
+            self.send_header("X-Linked-Etag", f'"{advertised_sha}"')
+            self.send_header("X-Linked-Size", str(len(PAYLOAD)))
+            self.send_header("Content-Length", str(len(PAYLOAD)))
+            self.end_headers()
+
+        def do_HEAD(self) -> None:
+            self._headers()
+
+        def do_GET(self) -> None:
+            self._headers()
+            self.wfile.write(PAYLOAD)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+@pytest.fixture
+def hub_env(tmp_path: Path) -> Iterator[dict[str, str]]:
+    env = {**os.environ, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_DISABLE_TELEMETRY": "1"}
+    env["DOCQA_DATA_DIR"] = str(tmp_path / "data")
+    yield env
+
+
+def _docqa(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "docqa", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
+
+
+def test_pull_verifies_the_checksum_and_list_shows_the_file(hub_env: dict[str, str], tmp_path: Path) -> None:
+    port = free_port()
+    server = _hub(port, hashlib.sha256(PAYLOAD).hexdigest())
+    try:
+        result = _docqa(
+            {**hub_env, "HF_ENDPOINT": f"http://127.0.0.1:{port}"}, "models", "pull", "qwen3-embedding-0.6b"
+        )
+    finally:
+        server.shutdown()
+    assert result.returncode == 0, result.stderr
+    target = tmp_path / "data" / "models" / "Qwen3-Embedding-0.6B-Q8_0.gguf"
+    assert target.read_bytes() == PAYLOAD
+    assert "sha256 verified" in result.stdout and "DOCQA_EMBED_MODEL=qwen3-embedding-0.6b" in result.stdout
+
+    listing = json.loads(
+        _docqa({**hub_env, "DOCQA_EMBED_MODEL": "qwen3-embedding-0.6b"}, "models", "list", "--json").stdout
+    )
+    assert listing["embedding"] == {"setting": "qwen3-embedding-0.6b", "path": str(target), "present": True}
+    present = {m["name"]: m["present"] for m in listing["known"]}
+    assert present == {"qwen3-14b": False, "qwen3-14b-q8": False, "qwen3-embedding-0.6b": True}
+
+
+def test_a_corrupt_download_is_deleted_with_a_clear_error(hub_env: dict[str, str], tmp_path: Path) -> None:
+    port = free_port()
+    server = _hub(port, hashlib.sha256(b"something else").hexdigest())
+    try:
+        result = _docqa({**hub_env, "HF_ENDPOINT": f"http://127.0.0.1:{port}"}, "models", "pull", "qwen3-14b")
+    finally:
+        server.shutdown()
+    assert result.returncode == 1
+    assert "checksum mismatch for Qwen3-14B-Q4_K_M.gguf" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "data" / "models" / "Qwen3-14B-Q4_K_M.gguf").exists()
+
+
+def test_an_unreachable_hub_is_one_clear_line(hub_env: dict[str, str]) -> None:
+    env = {**hub_env, "HF_ENDPOINT": f"http://127.0.0.1:{free_port()}", "HF_HUB_ETAG_TIMEOUT": "2"}
+    result = _docqa(env, "models", "pull", "qwen3-14b")
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: could not download Qwen/Qwen3-14B-GGUF/"), lines
+
+
+def test_a_missing_model_says_how_to_fix_it_in_one_line(hub_env: dict[str, str]) -> None:
+    result = _docqa({**hub_env, "DOCQA_LLM_MODEL": "qwen3-14b"}, "ask", "What is the notice period?")
+    assert result.returncode == 1
+    lines = [line for line in result.stderr.strip().splitlines() if not line.startswith("WARNING")]
+    assert len(lines) == 1, lines
+    assert "generator model file not found" in lines[0] and "run `docqa models pull qwen3-14b`" in lines[0]
