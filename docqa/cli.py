@@ -95,16 +95,22 @@ def emit_json(data: object) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, indent=2))
 
 
-@click.group(cls=DocqaGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=DocqaGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
 @click.version_option(package_name="docqa")
 def main() -> None:
     """docqa: ask questions about long documents and get answers with page citations.
 
     \b
     Typical use:
-      docqa ingest ./contracts            index PDFs, text and Markdown
-      docqa ask "What is the notice period?"
-      docqa serve                         REST API on http://127.0.0.1:8000
+      docqa ingest ./contracts                 index PDFs, text and Markdown
+      docqa ask "What is the notice period?"   answer with page citations
+      docqa ask --think "..."                  let Qwen3 reason first
+      docqa serve                              web page, REST and OpenAI API on :8000
+      docqa models pull qwen3-14b              download a model (then DOCQA_LLM_MODEL=qwen3-14b)
+
+    \b
+    Settings come from DOCQA_* environment variables or docqa.toml (see README).
+    Shell completion: eval "$(docqa completion bash)"   (or zsh, fish)
     """
 
 

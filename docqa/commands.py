@@ -15,9 +15,11 @@ from docqa.cli import common_options, emit_json, main, make_settings, open_docqa
 from docqa.service import AskRequest
 from ingest.pipeline import Progress
 
+BAR_WIDTH = 24
+
 
 class ProgressLine:
-    """One self-overwriting status line on a terminal; silent when stderr is not a terminal."""
+    """A self-overwriting progress bar on a terminal; silent when stderr is not a terminal."""
 
     def __init__(self) -> None:
         self.enabled = sys.stderr.isatty()
@@ -30,7 +32,10 @@ class ProgressLine:
         if p.stage == "embedding" and now - self._last < 0.2:
             return
         self._last = now
-        parts = [f"[{p.file_index + 1}/{p.file_count}] {p.path[:50]}"]
+        done = p.file_index + (1 if p.stage == "done" else p.chunks_embedded / p.chunks if p.chunks else 0)
+        filled = int(BAR_WIDTH * done / max(p.file_count, 1))
+        bar = "█" * filled + "░" * (BAR_WIDTH - filled)
+        parts = [f"{bar} {p.file_index + 1}/{p.file_count} files", p.path[:40]]
         if p.pages:
             parts.append(f"{p.pages} pages")
         if p.chunks:
@@ -250,3 +255,16 @@ def serve(host: str, port: int, data_dir: Path | None, verbose: bool) -> None:
 
     settings = make_settings(data_dir, verbose)
     serve_app(AppState(settings), host, port, "info" if verbose else "warning")
+
+
+@main.command()
+@click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
+def completion(shell: str) -> None:
+    """Print the shell completion script: eval "$(docqa completion bash)"."""
+    from click.shell_completion import get_completion_class
+
+    completer = get_completion_class(shell)
+    assert completer is not None
+    ctx = click.get_current_context()
+    click.echo(completer(main, {}, "docqa", "_DOCQA_COMPLETE").source())
+    ctx.exit(0)

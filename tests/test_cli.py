@@ -84,3 +84,17 @@ def test_index_mismatch_is_reported_and_repaired(tmp_path: Path, sample_index: P
     fixed = json.loads(run("check", "--repair", "--json", data_dir=data).stdout)
     assert fixed["repaired"] is True
     assert json.loads(run("check", "--json", data_dir=data).stdout)["ok"] is True
+
+
+def test_shell_completion_script_and_help() -> None:
+    from click.testing import CliRunner
+
+    from docqa.cli import main
+
+    runner = CliRunner()
+    script = runner.invoke(main, ["completion", "bash"])
+    assert script.exit_code == 0 and "_DOCQA_COMPLETE=bash_complete" in script.output
+    helped = runner.invoke(main, ["--help"])
+    assert helped.exit_code == 0
+    for command in ("ingest", "ask", "serve", "models", "check", "docs", "completion"):
+        assert f"  {command} " in helped.output
