@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.scoring import is_hit  # noqa: E402
+from docqa.scoring import is_hit  # noqa: E402
 from docqa.service import AskRequest, DocQA  # noqa: E402
 from docqa.settings import Settings  # noqa: E402
 

@@ -115,4 +115,4 @@ def main() -> None:
 
 
 # Subcommands live in docqa.commands; importing them registers them on `main`.
-from docqa import commands, model_commands  # noqa: E402,F401
+from docqa import commands, eval_command, model_commands  # noqa: E402,F401

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
+
 from docqa.consistency import VectorIndexes
 from docqa.errors import EmbeddingModelMismatchError
 from docqa.settings import RetrievalSettings
@@ -46,21 +48,26 @@ class Retriever:
         top_k: int,
         document_id: int | None = None,
         retriever: str | None = None,
+        query_vector: np.ndarray | None = None,
     ) -> list[RetrievedChunk]:
+        """The top_k chunks; pass query_vector when the question is already embedded (benchmarks
+        time the embedding apart from the search)."""
         kind = retriever or self._settings.retriever
         n = max(self._settings.candidates, top_k)
         rankings: list[list[int]] = []
         if kind in ("bm25", "hybrid"):
             rankings.append([cid for cid, _ in self._store.bm25(collection.id, question, n, document_id)])
         if kind in ("dense", "hybrid"):
-            dense = self._dense(collection, question, n, document_id)
+            dense = self._dense(collection, question, n, document_id, query_vector)
             if dense is not None:
                 rankings.append(dense)
         fused = reciprocal_rank_fusion(rankings, self._settings.rrf_k)[:top_k]
         rows = self._store.fetch_chunks([cid for cid, _ in fused])
         return [replace(rows[cid], score=score) for cid, score in fused if cid in rows]
 
-    def _dense(self, collection: CollectionRow, question: str, n: int, document_id: int | None) -> list[int] | None:
+    def _dense(
+        self, collection: CollectionRow, question: str, n: int, document_id: int | None, query: np.ndarray | None
+    ) -> list[int] | None:
         """Dense ranking, or None when this collection has no vectors or no embedder is loaded."""
         if self._embedder is None or collection.embed_model is None:
             return None
@@ -72,5 +79,6 @@ class Retriever:
         allowed = None
         if document_id is not None:
             allowed = self._store.chunk_ids_of_document(document_id)
-        query = self._embedder.embed_query(question)
+        if query is None:
+            query = self._embedder.embed_query(question)
         return [cid for cid, _ in index.search(query, n, allowed)]

@@ -1,4 +1,4 @@
-"""The scoring rule of ../shared/data/README.md (normalisation and the HIT test), for benchmarks."""
+"""The scoring rule of ../shared/data/README.md: normalisation and the HIT test, used by `docqa eval`."""
 
 from __future__ import annotations
 
