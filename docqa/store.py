@@ -108,13 +108,23 @@ class ChunkRow(Base):
     embedding: Mapped[bytes | None] = mapped_column(LargeBinary)  # float32, L2-normalised
 
 
+# The keyword index has two columns. `title` holds what names the whole document: its file name and
+# the head of its first chunk (a contract's title and parties, a report's cover), so that a question
+# naming the document lifts every chunk of it; `body` holds the chunk's own text. Chunks are inserted
+# in order, so chunk 0 (the head) exists when the trigger runs for every later one.
+TITLE_WEIGHT = 4.0  # BM25 weight of the title column against the body's 1.0
+HEAD_CHARS = 1000  # how much of a document's start joins its name in the title column
+_FTS_TITLE = (
+    "docqa_index_text((SELECT name FROM documents WHERE id = {doc}) || ' ' || coalesce((SELECT substr(h.text, 1, "
+    f"{HEAD_CHARS}) FROM chunks h WHERE h.document_id = {{doc}} AND h.ordinal = 0), ''))"
+)
+FTS_TITLE_OF_CHUNK = _FTS_TITLE.format(doc="c.document_id")  # for a query over `chunks c`
+_FTS_VERSION = 2  # PRAGMA user_version: 1 indexed the file name alone as the title
 _EXTRA_DDL = [
-    # title and body columns: the document name is searchable too (contract names, parties).
     "CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5("
     "title, body, tokenize='porter unicode61 remove_diacritics 2')",
-    "CREATE TRIGGER IF NOT EXISTS chunks_fts_insert AFTER INSERT ON chunks BEGIN "
-    "INSERT INTO chunk_fts(rowid, title, body) VALUES (new.id, "
-    "docqa_index_text((SELECT name FROM documents WHERE id = new.document_id)), "
+    "CREATE TRIGGER IF NOT EXISTS chunks_fts_insert_v2 AFTER INSERT ON chunks BEGIN "
+    f"INSERT INTO chunk_fts(rowid, title, body) VALUES (new.id, {_FTS_TITLE.format(doc='new.document_id')}, "
     "docqa_index_text(new.text)); END",
     "CREATE TRIGGER IF NOT EXISTS chunks_fts_delete AFTER DELETE ON chunks BEGIN "
     "DELETE FROM chunk_fts WHERE rowid = old.id; END",
@@ -123,6 +133,13 @@ _EXTRA_DDL = [
     "ON DELETE CASCADE, key TEXT NOT NULL, answer TEXT NOT NULL, created_at TEXT, PRIMARY KEY (collection_id, key))",
 ]
 _FORGET_ANSWERS = text("DELETE FROM answer_cache WHERE collection_id = :cid")
+# Upgrading an index built before the document head was in the title: re-index every chunk once.
+_FTS_MIGRATION = [
+    "DROP TRIGGER IF EXISTS chunks_fts_insert",
+    "DELETE FROM chunk_fts",
+    "INSERT INTO chunk_fts(rowid, title, body) SELECT c.id, "
+    f"{FTS_TITLE_OF_CHUNK}, docqa_index_text(c.text) FROM chunks c",
+]
 
 
 @dataclass(frozen=True)
@@ -156,8 +173,15 @@ class Store:
         event.listen(self.engine, "connect", _configure_connection)
         Base.metadata.create_all(self.engine)
         with self.engine.begin() as conn:
+            version = int(conn.execute(text("PRAGMA user_version")).scalar() or 0)
+            fresh = not conn.execute(text("SELECT 1 FROM sqlite_master WHERE name = 'chunk_fts'")).first()
             for ddl in _EXTRA_DDL:
                 conn.execute(text(ddl))
+            if version < _FTS_VERSION:
+                if not fresh:
+                    for statement in _FTS_MIGRATION:
+                        conn.execute(text(statement))
+                conn.execute(text(f"PRAGMA user_version = {_FTS_VERSION}"))
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     def close(self) -> None:
@@ -306,6 +330,19 @@ class Store:
             )
             return np.fromiter(ids, dtype=np.int64)
 
+    def count_chunks(self, collection_id: int) -> int:
+        with self.session() as s:
+            return int(
+                s.execute(
+                    text(
+                        "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id "
+                        "WHERE d.collection_id = :cid"
+                    ),
+                    {"cid": collection_id},
+                ).scalar()
+                or 0
+            )
+
     def chunk_ids_of_document(self, document_id: int) -> np.ndarray:
         with self.session() as s:
             ids = s.scalars(select(ChunkRow.id).where(ChunkRow.document_id == document_id))
@@ -358,11 +395,11 @@ class Store:
         if query is None:
             return []
         sql = (
-            "SELECT c.id, -bm25(chunk_fts, 2.0, 1.0) AS score FROM chunk_fts "
+            f"SELECT c.id, -bm25(chunk_fts, {TITLE_WEIGHT}, 1.0) AS score FROM chunk_fts "
             "JOIN chunks c ON c.id = chunk_fts.rowid JOIN documents d ON d.id = c.document_id "
             "WHERE chunk_fts MATCH :q AND d.collection_id = :cid"
             + (" AND d.id = :did" if document_id is not None else "")
-            + " ORDER BY bm25(chunk_fts, 2.0, 1.0) LIMIT :k"
+            + f" ORDER BY bm25(chunk_fts, {TITLE_WEIGHT}, 1.0) LIMIT :k"
         )
         params: dict[str, Any] = {"q": query, "cid": collection_id, "k": limit}
         if document_id is not None:
