@@ -1,0 +1,122 @@
+"""`docqa eval` and the retrieval it measures: the scoring rule, a small QA set over sample_docs
+through the real CLI, and the keyword index's document-head title (with its migration)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from docqa.evaluation import EvalRow, declines, first_hit, token_f1
+from docqa.scoring import is_hit
+from docqa.store import Store
+from docqa.types import RetrievedChunk
+from tests.conftest import SAMPLE_DOCS
+
+
+def test_the_hit_rule_of_the_data_readme() -> None:
+    assert is_hit("The Term shall be “five (5) years”.", 'the term shall be "five (5) years"')
+    long_answer = " ".join(f"w{i}" for i in range(60))
+    assert is_hit("intro " + " ".join(f"w{i}" for i in range(25)) + " cut", long_answer)  # first 20 words
+    assert not is_hit("w0 w1 w2", long_answer)
+    assert is_hit("甲方应于\n三十日内付款", "甲方应于 三十日内付款")
+    assert not is_hit("anything", "")
+
+
+def test_token_f1_and_declines() -> None:
+    assert (
+        token_f1("EUR 184.6 million", ["Revenue was EUR 184.6 million"]) == 0.8
+    )  # tokens: eur 184 6 million, against 6 in the reference
+    assert token_f1("三十日", ["三十日内"]) > 0.8
+    assert token_f1("nothing alike", ["EUR 184.6"]) == 0.0
+    assert declines("The documents do not answer the question.")
+    assert declines("文件中未提及该事项。")
+    assert not declines("The notice period is 60 days [1].")
+
+
+def _chunk(doc: int, text: str, pages: tuple[int, int] = (1, 1)) -> RetrievedChunk:
+    return RetrievedChunk(1, doc, "d", 0, text, pages[0], pages[1], 0.0)
+
+
+def test_first_hit_needs_the_rows_document_and_can_count_pages() -> None:
+    row = EvalRow("r", "q", "c", "a.pdf", ("net revenue",), False, "span", pages=(7,))
+    chunks = [_chunk(2, "net revenue"), _chunk(1, "other", (6, 8)), _chunk(1, "Net  Revenue")]
+    assert first_hit(chunks, 1, row, by_page=False) == 3  # rank 1 is another document's chunk
+    assert first_hit(chunks, 1, row, by_page=True) == 2  # rank 2 holds the answer's page
+
+
+def _qa_set(folder: Path) -> Path:
+    for name in ("services_agreement_en.txt", "supply_contract_zh.txt", "operations_handbook.md"):
+        shutil.copy(SAMPLE_DOCS / name, folder / name)
+    contract = (folder / "services_agreement_en.txt").read_text(encoding="utf-8")
+    handbook = (folder / "operations_handbook.md").read_text(encoding="utf-8")
+    rows = [
+        {"id": "1", "question": "Which law governs the services agreement?", "category": "law",
+         "doc": "services_agreement_en.txt", "answers": [{"text": contract[contract.index("laws of"):][:40]}],
+         "is_impossible": False, "answer_type": "span"},
+        {"id": "2", "question": "When is standard support available?", "category": "support",
+         "doc": "operations_handbook.md", "answers": [{"text": handbook[handbook.index("Monday to"):][:30]}],
+         "is_impossible": False, "answer_type": "span"},
+        {"id": "3", "question": "Who is the CEO of Mars Corp?", "category": "law",
+         "doc": "services_agreement_en.txt", "answers": [], "is_impossible": True, "answer_type": "none"},
+    ]  # fmt: skip
+    qa_file = folder / "qa.jsonl"
+    qa_file.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    return qa_file
+
+
+def test_docqa_eval_on_a_small_set(tmp_path: Path) -> None:
+    from docqa.cli import main
+
+    qa_file = _qa_set(tmp_path)
+    args = ["eval", str(qa_file), "--no-embeddings", "--json", "--k", "1,2", "--data-dir", str(tmp_path / "data")]
+    args += ["--extra", str(tmp_path / "supply_contract_zh.txt")]  # a distractor
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output[result.output.index("{") :])
+    assert report["questions"] == 2 and report["skipped_not_answerable"] == 1
+    assert report["recall@2"] == 1.0 and report["mrr"] > 0.5
+    assert set(report["by_category"]) == {"law", "support"}
+    assert report["retriever"] == "bm25" and report["ingest"]["added"] == 3
+    again = CliRunner().invoke(main, [*args, "--scope", "document"])  # the index is reused
+    report = json.loads(again.output[again.output.index("{") :])
+    assert report["ingest"]["unchanged"] == 3 and report["scope"] == "document" and report["recall@1"] == 1.0
+
+
+def test_chunk_titles_carry_the_document_head_and_old_indexes_migrate(tmp_path: Path) -> None:
+    path = tmp_path / "docqa.sqlite3"
+    store = Store(path)
+    coll = store.collection("c", create=True)
+    from docqa.types import ChunkDraft
+
+    drafts = [
+        ChunkDraft(0, "SUPPLY AGREEMENT between ACME GMBH and ZENITH LTD. Terms follow.", 0, 60, 1, 1, 12),
+        ChunkDraft(1, "The notice period is sixty days.", 60, 90, 1, 1, 7),
+    ]
+    store.save_document(
+        collection_id=coll.id, source="s", name="file.txt", sha256="x", size_bytes=1, pages=1, warnings=[],
+        chunks=drafts, embeddings=None,
+    )  # fmt: skip
+    hits = store.bm25(coll.id, "notice period in the agreement with Zenith", 5)
+    assert len(hits) == 2 and hits[0][0] == 2  # the notice chunk first, found through its title too
+    store.close()
+
+    with sqlite3.connect(path) as db:  # make it look like an index from before the head was indexed
+        db.execute("DROP TRIGGER chunks_fts_insert_v2")
+        db.execute(
+            "CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN INSERT INTO chunk_fts(rowid, title, body) "
+            "VALUES (new.id, (SELECT name FROM documents WHERE id = new.document_id), new.text); END"
+        )
+        db.execute("UPDATE chunk_fts SET title = 'file.txt'")
+        db.execute("PRAGMA user_version = 0")
+    store = Store(path)
+    assert [h[0] for h in store.bm25(coll.id, "zenith", 5)] and len(store.bm25(coll.id, "zenith", 5)) == 2
+    with store.session() as s:
+        from sqlalchemy import text
+
+        triggers = {r[0] for r in s.execute(text("SELECT name FROM sqlite_master WHERE type = 'trigger'"))}
+    assert "chunks_fts_insert" not in triggers and "chunks_fts_insert_v2" in triggers
+    store.close()
