@@ -204,16 +204,24 @@ def docs_list(collection: str | None, as_json: bool, data_dir: Path | None, verb
 @docs.command("rm")
 @click.argument("document_ids", nargs=-1, type=int, required=True)
 @click.option("--collection", "-c", default=None, help="Collection (default: 'default').")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @common_options
-def docs_rm(document_ids: tuple[int, ...], collection: str | None, data_dir: Path | None, verbose: bool) -> None:
+def docs_rm(
+    document_ids: tuple[int, ...], collection: str | None, as_json: bool, data_dir: Path | None, verbose: bool
+) -> None:
     """Delete documents (and their chunks and vectors) by ID."""
     qa = open_docqa(make_settings(data_dir, verbose), verbose, embedder=False, generator=False)
+    deleted = []
     try:
         for doc_id in document_ids:
             qa.delete_document(doc_id, collection)
-            click.echo(f"deleted document {doc_id}")
+            deleted.append(doc_id)
+            if not as_json:
+                click.echo(f"deleted document {doc_id}")
     finally:
         qa.close()
+    if as_json:
+        emit_json({"deleted": deleted})
 
 
 @main.command()

@@ -62,10 +62,14 @@ def list_models(as_json: bool, data_dir: Path | None, verbose: bool) -> None:
 
 @models.command("pull")
 @click.argument("name", type=click.Choice(list(KNOWN_MODELS)))
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @common_options
-def pull_model(name: str, data_dir: Path | None, verbose: bool) -> None:
+def pull_model(name: str, as_json: bool, data_dir: Path | None, verbose: bool) -> None:
     """Download a known model (with progress) and check its SHA-256."""
     settings = make_settings(data_dir, verbose)
     path = pull(name, settings.models_path)
     variable = "DOCQA_LLM_MODEL" if KNOWN_MODELS[name].role == "generator" else "DOCQA_EMBED_MODEL"
-    click.echo(f"{path} (sha256 verified)\nuse it with: export {variable}={name}")
+    if as_json:
+        emit_json({"name": name, "path": str(path), "sha256_verified": True, "setting": f"{variable}={name}"})
+    else:
+        click.echo(f"{path} (sha256 verified)\nuse it with: export {variable}={name}")

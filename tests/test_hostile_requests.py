@@ -194,3 +194,45 @@ def test_eight_clients_ingest_and_ask_at_once(live_server: str) -> None:
         docs = httpx.get(f"{live_server}/v1/collections/{coll}/documents").json()["documents"]
         reports = [d for d in docs if d["name"].startswith("report-")]
         assert len(reports) == 6 and all(d["status"] == "ready" for d in reports)
+
+
+def test_uploads_take_a_pdf_password_and_a_hanging_pdf_leaves_the_server_responsive(
+    qa_factory, sample_index: Path, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+    import time
+
+    from pypdf import PdfReader, PdfWriter
+
+    from tests.conftest import SAMPLE_DOCS, free_port, serve_app
+    from tests.pdf_factory import bloated_pdf
+
+    writer = PdfWriter()
+    for page in PdfReader(SAMPLE_DOCS / "annual_report_2025.pdf").pages:
+        writer.add_page(page)
+    writer.encrypt(user_password="s3cret", owner_password="owner", algorithm="AES-128")
+    encrypted = tmp_path / "locked.pdf"
+    with encrypted.open("wb") as fh:
+        writer.write(fh)
+    hanging = bloated_pdf(tmp_path / "hanging.pdf").read_bytes()
+
+    shutil.copytree(sample_index, tmp_path / "data")
+    qa = qa_factory(tmp_path / "data", ingest={"pdf_timeout_s": 3})
+    with serve_app(qa.settings, qa, free_port()) as base:
+        r = _upload(base, "default", [("locked.pdf", encrypted.read_bytes())])
+        assert r.json()["failed"] == [{"path": "locked.pdf", "error": "encrypted: password required"}]
+        r = _upload(base, "default", [("locked.pdf", encrypted.read_bytes())], data={"password": "s3cret"})
+        assert r.json()["added"] == 1, r.json()
+
+        result: dict[str, httpx.Response] = {}
+        thread = threading.Thread(target=lambda: result.update(r=_upload(base, "default", [("hang.pdf", hanging)])))
+        thread.start()
+        time.sleep(0.5)
+        while thread.is_alive():  # the parser child hangs; the server keeps answering
+            started = time.monotonic()
+            assert httpx.get(f"{base}/health", timeout=5).status_code == 200
+            assert httpx.get(f"{base}/v1/collections/default/documents", timeout=5).status_code == 200
+            assert time.monotonic() - started < 2
+            time.sleep(0.3)
+        thread.join()
+        assert result["r"].json()["failed"] == [{"path": "hang.pdf", "error": "PDF parser timed out after 3 s"}]

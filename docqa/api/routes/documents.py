@@ -50,7 +50,10 @@ def content_problem(name: str, head: bytes) -> str | None:
     return None
 
 
-@router.post("", summary="Upload and ingest files (multipart, parts named 'files')")
+@router.post(
+    "",
+    summary="Upload and ingest files (multipart: parts named 'files', optional field 'password' for encrypted PDFs)",
+)
 async def upload(name: str, request: Request, qa: QADep, settings: SettingsDep) -> dict[str, Any]:
     validate_collection_name(name)
     try:
@@ -80,7 +83,10 @@ async def upload(name: str, request: Request, qa: QADep, settings: SettingsDep) 
                     while block := await upload.read(1 << 20):
                         out.write(block)
                 sources.append(Source(path, f"upload:{display}", display))
-            report = await run_in_threadpool(qa.ingest_sources, sources, name)
+            password = form.get("password")  # for encrypted PDFs; never logged or stored
+            report = await run_in_threadpool(
+                qa.ingest_sources, sources, name, None, password if isinstance(password, str) else None
+            )
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     finally:
