@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from sqlalchemy import text
 
-from docqa.store import FTS_TITLE_OF_CHUNK, Store
+from docqa import keyword_index
+from docqa.store import Store
+
+_REINDEX_MISSING = "reindex missing passages"  # a fix done in Python, not one SQL statement
 
 # (query counting the bad rows, what is wrong, how repair fixes it)
 _CHECKS: list[tuple[str, str, list[str]]] = [
@@ -35,7 +38,8 @@ _CHECKS: list[tuple[str, str, list[str]]] = [
     ),
 ]
 
-# Not tied to a collection: rows that belong to nothing.
+# Not tied to a collection: rows that belong to nothing, and chunks the keyword index lacks.
+_ORPHAN_PASSAGES, _MISSING_PASSAGES = keyword_index.audit_queries()
 _GLOBAL_CHECKS: list[tuple[str, str, list[str]]] = [
     (
         "SELECT count(*) FROM chunks WHERE document_id NOT IN (SELECT id FROM documents)",
@@ -43,18 +47,11 @@ _GLOBAL_CHECKS: list[tuple[str, str, list[str]]] = [
         ["DELETE FROM chunks WHERE document_id NOT IN (SELECT id FROM documents)"],
     ),
     (
-        "SELECT count(*) FROM chunk_fts WHERE rowid NOT IN (SELECT id FROM chunks)",
-        "orphan keyword-index rows without a chunk",
-        ["DELETE FROM chunk_fts WHERE rowid NOT IN (SELECT id FROM chunks)"],
+        _ORPHAN_PASSAGES[0],
+        _ORPHAN_PASSAGES[1],
+        [f"DELETE FROM passage_fts WHERE rowid / {keyword_index.PASSAGES_PER_CHUNK} NOT IN (SELECT id FROM chunks)"],
     ),
-    (
-        "SELECT count(*) FROM chunks WHERE id NOT IN (SELECT rowid FROM chunk_fts)",
-        "chunk rows missing from the keyword index",
-        [
-            f"INSERT INTO chunk_fts(rowid, title, body) SELECT c.id, {FTS_TITLE_OF_CHUNK}, "
-            "docqa_index_text(c.text) FROM chunks c WHERE c.id NOT IN (SELECT rowid FROM chunk_fts)",
-        ],
-    ),
+    (_MISSING_PASSAGES[0], _MISSING_PASSAGES[1], [_REINDEX_MISSING]),
 ]
 
 
@@ -67,7 +64,10 @@ def _run(store: Store, checks: list[tuple[str, str, list[str]]], params: dict[st
                 problems.append(f"{count} {what}")
                 if repair:
                     for fix in fixes:
-                        s.execute(text(fix), params)
+                        if fix == _REINDEX_MISSING:
+                            keyword_index.reindex_all(s.connection(), only_missing=True)
+                        else:
+                            s.execute(text(fix), params)
     return problems
 
 

@@ -34,7 +34,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
-from docqa import lexical
+from docqa import keyword_index, lexical
 from docqa.errors import CollectionNotFoundError, DocumentNotFoundError
 from docqa.types import ChunkDraft, RetrievedChunk
 
@@ -108,38 +108,12 @@ class ChunkRow(Base):
     embedding: Mapped[bytes | None] = mapped_column(LargeBinary)  # float32, L2-normalised
 
 
-# The keyword index has two columns. `title` holds what names the whole document: its file name and
-# the head of its first chunk (a contract's title and parties, a report's cover), so that a question
-# naming the document lifts every chunk of it; `body` holds the chunk's own text. Chunks are inserted
-# in order, so chunk 0 (the head) exists when the trigger runs for every later one.
-TITLE_WEIGHT = 4.0  # BM25 weight of the title column against the body's 1.0
-HEAD_CHARS = 1000  # how much of a document's start joins its name in the title column
-_FTS_TITLE = (
-    "docqa_index_text((SELECT name FROM documents WHERE id = {doc}) || ' ' || coalesce((SELECT substr(h.text, 1, "
-    f"{HEAD_CHARS}) FROM chunks h WHERE h.document_id = {{doc}} AND h.ordinal = 0), ''))"
-)
-FTS_TITLE_OF_CHUNK = _FTS_TITLE.format(doc="c.document_id")  # for a query over `chunks c`
-_FTS_VERSION = 2  # PRAGMA user_version: 1 indexed the file name alone as the title
 _EXTRA_DDL = [
-    "CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5("
-    "title, body, tokenize='porter unicode61 remove_diacritics 2')",
-    "CREATE TRIGGER IF NOT EXISTS chunks_fts_insert_v2 AFTER INSERT ON chunks BEGIN "
-    f"INSERT INTO chunk_fts(rowid, title, body) VALUES (new.id, {_FTS_TITLE.format(doc='new.document_id')}, "
-    "docqa_index_text(new.text)); END",
-    "CREATE TRIGGER IF NOT EXISTS chunks_fts_delete AFTER DELETE ON chunks BEGIN "
-    "DELETE FROM chunk_fts WHERE rowid = old.id; END",
     # Answers cached by docqa.answer_cache; emptied per collection whenever its documents change.
     "CREATE TABLE IF NOT EXISTS answer_cache (collection_id INTEGER NOT NULL REFERENCES collections(id) "
     "ON DELETE CASCADE, key TEXT NOT NULL, answer TEXT NOT NULL, created_at TEXT, PRIMARY KEY (collection_id, key))",
 ]
 _FORGET_ANSWERS = text("DELETE FROM answer_cache WHERE collection_id = :cid")
-# Upgrading an index built before the document head was in the title: re-index every chunk once.
-_FTS_MIGRATION = [
-    "DROP TRIGGER IF EXISTS chunks_fts_insert",
-    "DELETE FROM chunk_fts",
-    "INSERT INTO chunk_fts(rowid, title, body) SELECT c.id, "
-    f"{FTS_TITLE_OF_CHUNK}, docqa_index_text(c.text) FROM chunks c",
-]
 
 
 @dataclass(frozen=True)
@@ -173,15 +147,9 @@ class Store:
         event.listen(self.engine, "connect", _configure_connection)
         Base.metadata.create_all(self.engine)
         with self.engine.begin() as conn:
-            version = int(conn.execute(text("PRAGMA user_version")).scalar() or 0)
-            fresh = not conn.execute(text("SELECT 1 FROM sqlite_master WHERE name = 'chunk_fts'")).first()
             for ddl in _EXTRA_DDL:
                 conn.execute(text(ddl))
-            if version < _FTS_VERSION:
-                if not fresh:
-                    for statement in _FTS_MIGRATION:
-                        conn.execute(text(statement))
-                conn.execute(text(f"PRAGMA user_version = {_FTS_VERSION}"))
+            keyword_index.create_or_migrate(conn)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     def close(self) -> None:
@@ -286,6 +254,9 @@ class Store:
             ]
             s.add_all(rows)
             s.flush()
+            if rows:
+                title = keyword_index.title_of(name, chunks[0].text)
+                keyword_index.index_chunks(s, title, [(r.id, r.text) for r in rows])
             s.execute(_FORGET_ANSWERS, {"cid": collection_id})
             return SavedDocument(doc.id, [r.id for r in rows], removed)
 
@@ -391,21 +362,8 @@ class Store:
         self, collection_id: int, question: str, limit: int, document_id: int | None = None
     ) -> list[tuple[int, float]]:
         """(chunk ID, BM25 score, higher is better) for a question, filtered to one collection."""
-        query = lexical.match_query(question)
-        if query is None:
-            return []
-        sql = (
-            f"SELECT c.id, -bm25(chunk_fts, {TITLE_WEIGHT}, 1.0) AS score FROM chunk_fts "
-            "JOIN chunks c ON c.id = chunk_fts.rowid JOIN documents d ON d.id = c.document_id "
-            "WHERE chunk_fts MATCH :q AND d.collection_id = :cid"
-            + (" AND d.id = :did" if document_id is not None else "")
-            + f" ORDER BY bm25(chunk_fts, {TITLE_WEIGHT}, 1.0) LIMIT :k"
-        )
-        params: dict[str, Any] = {"q": query, "cid": collection_id, "k": limit}
-        if document_id is not None:
-            params["did"] = document_id
         with self.session() as s:
-            return [(int(r[0]), float(r[1])) for r in s.execute(text(sql), params)]
+            return keyword_index.search(s, collection_id, question, limit, document_id)
 
     def integrity_ok(self) -> bool:
         with self.session() as s:

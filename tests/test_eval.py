@@ -86,37 +86,44 @@ def test_docqa_eval_on_a_small_set(tmp_path: Path) -> None:
     assert report["ingest"]["unchanged"] == 3 and report["scope"] == "document" and report["recall@1"] == 1.0
 
 
-def test_chunk_titles_carry_the_document_head_and_old_indexes_migrate(tmp_path: Path) -> None:
+def test_keyword_search_finds_small_returns_big_and_old_indexes_migrate(tmp_path: Path) -> None:
+    from sqlalchemy import text
+
+    from docqa.keyword_index import PASSAGES_PER_CHUNK, split_passages
+    from docqa.types import ChunkDraft
+
+    filler = "\n\n".join(f"Paragraph {i} on delivery schedules, invoices and shipping terms." for i in range(120))
+    long_chunk = filler + "\n\nThe notice period for termination is sixty days.\n\n" + filler
+    assert len(split_passages(long_chunk)) > 4
     path = tmp_path / "docqa.sqlite3"
     store = Store(path)
     coll = store.collection("c", create=True)
-    from docqa.types import ChunkDraft
-
     drafts = [
         ChunkDraft(0, "SUPPLY AGREEMENT between ACME GMBH and ZENITH LTD. Terms follow.", 0, 60, 1, 1, 12),
-        ChunkDraft(1, "The notice period is sixty days.", 60, 90, 1, 1, 7),
+        ChunkDraft(1, long_chunk, 60, 60 + len(long_chunk), 1, 1, 2000),
+        ChunkDraft(2, "Payment is due within thirty days of the invoice date.", 0, 9, 1, 1, 12),
     ]
     store.save_document(
         collection_id=coll.id, source="s", name="file.txt", sha256="x", size_bytes=1, pages=1, warnings=[],
         chunks=drafts, embeddings=None,
     )  # fmt: skip
-    hits = store.bm25(coll.id, "notice period in the agreement with Zenith", 5)
-    assert len(hits) == 2 and hits[0][0] == 2  # the notice chunk first, found through its title too
+    hits = store.bm25(coll.id, "notice period for termination in the agreement with Zenith", 5)
+    assert [h[0] for h in hits][:1] == [2]  # the long chunk, found by its one relevant passage
+    assert len({h[0] for h in hits}) == len(hits) == 3  # each chunk once, every chunk titled by the head
     store.close()
 
-    with sqlite3.connect(path) as db:  # make it look like an index from before the head was indexed
-        db.execute("DROP TRIGGER chunks_fts_insert_v2")
-        db.execute(
-            "CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN INSERT INTO chunk_fts(rowid, title, body) "
-            "VALUES (new.id, (SELECT name FROM documents WHERE id = new.document_id), new.text); END"
-        )
-        db.execute("UPDATE chunk_fts SET title = 'file.txt'")
-        db.execute("PRAGMA user_version = 0")
+    with sqlite3.connect(path) as db:  # turn it into a schema-2 index: whole chunks in chunk_fts
+        db.execute("DROP TABLE passage_fts")
+        db.execute("CREATE VIRTUAL TABLE chunk_fts USING fts5(title, body)")
+        db.execute("INSERT INTO chunk_fts(rowid, title, body) SELECT id, 'file.txt', text FROM chunks")
+        db.execute("PRAGMA user_version = 2")
     store = Store(path)
-    assert [h[0] for h in store.bm25(coll.id, "zenith", 5)] and len(store.bm25(coll.id, "zenith", 5)) == 2
+    assert [h[0] for h in store.bm25(coll.id, "notice period for termination with Zenith", 5)][:1] == [2]
     with store.session() as s:
-        from sqlalchemy import text
-
-        triggers = {r[0] for r in s.execute(text("SELECT name FROM sqlite_master WHERE type = 'trigger'"))}
-    assert "chunks_fts_insert" not in triggers and "chunks_fts_insert_v2" in triggers
+        tables = {r[0] for r in s.execute(text("SELECT name FROM sqlite_master"))}
+        first = s.execute(text(f"SELECT count(*) FROM passage_fts WHERE rowid = {2 * PASSAGES_PER_CHUNK}")).scalar()
+    assert "chunk_fts" not in tables and first == 1
+    store.delete_document(coll, 1)
+    with store.session() as s:
+        assert s.execute(text("SELECT count(*) FROM passage_fts")).scalar() == 0  # removed with the chunks
     store.close()

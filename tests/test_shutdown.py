@@ -57,19 +57,19 @@ def test_sigterm_drains_streams_and_uploads_then_exits(sample_index: Path, tmp_p
     try:
         _wait_healthy(base, proc)
         results: dict[str, object] = {}
-        streaming = threading.Event()
+        events: list[str] = []  # filled as the events arrive
+        streaming, uploading = threading.Event(), threading.Event()
 
         def stream() -> None:
-            events = []
             body = {"question": "What was the revenue in 2025?", "stream": True, "max_tokens": 48}
             with httpx.stream("POST", f"{base}/v1/ask", json=body, timeout=300) as r:
                 for line in r.iter_lines():
                     if line.startswith("event: "):
                         events.append(line.removeprefix("event: "))
                         streaming.set()  # citations come first, then the answer is generated
-            results["stream"] = events
 
         def upload() -> None:
+            uploading.set()
             r = httpx.post(
                 f"{base}/v1/collections/default/documents",
                 files=[("files", ("depots.txt", LONG_REPORT.encode(), "text/plain"))],
@@ -77,22 +77,24 @@ def test_sigterm_drains_streams_and_uploads_then_exits(sample_index: Path, tmp_p
             )
             results["upload"] = (r.status_code, r.json())
 
-        threads = [threading.Thread(target=upload), threading.Thread(target=stream)]
-        for t in threads:
-            t.start()
+        streamer, uploader = threading.Thread(target=stream), threading.Thread(target=upload)
+        streamer.start()
         assert streaming.wait(120), "the answer stream did not start"
+        uploader.start()  # after retrieval, so the upload's embedding does not hold the question back
+        uploading.wait()
+        time.sleep(1.0)
         proc.send_signal(signal.SIGTERM)
-        in_flight_at_signal = "done" not in results.get("stream", []) and "upload" not in results
+        in_flight_at_signal = ("done" not in events, "upload" not in results)
         signalled = time.monotonic()
         health = httpx.get(f"{base}/health", timeout=5)
         assert health.status_code == 503 and health.json()["status"] == "draining"
         assert time.monotonic() - signalled < 2
         refused = httpx.post(f"{base}/v1/ask", json={"question": "anything?"}, timeout=5)
         assert refused.status_code == 503 and refused.json()["error"]["type"] == "ShuttingDown"
-        for t in threads:
+        for t in (streamer, uploader):
             t.join(300)
-        assert in_flight_at_signal
-        assert results["stream"][-1] == "done", results["stream"]  # type: ignore[index]
+        assert in_flight_at_signal == (True, True)
+        assert events[-1] == "done", events
         status, report = results["upload"]  # type: ignore[misc]
         assert status == 200 and report["added"] == 1, report
         assert proc.wait(60) == 0

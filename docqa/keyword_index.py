@@ -1,0 +1,147 @@
+"""The keyword (BM25) index in SQLite FTS5: found small, returned big.
+
+Each chunk (up to 4k tokens) is indexed as passages of about 500 tokens, so BM25 scores a clause
+where it sits instead of diluting it over a long chunk; a search ranks passages and returns each
+passage's parent chunk once (small-to-big). A passage row has two columns: `title`, what names the
+whole document (its file name and the opening of its first chunk: a contract's title and parties, a
+report's cover), so that a question naming the document lifts its passages; and `body`, the
+passage's text. On CUAD (docqa eval, BM25, 4k-token chunks) recall@1 went from 0.50 with the file
+name alone as title, to 0.48 with the document head, to 0.68 with passages; recall@3 from 0.82 to
+0.86 to 0.92.
+
+Passages are written with their chunks, in the same transaction; a trigger deletes them with their
+chunk. Their rowid is chunk_id * 64 + passage number, so a chunk's passages are one rowid range.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import Connection, text
+from sqlalchemy.orm import Session
+
+from docqa import lexical
+
+PASSAGE_CHARS = 2000  # about 500 tokens of English
+PASSAGES_PER_CHUNK = 64  # rowid = chunk_id * 64 + k; a 4096-token chunk needs about 8-16
+HEAD_CHARS = 1000  # how much of a document's first chunk joins its name in the title
+TITLE_WEIGHT = 4.0  # BM25 weight of the title column against the body's 1.0
+SCHEMA_VERSION = 3  # PRAGMA user_version: 1 and 2 indexed whole chunks in chunk_fts
+
+DDL = [
+    "CREATE VIRTUAL TABLE IF NOT EXISTS passage_fts USING fts5("
+    "title, body, tokenize='porter unicode61 remove_diacritics 2')",
+    "CREATE TRIGGER IF NOT EXISTS chunks_passages_delete AFTER DELETE ON chunks BEGIN "
+    f"DELETE FROM passage_fts WHERE rowid >= old.id * {PASSAGES_PER_CHUNK} "
+    f"AND rowid < (old.id + 1) * {PASSAGES_PER_CHUNK}; END",
+]
+_OLD_SCHEMA = [
+    "DROP TRIGGER IF EXISTS chunks_fts_insert",
+    "DROP TRIGGER IF EXISTS chunks_fts_insert_v2",
+    "DROP TRIGGER IF EXISTS chunks_fts_delete",
+    "DROP TABLE IF EXISTS chunk_fts",
+]
+_PARAGRAPH = re.compile(r"(\n\s*\n)")
+
+
+def split_passages(chunk_text: str) -> list[str]:
+    """Cut at paragraph breaks into pieces of about PASSAGE_CHARS; an overlong paragraph is cut
+    into windows that overlap by 200 characters, so no sentence is lost at a cut."""
+    passages: list[str] = []
+    current = ""
+    for part in _PARAGRAPH.split(chunk_text):
+        if current.strip() and len(current) + len(part) > PASSAGE_CHARS:
+            passages.append(current)
+            current = ""
+        current += part
+        while len(current) > PASSAGE_CHARS * 3 // 2:
+            passages.append(current[:PASSAGE_CHARS])
+            current = current[PASSAGE_CHARS - 200 :]
+    if current.strip() or not passages:
+        passages.append(current)
+    if len(passages) > PASSAGES_PER_CHUNK:  # only for chunks far beyond 4k tokens: merge the tail
+        passages[PASSAGES_PER_CHUNK - 1 :] = ["".join(passages[PASSAGES_PER_CHUNK - 1 :])]
+    return passages
+
+
+def title_of(document_name: str, first_chunk_text: str) -> str:
+    return lexical.index_text(f"{document_name} {first_chunk_text[:HEAD_CHARS]}")
+
+
+def index_chunks(session: Session | Connection, title: str, chunks: Iterable[tuple[int, str]]) -> None:
+    """Write the passages of (chunk ID, text) pairs of one document."""
+    rows = [
+        {"rowid": chunk_id * PASSAGES_PER_CHUNK + k, "title": title, "body": lexical.index_text(passage)}
+        for chunk_id, chunk_text in chunks
+        for k, passage in enumerate(split_passages(chunk_text))
+    ]
+    if rows:
+        session.execute(text("INSERT INTO passage_fts(rowid, title, body) VALUES (:rowid, :title, :body)"), rows)
+
+
+def reindex_all(conn: Connection, only_missing: bool = False) -> int:
+    """(Re)write the passages of every chunk, or only of chunks that have none; returns chunks done."""
+    where = f" WHERE c.id * {PASSAGES_PER_CHUNK} NOT IN (SELECT rowid FROM passage_fts)" if only_missing else ""
+    chunks = conn.execute(
+        text(
+            "SELECT c.id, c.text, d.name, (SELECT h.text FROM chunks h WHERE h.document_id = d.id "
+            "ORDER BY h.ordinal LIMIT 1) FROM chunks c JOIN documents d ON d.id = c.document_id" + where
+        )
+    ).all()
+    for chunk_id, chunk_text, name, head in chunks:
+        index_chunks(conn, title_of(name, head or ""), [(chunk_id, chunk_text)])
+    return len(chunks)
+
+
+def create_or_migrate(conn: Connection) -> None:
+    version = int(conn.execute(text("PRAGMA user_version")).scalar() or 0)
+    if version < SCHEMA_VERSION:
+        for statement in _OLD_SCHEMA:
+            conn.execute(text(statement))
+    for statement in DDL:
+        conn.execute(text(statement))
+    if version < SCHEMA_VERSION:
+        conn.execute(text("DELETE FROM passage_fts"))
+        reindex_all(conn)
+        conn.execute(text(f"PRAGMA user_version = {SCHEMA_VERSION}"))
+
+
+def search(
+    session: Session, collection_id: int, question: str, limit: int, document_id: int | None
+) -> list[tuple[int, float]]:
+    """(chunk ID, score of its best passage; higher is better), best first, each chunk once."""
+    query = lexical.match_query(question)
+    if query is None:
+        return []
+    rank = f"bm25(passage_fts, {TITLE_WEIGHT}, 1.0)"
+    sql = (
+        f"SELECT p.rowid / {PASSAGES_PER_CHUNK}, -{rank} FROM passage_fts p "
+        f"JOIN chunks c ON c.id = p.rowid / {PASSAGES_PER_CHUNK} JOIN documents d ON d.id = c.document_id "
+        "WHERE passage_fts MATCH :q AND d.collection_id = :cid"
+        + (" AND d.id = :did" if document_id is not None else "")
+        + f" ORDER BY {rank} LIMIT :k"
+    )
+    # A chunk can own several of the best passages: fetch more, keep each chunk's first.
+    params: dict[str, Any] = {"q": query, "cid": collection_id, "k": limit * 4}
+    if document_id is not None:
+        params["did"] = document_id
+    best: dict[int, float] = {}
+    for chunk_id, score in session.execute(text(sql), params):
+        best.setdefault(int(chunk_id), float(score))
+    return list(best.items())[:limit]
+
+
+def audit_queries() -> Sequence[tuple[str, str]]:
+    """(count query, what is wrong) for rows of the keyword index that belong to nothing or are missing."""
+    return [
+        (
+            f"SELECT count(*) FROM passage_fts WHERE rowid / {PASSAGES_PER_CHUNK} NOT IN (SELECT id FROM chunks)",
+            "orphan keyword-index rows without a chunk",
+        ),
+        (
+            f"SELECT count(*) FROM chunks WHERE id * {PASSAGES_PER_CHUNK} NOT IN (SELECT rowid FROM passage_fts)",
+            "chunk rows missing from the keyword index",
+        ),
+    ]
