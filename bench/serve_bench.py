@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
 import sys
 import tempfile
 import threading
@@ -22,6 +20,10 @@ from pathlib import Path
 import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.local_server import docqa_server  # noqa: E402
+
 QUESTIONS = [
     "What was Northwind's revenue in 2025?",
     "How many robots did Northwind ship in 2025?",
@@ -52,21 +54,9 @@ def ask(base: str, question: str, document_id: int, max_tokens: int = 64) -> tup
 
 
 def main() -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    base = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as data:
         env = {**os.environ, "DOCQA_DATA_DIR": data, "DOCQA_LLM_N_PARALLEL": "8"}
-        server = subprocess.Popen([sys.executable, "-m", "docqa", "serve", "--port", str(port)], env=env)
-        try:
-            for _ in range(600):
-                try:
-                    if httpx.get(f"{base}/health").status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                time.sleep(0.5)
+        with docqa_server(env) as (base, _pid):
             pdf = ROOT / "sample_docs" / "annual_report_2025.pdf"
             files = [("files", (pdf.name, pdf.read_bytes(), "application/pdf"))]
             doc_id = httpx.post(f"{base}/v1/collections/default/documents", files=files, timeout=600).json()["files"][
@@ -95,9 +85,6 @@ def main() -> None:
             for t in threads:
                 t.join()
             concurrent_s = time.perf_counter() - start
-        finally:
-            server.terminate()
-            server.wait(timeout=60)
 
     rows = {
         "first question: time to first answer token (s)": first_ttft,

@@ -14,7 +14,6 @@ import argparse
 import json
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -26,6 +25,10 @@ from pathlib import Path
 import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.local_server import docqa_server  # noqa: E402
+
 QUESTIONS = [
     "What was Northwind's revenue in 2025?",
     "How many robots did Northwind ship in 2025?",
@@ -125,23 +128,11 @@ def main() -> None:
     parser.add_argument("--warmup-minutes", type=float, default=1)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "soak_cpu.json")
     args = parser.parse_args()
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    base = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as data:
         env = {**os.environ, "DOCQA_DATA_DIR": data, "DOCQA_LLM_N_CTX": "8192"}
         subprocess.run([sys.executable, "-m", "docqa", "ingest", str(ROOT / "sample_docs")], env=env, check=True)
-        server = subprocess.Popen([sys.executable, "-m", "docqa", "serve", "--port", str(port)], env=env)
-        try:
-            while True:
-                try:
-                    if httpx.get(f"{base}/health").status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                time.sleep(0.5)
-            rss_ready = rss_mib(server.pid)
+        with docqa_server(env) as (base, pid):
+            rss_ready = rss_mib(pid)
             tally = Tally()
             began = time.monotonic()
             stop = began + args.minutes * 60
@@ -150,17 +141,14 @@ def main() -> None:
             for t in threads:
                 t.start()
             time.sleep(args.warmup_minutes * 60)
-            rss_warm = rss_mib(server.pid)
+            rss_warm = rss_mib(pid)
             samples = [(round(time.monotonic() - began), rss_warm)]
             while time.monotonic() < stop:
                 time.sleep(60)
-                samples.append((round(time.monotonic() - began), rss_mib(server.pid)))
+                samples.append((round(time.monotonic() - began), rss_mib(pid)))
             for t in threads:
                 t.join()
-            rss_end = rss_mib(server.pid)
-        finally:
-            server.terminate()
-            server.wait(120)
+            rss_end = rss_mib(pid)
     asks, ingests = tally.latencies["ask"], tally.latencies["ingest"]
     result = {
         "minutes": args.minutes,

@@ -7,13 +7,13 @@ time or in tests downloads anything.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from docqa.errors import ConfigError
+from docqa.files import sha256_file
 
 Role = Literal["generator", "embedding"]
 
@@ -52,14 +52,6 @@ def known_path(name: str, models_dir: Path) -> Path | None:
     """Where a known model's file lives once pulled (None if `name` is not a known model)."""
     model = KNOWN_MODELS.get(name)
     return models_dir / model.filename if model else None
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 22), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def pull(name: str, models_dir: Path) -> Path:

@@ -8,7 +8,6 @@ in between, the next open sees the difference and rebuilds FAISS from the embedd
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import threading
 import time
@@ -21,6 +20,7 @@ import numpy as np
 
 from docqa.consistency import VectorIndexes
 from docqa.errors import DocqaError, EmbeddingModelMismatchError, ReadError
+from docqa.files import sha256_file
 from docqa.settings import ChunkingSettings, IngestSettings
 from docqa.store import CollectionRow, Store
 from ingest.chunking import chunk_pages, tiktoken_counter
@@ -118,14 +118,6 @@ def collect_sources(paths: Iterable[Path]) -> tuple[list[Source], list[FileResul
                 seen.add(resolved)
                 sources.append(Source(resolved, str(resolved), f.name))
     return sources, problems
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 class Ingestor:
