@@ -45,21 +45,17 @@ def test_a_pdf_that_bloats_past_the_memory_limit_fails(bloated: Path) -> None:
     assert len(read_pdf_isolated(GOOD_PDF, None, timeout_s=60, memory_mb=1024).pages) == 4
 
 
-def _descendants_running(module: str) -> list[int]:
-    """PIDs of our process tree whose command line runs `module` (the worker and its children)."""
-    found = []
+def _parsing_children() -> list[int]:
+    """PIDs of the children that this process's PDF workers forked (never another process's)."""
+    parents: dict[int, int] = {}
     for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
-            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        if module.encode() in cmdline and ppid != 1:
-            found.append((int(entry.name), ppid))
-    pids = {pid for pid, _ in found}
-    return [pid for pid, ppid in found if ppid in pids]  # forked children: their parent is a worker
+        if entry.name.isdigit():
+            try:
+                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    workers = {pid for pid, ppid in parents.items() if ppid == os.getpid()}
+    return [pid for pid, ppid in parents.items() if ppid in workers]
 
 
 def test_a_parser_that_crashes_fails_that_file_only(bloated: Path) -> None:
@@ -74,7 +70,7 @@ def test_a_parser_that_crashes_fails_that_file_only(bloated: Path) -> None:
     thread = threading.Thread(target=parse)
     thread.start()
     deadline = time.monotonic() + 20
-    while not (children := _descendants_running("ingest.pdf_worker")) and time.monotonic() < deadline:
+    while not (children := _parsing_children()) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert children, "no parsing child found"
     for pid in children:
