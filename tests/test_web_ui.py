@@ -49,6 +49,16 @@ def test_upload_ask_stream_and_open_a_citation(live_server: str, tmp_path: Path)
         expect(page.locator("#uploads li .failed")).to_contain_text("scan.pdf: failed: scan.pdf: not a PDF")
         expect(page.locator("#documents li")).to_contain_text(["annual_report_2025.pdf · 4 pages"])
 
+        # Drag and drop: a file dropped on the zone uploads like a chosen one.
+        page.evaluate(
+            """() => {
+                const data = new DataTransfer();
+                data.items.add(new File(["Dropped memo: the cafeteria opens at 8."], "memo.txt", {type: "text/plain"}));
+                document.getElementById('dropzone').dispatchEvent(new DragEvent('drop', {dataTransfer: data}));
+            }"""
+        )
+        expect(page.locator("#uploads li .ok").filter(has_text="memo.txt")).to_contain_text("memo.txt: added")
+
         # Record every change of the answer text, to see it arrive in pieces rather than at once.
         page.evaluate(
             """() => {
