@@ -1,0 +1,105 @@
+"""Retrieval latency at scale: a synthetic collection of N chunks (default 100,000), CUAD questions.
+
+Chunk text is drawn from the word frequencies of the CUAD contracts (so BM25 sees a realistic
+vocabulary and term spread); vectors are random unit vectors of the embedder's size (FAISS cost
+depends on count and dimension only). Query embeddings are made up front, so the timings are retrieval
+alone (BM25 in SQLite FTS5, FAISS, fusion, fetching the chunk rows), as the issue defines them.
+
+usage: python bench/retrieval_scale_bench.py [--chunks 100000] [--words 400] [--dim 1024] [--queries 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from docqa.consistency import VectorIndexes  # noqa: E402
+from docqa.retrieval import Retriever  # noqa: E402
+from docqa.settings import RetrievalSettings  # noqa: E402
+from docqa.store import Store  # noqa: E402
+from docqa.types import ChunkDraft  # noqa: E402
+
+CUAD = ROOT.parent / "shared" / "data" / "cuad_dev"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--words", type=int, default=400, help="words per chunk")
+    parser.add_argument("--dim", type=int, default=1024)
+    parser.add_argument("--queries", type=int, default=200)
+    args = parser.parse_args()
+    rng = random.Random(0)
+    counts: Counter[str] = Counter()
+    for path in sorted((CUAD / "txt").glob("*.txt"))[:100]:
+        counts.update(re.findall(r"[A-Za-z]+", path.read_text(encoding="utf-8", errors="replace")))
+    vocabulary, weights = zip(*counts.most_common(20_000), strict=True)
+    questions = [json.loads(line)["question"] for line in (CUAD / "qa.jsonl").read_text().splitlines()]
+    questions = rng.sample(questions, args.queries)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Store(Path(tmp) / "docqa.sqlite3")
+        coll = store.collection("scale", create=True)
+        store.set_embedder(coll.id, "random", args.dim)
+        coll = store.collection("scale")
+        indexes = VectorIndexes(store, Path(tmp) / "vectors", auto_repair=True)
+        index = indexes.create(coll, args.dim)
+        started = time.perf_counter()
+        per_doc = 100
+        for d in range(args.chunks // per_doc):
+            texts = [" ".join(rng.choices(vocabulary, weights, k=args.words)) for _ in range(per_doc)]
+            drafts = [ChunkDraft(i, t, 0, len(t), 1, 1, args.words) for i, t in enumerate(texts)]
+            vectors = np.random.default_rng(d).standard_normal((per_doc, args.dim)).astype(np.float32)
+            vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+            saved = store.save_document(
+                collection_id=coll.id, source=f"doc{d}", name=f"contract-{d}.txt", sha256="-", size_bytes=0,
+                pages=1, warnings=[], chunks=drafts, embeddings=vectors,
+            )  # fmt: skip
+            index.add(np.asarray(saved.chunk_ids, dtype=np.int64), vectors)
+        build_s = time.perf_counter() - started
+        retriever = Retriever(store, indexes, _Given(args.dim), RetrievalSettings())  # type: ignore[arg-type]
+        query_vectors = np.random.default_rng(1).standard_normal((len(questions), args.dim)).astype(np.float32)
+        results = {}
+        for kind in ("bm25", "hybrid"):
+            timings = []
+            for question, vector in zip(questions, query_vectors, strict=True):
+                t = time.perf_counter()
+                if kind == "bm25":
+                    retriever.retrieve(coll, question, 3, retriever="bm25")
+                else:
+                    retriever.retrieve(
+                        coll, question, 3, retriever="hybrid", query_vector=vector / np.linalg.norm(vector)
+                    )
+                timings.append((time.perf_counter() - t) * 1000)
+            q = statistics.quantiles(timings, n=100, method="inclusive")
+            results[kind] = {"p50_ms": round(q[49], 1), "p95_ms": round(q[94], 1), "max_ms": round(max(timings), 1)}
+        store.close()
+    report = {"chunks": args.chunks, "words_per_chunk": args.words, "dim": args.dim, "queries": len(questions),
+              "build_s": round(build_s, 1), **results}  # fmt: skip
+    print(json.dumps(report, indent=2))
+
+
+class _Given:
+    """Stands in for an embedder whose query vectors are passed in: only its identity is checked."""
+
+    model_id = "random"
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+
+
+if __name__ == "__main__":
+    main()
