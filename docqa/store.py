@@ -301,6 +301,28 @@ class Store:
             )
             return np.fromiter(ids, dtype=np.int64)
 
+    def document_counts(self) -> list[tuple[str, str, int]]:
+        """(collection name, document status, documents) for every collection that has documents."""
+        with self.session() as s:
+            rows = s.execute(
+                text(
+                    "SELECT c.name, d.status, count(d.id) FROM collections c "
+                    "JOIN documents d ON d.collection_id = c.id GROUP BY c.name, d.status"
+                )
+            )
+            return [(str(name), str(status), int(n)) for name, status, n in rows]
+
+    def chunk_counts(self) -> dict[str, int]:
+        """Chunks per collection name (collections without chunks are left out)."""
+        with self.session() as s:
+            rows = s.execute(
+                text(
+                    "SELECT c.name, count(k.id) FROM collections c JOIN documents d ON d.collection_id = c.id "
+                    "JOIN chunks k ON k.document_id = d.id GROUP BY c.name"
+                )
+            )
+            return {str(name): int(n) for name, n in rows}
+
     def count_chunks(self, collection_id: int) -> int:
         with self.session() as s:
             return int(

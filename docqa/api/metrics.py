@@ -13,7 +13,6 @@ from typing import Any
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
-from sqlalchemy import text
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from docqa.api.state import AppState
@@ -97,21 +96,10 @@ class _LiveState(Collector):
             "docqa_documents", "Documents per collection and status.", labels=["collection", "status"]
         )
         chunks = GaugeMetricFamily("docqa_chunks", "Chunks per collection.", labels=["collection"])
-        with qa.store.session() as s:
-            for name, status, count in s.execute(
-                text(
-                    "SELECT c.name, d.status, count(d.id) FROM collections c "
-                    "JOIN documents d ON d.collection_id = c.id GROUP BY c.name, d.status"
-                )
-            ):
-                documents.add_metric([name, status], count)
-            for name, count in s.execute(
-                text(
-                    "SELECT c.name, count(k.id) FROM collections c JOIN documents d ON d.collection_id = c.id "
-                    "JOIN chunks k ON k.document_id = d.id GROUP BY c.name"
-                )
-            ):
-                chunks.add_metric([name], count)
+        for name, status, count in qa.store.document_counts():
+            documents.add_metric([name, status], count)
+        for name, count in qa.store.chunk_counts().items():
+            chunks.add_metric([name], count)
         yield documents
         yield chunks
         yield GaugeMetricFamily("docqa_answer_cache_entries", "Answers in the cache.", value=qa.answer_cache.entries())

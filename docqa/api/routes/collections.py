@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
-from sqlalchemy import text
 
 from docqa.api.deps import QADep
 
@@ -14,20 +13,11 @@ router = APIRouter(prefix="/v1/collections", tags=["collections"])
 
 @router.get("", summary="Collections with their document and chunk counts")
 def list_collections(qa: QADep) -> dict[str, Any]:
-    with qa.store.session() as s:
-        counts = {
-            name: (int(docs), int(chunks or 0))
-            for name, docs, chunks in s.execute(
-                text(
-                    "SELECT c.name, count(DISTINCT d.id), count(k.id) FROM collections c "
-                    "LEFT JOIN documents d ON d.collection_id = c.id AND d.status = 'ready' "
-                    "LEFT JOIN chunks k ON k.document_id = d.id GROUP BY c.name"
-                )
-            )
-        }
+    ready = {name: n for name, status, n in qa.store.document_counts() if status == "ready"}
+    chunks = qa.store.chunk_counts()  # failed documents keep no chunks
     return {
         "collections": [
-            {"name": c.name, "documents": counts.get(c.name, (0, 0))[0], "chunks": counts.get(c.name, (0, 0))[1]}
+            {"name": c.name, "documents": ready.get(c.name, 0), "chunks": chunks.get(c.name, 0)}
             for c in qa.store.collections()
         ]
     }
