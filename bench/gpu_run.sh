@@ -1,15 +1,21 @@
 #!/bin/bash
 # On the GPU device, from the project root, with .gpu (bench: see docs/benchmarks.md) and .whl carried.
 # Stage 1 (`bash bench/gpu_run.sh build`): build llama.cpp + llama-cpp-python with CUDA, write the
-# Qwen3-14B-shaped Q4_K_M model. Stage 2 (`bash bench/gpu_run.sh bench`): ceilings + docqa's engine.
+# Qwen3-14B-shaped Q4_K_M model. Stage 2 (`bash bench/gpu_run.sh bench`): ceilings + docqa's engine;
+# `bash bench/gpu_run.sh embed`: ingest throughput with a Qwen3-Embedding-0.6B-shaped model.
 set -u
 W=/root/w B=/root/w/lcp/vendor/llama.cpp/build/bin
 export LD_LIBRARY_PATH=$B LLAMA_CPP_LIB_PATH=$B PYTHONPATH=/tmp/site:$W/lcp:$W/lcp/vendor/llama.cpp/gguf-py:$PWD
 python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl 2>/dev/null
+python3 -c "import numpy" 2>/dev/null || python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/opt/*.whl
 if [ "${1:-bench}" = build ]; then
   WAIT=560 bash .gpu/build_on_device.sh
-  [ -f $W/q14.gguf ] || python3 $W/make_qwen3_gguf.py --preset 14b --vocab $W/lcp/vendor/llama.cpp/models/ggml-vocab-qwen2.gguf --out $W/q14.gguf
+  [ -n "${SKIP_Q14:-}" ] || [ -f $W/q14.gguf ] || python3 $W/make_qwen3_gguf.py --preset 14b --vocab $W/lcp/vendor/llama.cpp/models/ggml-vocab-qwen2.gguf --out $W/q14.gguf
   ls -la $W/q14.gguf; nvidia-smi --query-gpu=name,memory.used,memory.total --format=csv
+elif [ "$1" = embed ]; then
+  # Qwen3-Embedding-0.6B-shaped Q8_0 model; ingest throughput against llama-bench -embd 1, same run.
+  [ -f $W/emb.gguf ] || python3 $W/make_qwen3_gguf.py --preset 0.6b --quant q8_0 --vocab $W/lcp/vendor/llama.cpp/models/ggml-vocab-qwen2.gguf --out $W/emb.gguf
+  PYTHONUNBUFFERED=1 python3 bench/gpu_embed_bench.py --model $W/emb.gguf --bin $B --out ${OUT:-.}/gpu_embed_bench.json ${EXTRA:-}
 else
   PYTHONUNBUFFERED=1 python3 bench/gpu_engine_bench.py --model $W/q14.gguf --bin $B --out ${OUT:-.}/gpu_bench.json ${EXTRA:-}
 fi

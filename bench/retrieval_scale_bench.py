@@ -41,6 +41,7 @@ def main() -> None:
     parser.add_argument("--words", type=int, default=400, help="words per chunk")
     parser.add_argument("--dim", type=int, default=1024)
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--keep", type=Path, default=None, help="build in (or reuse) this folder")
     args = parser.parse_args()
     rng = random.Random(0)
     counts: Counter[str] = Counter()
@@ -50,16 +51,20 @@ def main() -> None:
     questions = [json.loads(line)["question"] for line in (CUAD / "qa.jsonl").read_text().splitlines()]
     questions = rng.sample(questions, args.queries)
 
-    with tempfile.TemporaryDirectory() as tmp:
-        store = Store(Path(tmp) / "docqa.sqlite3")
+    with tempfile.TemporaryDirectory() as scratch:
+        tmp = args.keep or Path(scratch)
+        tmp.mkdir(parents=True, exist_ok=True)
+        store = Store(tmp / "docqa.sqlite3")
+        reuse = any(c.name == "scale" for c in store.collections())
         coll = store.collection("scale", create=True)
         store.set_embedder(coll.id, "random", args.dim)
         coll = store.collection("scale")
-        indexes = VectorIndexes(store, Path(tmp) / "vectors", auto_repair=True)
-        index = indexes.create(coll, args.dim)
+        indexes = VectorIndexes(store, tmp / "vectors", auto_repair=True)
+        index = indexes.get(coll) if reuse else indexes.create(coll, args.dim)
+        assert index is not None
         started = time.perf_counter()
         per_doc = 100
-        for d in range(args.chunks // per_doc):
+        for d in range(0 if reuse else args.chunks // per_doc):
             texts = [" ".join(rng.choices(vocabulary, weights, k=args.words)) for _ in range(per_doc)]
             drafts = [ChunkDraft(i, t, 0, len(t), 1, 1, args.words) for i, t in enumerate(texts)]
             vectors = np.random.default_rng(d).standard_normal((per_doc, args.dim)).astype(np.float32)
@@ -69,6 +74,7 @@ def main() -> None:
                 pages=1, warnings=[], chunks=drafts, embeddings=vectors,
             )  # fmt: skip
             index.add(np.asarray(saved.chunk_ids, dtype=np.int64), vectors)
+        indexes.save_all()
         build_s = time.perf_counter() - started
         retriever = Retriever(store, indexes, _Given(args.dim), RetrievalSettings())  # type: ignore[arg-type]
         query_vectors = np.random.default_rng(1).standard_normal((len(questions), args.dim)).astype(np.float32)
