@@ -111,8 +111,33 @@ def create_or_migrate(conn: Connection) -> None:
 def search(
     session: Session, collection_id: int, question: str, limit: int, document_id: int | None
 ) -> list[tuple[int, float]]:
-    """(chunk ID, score of its best passage; higher is better), best first, each chunk once."""
-    query = lexical.match_query(question)
+    """(chunk ID, score; higher is better), best first, each chunk once.
+
+    Two passes. The first ranks passages on title and body together and finds the document the
+    question is about. The second re-ranks that document's own passages on their body alone, with
+    the words that name the document left out: those words (a contract's title and parties) also
+    fill its preamble and signature block, and BM25 cannot tell them from the words of the clause
+    asked about. The second pass runs when the question names its document (two or more of its
+    words are in the top document's title) or is scoped to one document."""
+    terms = lexical.query_terms(question)
+    ranked = _ranked(session, collection_id, terms, limit, document_id)
+    if not ranked:
+        return []
+    top_document = document_id if document_id is not None else _document_of(session, ranked[0][0])
+    focused = _focused(session, top_document, terms, must_name=document_id is None)
+    if not focused:
+        return ranked[:limit]
+    lead = ranked[0][1]
+    merged = [(chunk_id, lead + score) for chunk_id, score in focused]
+    first = {chunk_id for chunk_id, _ in focused}
+    merged += [(chunk_id, score) for chunk_id, score in ranked if chunk_id not in first]
+    return merged[:limit]
+
+
+def _ranked(
+    session: Session, collection_id: int, terms: list[str], limit: int, document_id: int | None
+) -> list[tuple[int, float]]:
+    query = lexical.match_expression(terms)
     if query is None:
         return []
     rank = f"bm25(passage_fts, {TITLE_WEIGHT}, 1.0)"
@@ -130,7 +155,45 @@ def search(
     best: dict[int, float] = {}
     for chunk_id, score in session.execute(text(sql), params):
         best.setdefault(int(chunk_id), float(score))
-    return list(best.items())[:limit]
+    return list(best.items())
+
+
+def _document_of(session: Session, chunk_id: int) -> int:
+    return int(session.execute(text("SELECT document_id FROM chunks WHERE id = :id"), {"id": chunk_id}).scalar_one())
+
+
+def _focused(session: Session, document_id: int, terms: list[str], must_name: bool) -> list[tuple[int, float]]:
+    """The document's chunks whose passages match the question's non-naming words, by body BM25."""
+    lo, hi = session.execute(
+        text("SELECT min(id), max(id) FROM chunks WHERE document_id = :did"), {"did": document_id}
+    ).one()
+    if lo is None:
+        return []
+    title = session.execute(
+        text("SELECT title FROM passage_fts WHERE rowid = :r"), {"r": int(lo) * PASSAGES_PER_CHUNK}
+    ).scalar()
+    naming = lexical.words(title or "")
+    rest = [t for t in terms if t not in naming]
+    if must_name and len(terms) - len(rest) < 2:
+        return []
+    query = lexical.match_expression(rest or terms)
+    if query is None:
+        return []
+    # Chunks of one document are written in one transaction, so their IDs (and passage rowids) form
+    # one range; FTS5 seeks straight to it. The join guards the range against any other layout.
+    rows = session.execute(
+        text(
+            f"SELECT p.rowid / {PASSAGES_PER_CHUNK}, -bm25(passage_fts, 0.0, 1.0) FROM passage_fts p "
+            f"JOIN chunks c ON c.id = p.rowid / {PASSAGES_PER_CHUNK} "
+            "WHERE passage_fts MATCH :q AND p.rowid >= :lo AND p.rowid < :hi AND c.document_id = :did "
+            "ORDER BY 2 DESC"
+        ),
+        {"q": query, "lo": int(lo) * PASSAGES_PER_CHUNK, "hi": (int(hi) + 1) * PASSAGES_PER_CHUNK, "did": document_id},
+    )
+    best: dict[int, float] = {}
+    for chunk_id, score in rows:
+        best.setdefault(int(chunk_id), float(score))
+    return list(best.items())
 
 
 def audit_queries() -> Sequence[tuple[str, str]]:

@@ -114,8 +114,8 @@ def index_text(text: str) -> str:
     return _CJK_RUN.sub(lambda m: f" {_bigrams(m.group())} ", text)
 
 
-def match_query(question: str, max_terms: int = 64) -> str | None:
-    """An FTS5 MATCH expression (terms OR-ed, each quoted) for a question; None if it has no terms."""
+def query_terms(question: str, max_terms: int = 64) -> list[str]:
+    """A question's search terms: lowercased words (CJK as bigrams), stopwords and repeats left out."""
     terms: list[str] = []
     seen: set[str] = set()
     for token in _WORD.findall(index_text(question).lower()):
@@ -127,6 +127,21 @@ def match_query(question: str, max_terms: int = 64) -> str | None:
             terms.append(token)
         if len(terms) >= max_terms:
             break
+    return terms
+
+
+def words(text: str) -> set[str]:
+    """The lowercased words of an indexed text (CJK already as bigrams), to compare with query terms."""
+    return set(_WORD.findall(text.lower()))
+
+
+def match_expression(terms: list[str]) -> str | None:
+    """An FTS5 MATCH expression: the terms OR-ed, each quoted; None if there are none."""
     if not terms:
         return None
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+def match_query(question: str, max_terms: int = 64) -> str | None:
+    """An FTS5 MATCH expression (terms OR-ed, each quoted) for a question; None if it has no terms."""
+    return match_expression(query_terms(question, max_terms))

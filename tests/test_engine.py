@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from docqa.engine.batching import THINKING_CUTOFF, BatchingGenerator
+from docqa.engine.prefix_cache import common_prefix
 from docqa.errors import BusyError
 from docqa.generation import NON_THINKING_SAMPLING, SamplingParams
 from docqa.settings import LLMSettings
@@ -147,3 +148,22 @@ def test_token_pieces_round_trip_without_padding(engine: BatchingGenerator) -> N
     joined = b"".join(engine.llama.piece(t) for t in tokens).decode("utf-8")
     assert "\x00" not in joined
     assert joined.strip() == text
+
+
+def test_asks_over_the_same_chunks_arriving_together_share_one_prefill(engine: BatchingGenerator) -> None:
+    """The second of two prompts that share their sources waits for the first one's prefill and
+    starts from its cached KV, instead of evaluating the same sources in parallel."""
+    wait_idle(engine)
+    sources = "Sources:\n" + "Either party may terminate this agreement on ninety days written notice. " * 30
+    prompts = [sources + "\nQuestion: how much notice?\nAnswer:", sources + "\nQuestion: who may terminate?\nAnswer:"]
+    shared = int(common_prefix(*(np.asarray(engine.llama.tokenize(p)) for p in prompts)))
+    assert shared > 300
+    before = engine.memory_report()["prompt_tokens_reused"]
+    results: list[tuple[str, GenEvent]] = []
+    threads = [threading.Thread(target=lambda p=p: results.append(run(engine, p))) for p in prompts]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(event.kind == "finished" for _, event in results)
+    assert engine.memory_report()["prompt_tokens_reused"] - before >= shared - 1

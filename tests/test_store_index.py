@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from docqa import keyword_index, lexical
 from docqa.consistency import VectorIndexes
 from docqa.errors import IndexInconsistentError
 from docqa.store import Store
@@ -163,3 +164,41 @@ def test_search_can_be_limited_to_some_ids(tmp_path: Path) -> None:
     hits = index.search(vectors(2, 0)[0], 4, allowed_ids=ids[2:])
     assert {h[0] for h in hits} <= set(ids[2:].tolist())
     assert index.search(vectors(2, 0)[0], 1)[0][0] == ids[0]  # its own vector is the nearest
+
+
+def _contract(parties: str, clauses: list[str]) -> list[str]:
+    preamble = f"SUPPLY AGREEMENT. This Supply Agreement is made between {parties}. " * 3
+    filler = "The parties agree to cooperate in good faith on the matters set out in this schedule. " * 25
+    return [preamble + filler] + [clause + " " + filler for clause in clauses]
+
+
+def test_bm25_ranks_the_clause_asked_about_above_the_preamble_naming_the_parties(tmp_path: Path) -> None:
+    """A question names its contract by title and parties; those words fill the preamble, so the
+    clause itself must win on the question's other words (the document-focused second pass)."""
+    store = Store(tmp_path / "db.sqlite3")
+    coll = store.collection("c", create=True)
+    clauses = [
+        "Fees are payable quarterly within thirty days of invoice.",
+        "This agreement shall be governed by the laws of the State of New York.",
+    ]
+    signatures = "IN WITNESS WHEREOF: Acme Widgets Corp, by its CEO; Beta Logistics LLC, by its manager."
+    acme = [*_contract("Acme Widgets Corp and Beta Logistics LLC", clauses), signatures]
+    other = _contract(
+        "Gamma Foods Inc and Delta Retail Ltd",
+        ["This agreement shall be governed by the laws of England and Wales."],
+    )
+    acme_ids = save(store, coll.id, "acme.txt", acme, None).chunk_ids
+    save(store, coll.id, "gamma.txt", other, None, sha="2")
+    for n in range(20):  # a folder of other contracts, so that party names are rare words, as in real ones
+        parties = f"Vendor{n} Holdings and Customer{n} Partners"
+        texts = _contract(parties, ["Fees are due monthly. The laws of Delaware govern this agreement."])
+        save(store, coll.id, f"c{n}.txt", texts, None, sha=f"s{n}")
+    question = "In the Supply Agreement between Acme Widgets Corp and Beta Logistics LLC: which law governs it?"
+    assert store.bm25(coll.id, question, 3)[0][0] == acme_ids[2]
+    doc = store.fetch_chunks([acme_ids[0]])[acme_ids[0]].document_id
+    assert store.bm25(coll.id, question, 3, document_id=doc)[0][0] == acme_ids[2]
+    # A question that names no document keeps the first pass's ranking across documents.
+    generic = "which law governs the agreement?"
+    with store.session() as session:
+        plain = keyword_index._ranked(session, coll.id, lexical.query_terms(generic), 5, None)[:5]
+    assert store.bm25(coll.id, generic, 5) == plain

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from docqa.engine.llama_context import BatchToken, LlamaContext, Sampler
-from docqa.engine.prefix_cache import PrefixCache
+from docqa.engine.prefix_cache import PrefixCache, common_prefix
 from docqa.errors import InvalidRequestError
 from docqa.generation import GeneratorInfo, OutputText, SamplingParams, detect_prompt_format
 from docqa.models import cpu_threads, model_label, use_flash_attention
@@ -32,6 +32,10 @@ from docqa.settings import LLMSettings
 from docqa.streams import GenerationStream, GenEvent, WaitQueue
 
 logger = logging.getLogger(__name__)
+
+# A request waits for a running twin's prefill when they share this many more prompt tokens than the
+# cache offers (the system prompt is cached already; retrieved chunks are hundreds of tokens).
+_MIN_TWIN_TOKENS = 32
 
 # Qwen's documented way to end reasoning early: a closing sentence, then </think>.
 THINKING_CUTOFF = (
@@ -105,6 +109,7 @@ class BatchingGenerator:
         self._think_end = self.llama.tokenize("</think>")
         self._waiting: WaitQueue[_Request] = WaitQueue(settings.max_queue)
         self._active: list[_Sequence] = []
+        self.prompt_tokens_reused = 0  # prompt tokens taken from cached KV instead of evaluated
         self._lock = self._waiting.cond
         self._step_lock = threading.Lock()
         workers = min(n_parallel, os.cpu_count() or 1)
@@ -158,6 +163,7 @@ class BatchingGenerator:
             "prefix_cache_tokens": self.cache.tokens_held(),
             "running": running,
             "waiting": waiting,
+            "prompt_tokens_reused": self.prompt_tokens_reused,
         }
 
     # --- the scheduler loop --------------------------------------------------------------------
@@ -207,6 +213,8 @@ class BatchingGenerator:
                 continue
             max_tokens = min(request.params.max_tokens, room)
             entry, shared = self.cache.lookup(prompt)
+            if self._twin_in_prefill(prompt, shared):
+                return  # its prompt enters the cache when its prefill ends; then this one starts from it
             reuse = min(shared, len(prompt) - 1)  # the last prompt token is evaluated again for its logits
             need = len(prompt) - reuse + max_tokens
             while self._reserved() + need > self.kv_cells and self.cache.evictable():
@@ -232,6 +240,7 @@ class BatchingGenerator:
             slot = self._free_slots.pop(0)
             if entry is not None and reuse > 0:
                 self.llama.seq_copy(entry.seq_id, slot, reuse)
+                self.prompt_tokens_reused += reuse
             else:
                 reuse = 0
             seed = request.params.seed if request.params.seed >= 0 else random.randrange(2**31)
@@ -247,6 +256,14 @@ class BatchingGenerator:
                 output=OutputText(request.params.stop),
             )
             self._active.append(seq)
+
+    def _twin_in_prefill(self, prompt: np.ndarray, cached: int) -> bool:
+        """Whether a running sequence still in prefill shares clearly more of this prompt than the
+        cache does (asks over the same chunks, arriving together): evaluating the same prefix twice
+        in parallel would only halve the speed of both."""
+        return any(
+            not s.prefilled and common_prefix(s.prompt, prompt) >= cached + _MIN_TWIN_TOKENS for s in self._active
+        )
 
     def _pop_waiting(self) -> None:
         with self._lock:
