@@ -23,6 +23,7 @@ from sqlalchemy import Connection, text
 from sqlalchemy.orm import Session
 
 from docqa import lexical
+from docqa.term_stats import VOCABULARY_DDL, TermStats
 
 PASSAGE_CHARS = 2000  # about 500 tokens of English
 PASSAGES_PER_CHUNK = 64  # rowid = chunk_id * 64 + k; a 4096-token chunk needs about 8-16
@@ -36,6 +37,7 @@ DDL = [
     "CREATE TRIGGER IF NOT EXISTS chunks_passages_delete AFTER DELETE ON chunks BEGIN "
     f"DELETE FROM passage_fts WHERE rowid >= old.id * {PASSAGES_PER_CHUNK} "
     f"AND rowid < (old.id + 1) * {PASSAGES_PER_CHUNK}; END",
+    VOCABULARY_DDL,
 ]
 _OLD_SCHEMA = [
     "DROP TRIGGER IF EXISTS chunks_fts_insert",
@@ -109,91 +111,139 @@ def create_or_migrate(conn: Connection) -> None:
 
 
 def search(
-    session: Session, collection_id: int, question: str, limit: int, document_id: int | None
+    session: Session,
+    collection_id: int,
+    question: str,
+    limit: int,
+    document_id: int | None,
+    stats: TermStats | None = None,
 ) -> list[tuple[int, float]]:
     """(chunk ID, score; higher is better), best first, each chunk once.
 
     Two passes. The first ranks passages on title and body together and finds the document the
-    question is about. The second re-ranks that document's own passages on their body alone, with
-    the words that name the document left out: those words (a contract's title and parties) also
-    fill its preamble and signature block, and BM25 cannot tell them from the words of the clause
-    asked about. The second pass runs when the question names its document (two or more of its
-    words are in the top document's title) or is scoped to one document."""
+    question is about; collection-wide, it leaves out very common terms (see docqa.term_stats).
+    The second re-ranks that document's own passages on their body alone, with the words that name
+    the document left out: those words (a contract's title and parties) also fill its preamble and
+    signature block, and BM25 cannot tell them from the words of the clause asked about. The second
+    pass runs when the question names its document (two or more of its words are in the top
+    document's title) or is scoped to one document."""
     terms = lexical.query_terms(question)
-    ranked = _ranked(session, collection_id, terms, limit, document_id)
+    if document_id is not None:
+        ranked = _in_document(session, document_id, terms, TITLE_WEIGHT)
+    else:
+        first = stats.selective(session, terms) if stats is not None else terms
+        ranked = _in_collection(session, collection_id, first, limit)
     if not ranked:
         return []
     top_document = document_id if document_id is not None else _document_of(session, ranked[0][0])
-    focused = _focused(session, top_document, terms, must_name=document_id is None)
+    focused = _focused(session, top_document, terms, must_name=document_id is None, stats=stats)
     if not focused:
         return ranked[:limit]
     lead = ranked[0][1]
     merged = [(chunk_id, lead + score) for chunk_id, score in focused]
-    first = {chunk_id for chunk_id, _ in focused}
-    merged += [(chunk_id, score) for chunk_id, score in ranked if chunk_id not in first]
+    first_ids = {chunk_id for chunk_id, _ in focused}
+    merged += [(chunk_id, score) for chunk_id, score in ranked if chunk_id not in first_ids]
     return merged[:limit]
 
 
-def _ranked(
-    session: Session, collection_id: int, terms: list[str], limit: int, document_id: int | None
-) -> list[tuple[int, float]]:
+def _best_per_chunk(rows: Iterable[Any]) -> list[tuple[int, float]]:
+    best: dict[int, float] = {}
+    for chunk_id, score in rows:
+        best.setdefault(int(chunk_id), float(score))
+    return list(best.items())
+
+
+def _in_collection(session: Session, collection_id: int, terms: list[str], limit: int) -> list[tuple[int, float]]:
+    """Rank passages index-wide, then keep the collection's. Filtering each of possibly 100k matches
+    through a join on chunks and documents doubled the cost; the join runs only when the first
+    page holds too few of this collection's chunks (a small collection in a large store)."""
     query = lexical.match_expression(terms)
     if query is None:
         return []
     rank = f"bm25(passage_fts, {TITLE_WEIGHT}, 1.0)"
-    sql = (
-        f"SELECT p.rowid / {PASSAGES_PER_CHUNK}, -{rank} FROM passage_fts p "
-        f"JOIN chunks c ON c.id = p.rowid / {PASSAGES_PER_CHUNK} JOIN documents d ON d.id = c.document_id "
-        "WHERE passage_fts MATCH :q AND d.collection_id = :cid"
-        + (" AND d.id = :did" if document_id is not None else "")
-        + f" ORDER BY {rank} LIMIT :k"
+    fetch = limit * 4  # a chunk can own several of the best passages
+    rows = session.execute(
+        text(f"SELECT rowid / {PASSAGES_PER_CHUNK}, -{rank} FROM passage_fts WHERE passage_fts MATCH :q "
+             f"ORDER BY {rank} LIMIT :k"),
+        {"q": query, "k": fetch},
+    ).all()  # fmt: skip
+    ranked = _best_per_chunk(rows)
+    mine = _chunks_of_collection(session, collection_id, [chunk_id for chunk_id, _ in ranked])
+    kept = [(chunk_id, score) for chunk_id, score in ranked if chunk_id in mine]
+    if len(kept) >= limit or len(rows) < fetch:
+        return kept
+    joined = session.execute(
+        text(
+            f"SELECT p.rowid / {PASSAGES_PER_CHUNK}, -{rank} FROM passage_fts p "
+            f"JOIN chunks c ON c.id = p.rowid / {PASSAGES_PER_CHUNK} JOIN documents d ON d.id = c.document_id "
+            f"WHERE passage_fts MATCH :q AND d.collection_id = :cid ORDER BY {rank} LIMIT :k"
+        ),
+        {"q": query, "cid": collection_id, "k": fetch},
     )
-    # A chunk can own several of the best passages: fetch more, keep each chunk's first.
-    params: dict[str, Any] = {"q": query, "cid": collection_id, "k": limit * 4}
-    if document_id is not None:
-        params["did"] = document_id
-    best: dict[int, float] = {}
-    for chunk_id, score in session.execute(text(sql), params):
-        best.setdefault(int(chunk_id), float(score))
-    return list(best.items())
+    return _best_per_chunk(joined)
+
+
+def _chunks_of_collection(session: Session, collection_id: int, chunk_ids: list[int]) -> set[int]:
+    if not chunk_ids:
+        return set()
+    # Look the chunks up by ID and compare collections here: with the collection in the WHERE
+    # clause, SQLite's planner walked every chunk of the collection (40 ms at 100k chunks).
+    rows = session.execute(
+        text(
+            "SELECT c.id, d.collection_id FROM chunks c JOIN documents d ON d.id = c.document_id "
+            f"WHERE c.id IN ({','.join(str(int(i)) for i in chunk_ids)})"
+        )
+    )
+    return {int(chunk_id) for chunk_id, owner in rows if owner == collection_id}
 
 
 def _document_of(session: Session, chunk_id: int) -> int:
     return int(session.execute(text("SELECT document_id FROM chunks WHERE id = :id"), {"id": chunk_id}).scalar_one())
 
 
-def _focused(session: Session, document_id: int, terms: list[str], must_name: bool) -> list[tuple[int, float]]:
-    """The document's chunks whose passages match the question's non-naming words, by body BM25."""
+def _document_rows(session: Session, document_id: int) -> tuple[int, int] | None:
+    """The passage rowid range of a document. Its chunks are written in one transaction, so their
+    IDs form one range, and FTS5 seeks straight to it (queries still check the document ID)."""
     lo, hi = session.execute(
         text("SELECT min(id), max(id) FROM chunks WHERE document_id = :did"), {"did": document_id}
     ).one()
     if lo is None:
+        return None
+    return int(lo) * PASSAGES_PER_CHUNK, (int(hi) + 1) * PASSAGES_PER_CHUNK
+
+
+def _in_document(session: Session, document_id: int, terms: list[str], title_weight: float) -> list[tuple[int, float]]:
+    rows = _document_rows(session, document_id)
+    query = lexical.match_expression(terms)
+    if rows is None or query is None:
         return []
-    title = session.execute(
-        text("SELECT title FROM passage_fts WHERE rowid = :r"), {"r": int(lo) * PASSAGES_PER_CHUNK}
-    ).scalar()
+    rank = f"bm25(passage_fts, {title_weight}, 1.0)"
+    result = session.execute(
+        text(
+            f"SELECT p.rowid / {PASSAGES_PER_CHUNK}, -{rank} FROM passage_fts p "
+            f"JOIN chunks c ON c.id = p.rowid / {PASSAGES_PER_CHUNK} "
+            "WHERE passage_fts MATCH :q AND p.rowid >= :lo AND p.rowid < :hi AND c.document_id = :did "
+            f"ORDER BY {rank}"
+        ),
+        {"q": query, "lo": rows[0], "hi": rows[1], "did": document_id},
+    )
+    return _best_per_chunk(result)
+
+
+def _focused(
+    session: Session, document_id: int, terms: list[str], must_name: bool, stats: TermStats | None = None
+) -> list[tuple[int, float]]:
+    """The document's chunks whose passages match the question's non-naming words, by body BM25."""
+    rows = _document_rows(session, document_id)
+    if rows is None:
+        return []
+    title = session.execute(text("SELECT title FROM passage_fts WHERE rowid = :r"), {"r": rows[0]}).scalar()
     naming = lexical.words(title or "")
     rest = [t for t in terms if t not in naming]
     if must_name and len(terms) - len(rest) < 2:
         return []
-    query = lexical.match_expression(rest or terms)
-    if query is None:
-        return []
-    # Chunks of one document are written in one transaction, so their IDs (and passage rowids) form
-    # one range; FTS5 seeks straight to it. The join guards the range against any other layout.
-    rows = session.execute(
-        text(
-            f"SELECT p.rowid / {PASSAGES_PER_CHUNK}, -bm25(passage_fts, 0.0, 1.0) FROM passage_fts p "
-            f"JOIN chunks c ON c.id = p.rowid / {PASSAGES_PER_CHUNK} "
-            "WHERE passage_fts MATCH :q AND p.rowid >= :lo AND p.rowid < :hi AND c.document_id = :did "
-            "ORDER BY 2 DESC"
-        ),
-        {"q": query, "lo": int(lo) * PASSAGES_PER_CHUNK, "hi": (int(hi) + 1) * PASSAGES_PER_CHUNK, "did": document_id},
-    )
-    best: dict[int, float] = {}
-    for chunk_id, score in rows:
-        best.setdefault(int(chunk_id), float(score))
-    return list(best.items())
+    rest = rest or terms
+    return _in_document(session, document_id, stats.weighted(session, rest) if stats else rest, 0.0)
 
 
 def audit_queries() -> Sequence[tuple[str, str]]:

@@ -36,6 +36,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sess
 
 from docqa import keyword_index, lexical
 from docqa.errors import CollectionNotFoundError, DocumentNotFoundError
+from docqa.term_stats import TermStats
 from docqa.types import ChunkDraft, RetrievedChunk
 
 
@@ -151,6 +152,7 @@ class Store:
                 conn.execute(text(ddl))
             keyword_index.create_or_migrate(conn)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self._term_stats = TermStats()
 
     def close(self) -> None:
         self.engine.dispose()
@@ -385,7 +387,7 @@ class Store:
     ) -> list[tuple[int, float]]:
         """(chunk ID, BM25 score, higher is better) for a question, filtered to one collection."""
         with self.session() as s:
-            return keyword_index.search(s, collection_id, question, limit, document_id)
+            return keyword_index.search(s, collection_id, question, limit, document_id, self._term_stats)
 
     def integrity_ok(self) -> bool:
         with self.session() as s:

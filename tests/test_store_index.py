@@ -200,5 +200,29 @@ def test_bm25_ranks_the_clause_asked_about_above_the_preamble_naming_the_parties
     # A question that names no document keeps the first pass's ranking across documents.
     generic = "which law governs the agreement?"
     with store.session() as session:
-        plain = keyword_index._ranked(session, coll.id, lexical.query_terms(generic), 5, None)[:5]
+        plain = keyword_index._in_collection(session, coll.id, lexical.query_terms(generic), 5)[:5]
     assert store.bm25(coll.id, generic, 5) == plain
+
+
+def test_collection_wide_search_uses_the_rarest_terms_within_its_row_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At scale the first pass leaves out words so common that scoring every passage holding them
+    costs more than they tell (docqa.term_stats); the counts are FTS5's, on its stemmed forms."""
+    from docqa import term_stats
+
+    monkeypatch.setattr(term_stats, "ROW_BUDGET", 12)
+    store = Store(tmp_path / "db.sqlite3")
+    coll = store.collection("c", create=True)
+    for n in range(20):
+        extra = " The zebra clause governs." if n == 7 else ""
+        save(store, coll.id, f"d{n}.txt", [f"This agreement governs the supply of parts number {n}.{extra}"], None)
+    stats = term_stats.TermStats()
+    with store.session() as session:
+        assert stats.stems(["governs", "zebra", "agreement"]) == [["govern"], ["zebra"], ["agreement"]]
+        assert stats.document_frequency(session, "agreement") == 20
+        # zebra (1 passage) fits the budget of 12; agreement and governs (20 each) do not
+        assert stats.selective(session, ["agreement", "zebra", "governs"]) == ["zebra"]
+        assert stats.weighted(session, ["agreement", "zebra"]) == ["zebra"]  # in every passage: no BM25 weight
+    top = store.bm25(coll.id, "Which agreement has the zebra clause that governs?", 1)
+    assert store.fetch_chunks([top[0][0]])[top[0][0]].document_name == "d7.txt"
