@@ -79,11 +79,13 @@ def main() -> None:
         retriever = Retriever(store, indexes, _Given(args.dim), RetrievalSettings())  # type: ignore[arg-type]
         query_vectors = np.random.default_rng(1).standard_normal((len(questions), args.dim)).astype(np.float32)
         results = {}
-        for kind in ("bm25", "hybrid"):
+        # The first round meets every question's terms cold (their document frequencies are counted
+        # and cached, docqa.term_stats); the later rounds are what a server that has run a while sees.
+        for kind in ("bm25_first_round", "bm25", "hybrid"):
             timings = []
             for question, vector in zip(questions, query_vectors, strict=True):
                 t = time.perf_counter()
-                if kind == "bm25":
+                if kind.startswith("bm25"):
                     retriever.retrieve(coll, question, 3, retriever="bm25")
                 else:
                     retriever.retrieve(

@@ -10,7 +10,7 @@ The second pass, inside that one document, uses every term BM25 gives weight to.
 Document frequencies come from FTS5's own vocabulary (fts5vocab), on the stemmed forms FTS5
 indexes; the stemmer is FTS5's own too (a private in-memory table with the same tokenizer).
 Counting a common term reads its whole posting list (~6 ms at 100k passages), so figures are
-cached for a minute: they steer which terms to use, and a minute-old count steers as well.
+cached for ten minutes: they only steer which terms to use, and an older count steers as well.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 TOKENIZER = "porter unicode61 remove_diacritics 2"  # must equal passage_fts's
 VOCABULARY_DDL = "CREATE VIRTUAL TABLE IF NOT EXISTS passage_vocab USING fts5vocab(passage_fts, 'row')"
 ROW_BUDGET = 10_000  # the first pass scores at most about this many passages (the rarest terms')
-TTL_S = 60.0
+TTL_S = 600.0
 
 
 class TermStats:

@@ -24,6 +24,11 @@ _CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 # splits words for retrieval and for the model alike.
 _CJK_GAP = re.compile(rf"(?<=[{_CJK}])[ \t]*\n?[ \t]*(?=[{_CJK}])")
 _HYPHEN_BREAK = re.compile(r"(?<=[a-z])-\n(?=[a-z])")
+# PDF text layers are full of no-break and typographic spaces (one CUAD contract: 882 NBSPs), which
+# tokenizers split words on (more tokens per chunk, fewer words per chunk) and keyword search does
+# not always treat as spaces; zero-width characters and soft hyphens break words apart.
+_ODD_SPACES = str.maketrans({chr(c): " " for c in (0x00A0, *range(0x2000, 0x200B), 0x202F, 0x205F)})
+_INVISIBLE = re.compile("[\u00ad\u200b\u200c\u200d\u2060\ufeff]")
 
 
 def is_supported(path: Path) -> bool:
@@ -43,6 +48,7 @@ def read_document(path: Path, password: str | None = None) -> ParsedDocument:
 
 def clean_pdf_text(text: str) -> str:
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+    text = _INVISIBLE.sub("", text.translate(_ODD_SPACES))
     text = _CJK_GAP.sub("", text)
     return _HYPHEN_BREAK.sub("", text)
 

@@ -104,3 +104,11 @@ def test_pdf_line_breaks_between_chinese_characters_are_removed() -> None:
     assert clean_pdf_text("甲方应于合同\n签订之日 起十个工作日内") == "甲方应于合同签订之日起十个工作日内"
     assert clean_pdf_text("Hello\nworld") == "Hello\nworld"
     assert clean_pdf_text("termi-\nnation") == "termination"
+
+
+def test_pdf_no_break_and_invisible_characters_become_plain_text() -> None:
+    # As PDF text layers give them: a no-break space, a narrow one, a soft hyphen, a zero-width space.
+    assert clean_pdf_text("Section\u00a012.1\u202fTermi\u00adnation of the Agree\u200bment") == (
+        "Section 12.1 Termination of the Agreement"
+    )
+    assert clean_pdf_text("第一条\u3000总则") == "第一条\u3000总则"  # the ideographic space is CJK text, kept

@@ -226,3 +226,29 @@ def test_collection_wide_search_uses_the_rarest_terms_within_its_row_budget(
         assert stats.weighted(session, ["agreement", "zebra"]) == ["zebra"]  # in every passage: no BM25 weight
     top = store.bm25(coll.id, "Which agreement has the zebra clause that governs?", 1)
     assert store.fetch_chunks([top[0][0]])[top[0][0]].document_name == "d7.txt"
+
+
+def test_float16_index_finds_what_an_exact_float32_one_finds_and_old_files_still_load(tmp_path: Path) -> None:
+    import faiss
+
+    rng = np.random.default_rng(3)
+    data = rng.standard_normal((2_000, 64)).astype(np.float32)
+    data /= np.linalg.norm(data, axis=1, keepdims=True)
+    ids = np.arange(10, 2_010, dtype=np.int64)
+    exact = faiss.IndexIDMap2(faiss.IndexFlatIP(64))
+    exact.add_with_ids(data, ids)
+    current = FaissIndex(tmp_path / "new.faiss", 64)
+    current.add(ids, data)
+    overlap = []
+    for query in data[:20] + 0.1 * rng.standard_normal((20, 64)).astype(np.float32):
+        expected = [int(i) for i in exact.search(query.reshape(1, -1), 10)[1][0]]
+        found = [i for i, _ in current.search(query, 10)]
+        assert found[0] == expected[0]  # float16 rounding may swap only near-ties further down
+        overlap.append(len(set(found) & set(expected)) / 10)
+    assert np.mean(overlap) >= 0.95
+    # An index file written by an earlier docqa (float32, IndexFlatIP) loads and answers the same.
+    (tmp_path / "old.faiss").write_bytes(faiss.serialize_index(exact).tobytes())
+    old = FaissIndex.load(tmp_path / "old.faiss", 64)
+    assert old.search(data[5], 3)[0][0] == 15
+    old.remove(np.asarray([15], dtype=np.int64))
+    assert 15 not in [i for i, _ in old.search(data[5], 3)]
