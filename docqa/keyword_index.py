@@ -29,6 +29,10 @@ PASSAGE_CHARS = 2000  # about 500 tokens of English
 PASSAGES_PER_CHUNK = 64  # rowid = chunk_id * 64 + k; a 4096-token chunk needs about 8-16
 HEAD_CHARS = 1000  # how much of a document's first chunk joins its name in the title
 TITLE_WEIGHT = 4.0  # BM25 weight of the title column against the body's 1.0
+# Second pass: a chunk scores its best passage plus this share of its other matching passages, so a
+# chunk where the question's words recur across passages (a long clause) edges out a single lucky one.
+# CUAD, recall@1 by share: 0 -> 0.702, 0.3 -> 0.711, 0.6 -> 0.699, 1.0 -> 0.686 (TXT); PDF 0.679 -> 0.686 at 0.3.
+OTHER_PASSAGES_SHARE = 0.3
 SCHEMA_VERSION = 3  # PRAGMA user_version: 1 and 2 indexed whole chunks in chunk_fts
 
 DDL = [
@@ -212,7 +216,9 @@ def _document_rows(session: Session, document_id: int) -> tuple[int, int] | None
     return int(lo) * PASSAGES_PER_CHUNK, (int(hi) + 1) * PASSAGES_PER_CHUNK
 
 
-def _in_document(session: Session, document_id: int, terms: list[str], title_weight: float) -> list[tuple[int, float]]:
+def _in_document(
+    session: Session, document_id: int, terms: list[str], title_weight: float, other_passages: float = 0.0
+) -> list[tuple[int, float]]:
     rows = _document_rows(session, document_id)
     query = lexical.match_expression(terms)
     if rows is None or query is None:
@@ -227,7 +233,17 @@ def _in_document(session: Session, document_id: int, terms: list[str], title_wei
         ),
         {"q": query, "lo": rows[0], "hi": rows[1], "did": document_id},
     )
-    return _best_per_chunk(result)
+    if not other_passages:
+        return _best_per_chunk(result)
+    best: dict[int, float] = {}
+    others: dict[int, float] = {}
+    for chunk_id, score in result:  # best first
+        if int(chunk_id) in best:
+            others[int(chunk_id)] = others.get(int(chunk_id), 0.0) + float(score)
+        else:
+            best[int(chunk_id)] = float(score)
+    scored = {c: s + other_passages * others.get(c, 0.0) for c, s in best.items()}
+    return sorted(scored.items(), key=lambda item: -item[1])
 
 
 def _focused(
@@ -243,7 +259,8 @@ def _focused(
     if must_name and len(terms) - len(rest) < 2:
         return []
     rest = rest or terms
-    return _in_document(session, document_id, stats.weighted(session, rest) if stats else rest, 0.0)
+    weighted = stats.weighted(session, rest) if stats else rest
+    return _in_document(session, document_id, weighted, 0.0, OTHER_PASSAGES_SHARE)
 
 
 def audit_queries() -> Sequence[tuple[str, str]]:
