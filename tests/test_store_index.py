@@ -252,3 +252,18 @@ def test_float16_index_finds_what_an_exact_float32_one_finds_and_old_files_still
     assert old.search(data[5], 3)[0][0] == 15
     old.remove(np.asarray([15], dtype=np.int64))
     assert 15 not in [i for i, _ in old.search(data[5], 3)]
+
+
+def test_a_small_collection_is_found_behind_a_large_one_that_outranks_it(tmp_path: Path) -> None:
+    """The first pass ranks the whole index and keeps this collection's chunks; when the first page
+    holds too few of them (a small collection beside a large one), it searches the collection alone."""
+    store = Store(tmp_path / "db.sqlite3")
+    big = store.collection("big", create=True)
+    small = store.collection("small", create=True)
+    for n in range(30):
+        save(store, big.id, f"b{n}.txt", [f"zebra zebra zebra crossing {n}"], None, sha=f"b{n}")
+    filler = "The parties agree to cooperate in good faith on the matters set out in this schedule. " * 20
+    saved = save(store, small.id, "s.txt", [filler + " A zebra is mentioned once here. " + filler], None, sha="s")
+    found = [chunk_id for chunk_id, _ in store.bm25(small.id, "zebra", 3)]
+    assert found == saved.chunk_ids
+    assert len(store.bm25(big.id, "zebra", 3)) == 3
