@@ -132,15 +132,19 @@ def search(
     pass runs when the question names its document (two or more of its words are in the top
     document's title) or is scoped to one document."""
     terms = lexical.query_terms(question)
+    rows: tuple[int, int] | None = None  # the passage rowid range of the document the second pass re-ranks
     if document_id is not None:
-        ranked = _in_document(session, document_id, terms, TITLE_WEIGHT)
+        top_document, rows = document_id, _document_rows(session, document_id)
+        ranked = _in_document(session, document_id, rows, terms, TITLE_WEIGHT) if rows else []
     else:
         first = stats.selective(session, terms) if stats is not None else terms
         ranked = _in_collection(session, collection_id, first, limit)
-    if not ranked:
-        return []
-    top_document = document_id if document_id is not None else _document_of(session, ranked[0][0])
-    focused = _focused(session, top_document, terms, must_name=document_id is None, stats=stats)
+        if ranked:
+            top_document = _document_of(session, ranked[0][0])
+            rows = _document_rows(session, top_document)
+    if not ranked or rows is None:
+        return ranked[:limit]
+    focused = _focused(session, top_document, rows, terms, must_name=document_id is None, stats=stats)
     if not focused:
         return ranked[:limit]
     lead = ranked[0][1]
@@ -150,11 +154,20 @@ def search(
     return merged[:limit]
 
 
-def _best_per_chunk(rows: Iterable[Any]) -> list[tuple[int, float]]:
+def _chunk_scores(rows: Iterable[Any], other_passages: float = 0.0) -> list[tuple[int, float]]:
+    """Passage rows (chunk ID, score), best first -> each chunk once, scored by its best passage plus
+    other_passages x the sum of its other ones, best first."""
     best: dict[int, float] = {}
+    others: dict[int, float] = {}
     for chunk_id, score in rows:
-        best.setdefault(int(chunk_id), float(score))
-    return list(best.items())
+        if int(chunk_id) in best:
+            others[int(chunk_id)] = others.get(int(chunk_id), 0.0) + float(score)
+        else:
+            best[int(chunk_id)] = float(score)
+    if not other_passages:
+        return list(best.items())
+    scored = {c: s + other_passages * others.get(c, 0.0) for c, s in best.items()}
+    return sorted(scored.items(), key=lambda item: -item[1])
 
 
 def _in_collection(session: Session, collection_id: int, terms: list[str], limit: int) -> list[tuple[int, float]]:
@@ -171,7 +184,7 @@ def _in_collection(session: Session, collection_id: int, terms: list[str], limit
              f"ORDER BY {rank} LIMIT :k"),
         {"q": query, "k": fetch},
     ).all()  # fmt: skip
-    ranked = _best_per_chunk(rows)
+    ranked = _chunk_scores(rows)
     mine = _chunks_of_collection(session, collection_id, [chunk_id for chunk_id, _ in ranked])
     kept = [(chunk_id, score) for chunk_id, score in ranked if chunk_id in mine]
     if len(kept) >= limit or len(rows) < fetch:
@@ -184,7 +197,7 @@ def _in_collection(session: Session, collection_id: int, terms: list[str], limit
         ),
         {"q": query, "cid": collection_id, "k": fetch},
     )
-    return _best_per_chunk(joined)
+    return _chunk_scores(joined)
 
 
 def _chunks_of_collection(session: Session, collection_id: int, chunk_ids: list[int]) -> set[int]:
@@ -217,11 +230,15 @@ def _document_rows(session: Session, document_id: int) -> tuple[int, int] | None
 
 
 def _in_document(
-    session: Session, document_id: int, terms: list[str], title_weight: float, other_passages: float = 0.0
+    session: Session,
+    document_id: int,
+    rows: tuple[int, int],
+    terms: list[str],
+    title_weight: float,
+    other_passages: float = 0.0,
 ) -> list[tuple[int, float]]:
-    rows = _document_rows(session, document_id)
     query = lexical.match_expression(terms)
-    if rows is None or query is None:
+    if query is None:
         return []
     rank = f"bm25(passage_fts, {title_weight}, 1.0)"
     result = session.execute(
@@ -233,26 +250,18 @@ def _in_document(
         ),
         {"q": query, "lo": rows[0], "hi": rows[1], "did": document_id},
     )
-    if not other_passages:
-        return _best_per_chunk(result)
-    best: dict[int, float] = {}
-    others: dict[int, float] = {}
-    for chunk_id, score in result:  # best first
-        if int(chunk_id) in best:
-            others[int(chunk_id)] = others.get(int(chunk_id), 0.0) + float(score)
-        else:
-            best[int(chunk_id)] = float(score)
-    scored = {c: s + other_passages * others.get(c, 0.0) for c, s in best.items()}
-    return sorted(scored.items(), key=lambda item: -item[1])
+    return _chunk_scores(result, other_passages)
 
 
 def _focused(
-    session: Session, document_id: int, terms: list[str], must_name: bool, stats: TermStats | None = None
+    session: Session,
+    document_id: int,
+    rows: tuple[int, int],
+    terms: list[str],
+    must_name: bool,
+    stats: TermStats | None = None,
 ) -> list[tuple[int, float]]:
     """The document's chunks whose passages match the question's non-naming words, by body BM25."""
-    rows = _document_rows(session, document_id)
-    if rows is None:
-        return []
     title = session.execute(text("SELECT title FROM passage_fts WHERE rowid = :r"), {"r": rows[0]}).scalar()
     naming = lexical.words(title or "")
     rest = [t for t in terms if t not in naming]
@@ -260,7 +269,7 @@ def _focused(
         return []
     rest = rest or terms
     weighted = stats.weighted(session, rest) if stats else rest
-    return _in_document(session, document_id, weighted, 0.0, OTHER_PASSAGES_SHARE)
+    return _in_document(session, document_id, rows, weighted, 0.0, OTHER_PASSAGES_SHARE)
 
 
 def audit_queries() -> Sequence[tuple[str, str]]:

@@ -35,17 +35,24 @@ class TermStats:
         self._stemmer.execute(f"CREATE VIRTUAL TABLE terms USING fts5(t, tokenize='{TOKENIZER}')")
         self._stemmer.execute("CREATE VIRTUAL TABLE stems USING fts5vocab(terms, 'instance')")
         self._df: dict[str, tuple[int, float]] = {}
+        self._stems: dict[str, list[str]] = {}
         self._total: tuple[int, float] = (0, -TTL_S)
 
     def stems(self, terms: list[str]) -> list[list[str]]:
-        """FTS5's indexed forms of each term (usually one; a term the tokenizer splits gives more)."""
+        """FTS5's indexed forms of each term (usually one; a term the tokenizer splits gives more).
+        A search asks twice (first pass, second pass), so they are remembered."""
         with self._lock:
-            self._stemmer.execute("DELETE FROM terms")
-            self._stemmer.executemany("INSERT INTO terms(rowid, t) VALUES (?, ?)", list(enumerate(terms)))
-            found: list[list[str]] = [[] for _ in terms]
-            for stem, row in self._stemmer.execute("SELECT term, doc FROM stems ORDER BY doc, offset"):
-                found[row].append(stem)
-        return found
+            missing = [t for t in dict.fromkeys(terms) if t not in self._stems]
+            if missing:
+                if len(self._stems) > 100_000:  # bound the memo, like the counts below
+                    self._stems.clear()
+                self._stemmer.execute("DELETE FROM terms")
+                self._stemmer.executemany("INSERT INTO terms(rowid, t) VALUES (?, ?)", list(enumerate(missing)))
+                found: list[list[str]] = [[] for _ in missing]
+                for stem, row in self._stemmer.execute("SELECT term, doc FROM stems ORDER BY doc, offset"):
+                    found[row].append(stem)
+                self._stems.update(zip(missing, found, strict=True))
+            return [self._stems[t] for t in terms]
 
     def total(self, session: Session) -> int:
         count, at = self._total

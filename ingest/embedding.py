@@ -104,12 +104,15 @@ class LlamaEmbedder:
         self.pad_multiple = 256 if offloaded else 1
         logger.info("embedder %s loaded (%d dims)", self.model_id, self.dim)
 
+    def _tokenize(self, text: str) -> list[int]:
+        return self._llm.tokenize(text.encode("utf-8"), add_bos=True, special=False)
+
     def count_tokens(self, text: str) -> int:
-        return len(self._llm.tokenize(text.encode("utf-8"), add_bos=True, special=False))
+        return len(self._tokenize(text))
 
     def _tokens(self, text: str) -> list[int]:
-        tokens = self._llm.tokenize(text.encode("utf-8"), add_bos=True, special=False)
-        return tokens[: self._settings.n_ctx]
+        """What is embedded of a text: its tokens, cut at the context size."""
+        return self._tokenize(text)[: self._settings.n_ctx]
 
     def _embed_tokens(self, token_lists: Sequence[list[int]]) -> np.ndarray:
         """Pooled vectors of already tokenised texts, one llama_decode for all of them.

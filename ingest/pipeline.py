@@ -134,6 +134,11 @@ class _Prepared:
     error: str | None = None
     unreadable: bool = False  # could not even be hashed: nothing is recorded for it
 
+    @property
+    def unchanged(self) -> bool:
+        """Already ingested from these very bytes: nothing to do."""
+        return self.existing is not None and self.existing.sha256 == self.sha and self.existing.status == "ready"
+
 
 class Ingestor:
     def __init__(
@@ -209,8 +214,7 @@ class Ingestor:
         except OSError as exc:
             return _Prepared(error=f"cannot read file: {exc.strerror}", unreadable=True)
         prepared = _Prepared(size=size, sha=sha, existing=self._store.find_document(collection.id, source.key))
-        existing = prepared.existing
-        if existing is not None and existing.sha256 == sha and existing.status == "ready":
+        if prepared.unchanged:
             return prepared
         try:
             if size > self._limits.max_file_mb * 1024 * 1024:
@@ -246,7 +250,7 @@ class Ingestor:
         if prepared.unreadable:
             return FileResult(source.name, "failed", error=prepared.error)
         size, sha, existing = prepared.size, prepared.sha, prepared.existing
-        if existing is not None and existing.sha256 == sha and existing.status == "ready":
+        if existing is not None and prepared.unchanged:
             emit("done", pages=existing.pages, chunks=existing.n_chunks)
             return FileResult(
                 source.name, "unchanged", existing.id, existing.pages, existing.n_chunks, existing.n_tokens
