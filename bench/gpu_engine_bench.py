@@ -9,6 +9,7 @@ usage: python bench/gpu_engine_bench.py --model q14.gguf --bin /path/to/llama.cp
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import statistics
 import subprocess
@@ -24,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from docqa.engine.batching import BatchingGenerator  # noqa: E402
+from docqa.engine.step_timing import StepTiming  # noqa: E402
 from docqa.generation import NON_THINKING_SAMPLING, SamplingParams  # noqa: E402
 from docqa.settings import LLMSettings  # noqa: E402
 
@@ -56,14 +58,11 @@ def make_prompt(engine: BatchingGenerator, n_tokens: int, salt: int) -> str:
 
 
 def run_requests(engine: BatchingGenerator, prompts: list[str], params: SamplingParams) -> tuple[list[Trace], float]:
-    traces: list[Trace] = []
-    threads = []
-    start = time.perf_counter()
+    """Submit every prompt at once and read the streams on one event loop, as `docqa serve` does."""
 
-    def consume(prompt: str) -> None:
-        trace = Trace(time.perf_counter())
-        traces.append(trace)
-        for event in engine.submit(prompt, params):
+    async def consume(prompt: str, trace: Trace) -> None:
+        trace.submitted = time.perf_counter()
+        async for event in engine.submit(prompt, params, asyncio.get_running_loop()):
             if event.kind == "text":
                 trace.stamps.append(time.perf_counter())
             elif event.kind == "finished":
@@ -72,13 +71,13 @@ def run_requests(engine: BatchingGenerator, prompts: list[str], params: Sampling
             else:
                 raise RuntimeError(event.text)
 
-    for p in prompts:
-        t = threading.Thread(target=consume, args=(p,))
-        t.start()
-        threads.append(t)
-    for t in threads:
-        t.join()
-    return traces, time.perf_counter() - start
+    async def run_all() -> tuple[list[Trace], float]:
+        traces = [Trace(0.0) for _ in prompts]
+        start = time.perf_counter()
+        await asyncio.gather(*(consume(p, t) for p, t in zip(prompts, traces, strict=True)))
+        return traces, time.perf_counter() - start
+
+    return asyncio.run(run_all())
 
 
 def pct(values: list[float], q: float) -> float:
@@ -128,61 +127,193 @@ def ceilings(bin_dir: Path, model: Path) -> dict[str, float]:
     return out
 
 
+def engine_phases(model: Path, backend_sampling: bool | None, tag: str) -> dict[str, float]:
+    """docqa's engine on every RAG-shaped load; keys start with `tag`. Step timings say where each
+    phase's time went (batch building, llama_decode, waiting for the sampled tokens, streaming)."""
+    out: dict[str, float] = {}
+    rag = replace(NON_THINKING_SAMPLING, max_tokens=256, ignore_eos=True, seed=1)
+    settings = LLMSettings(
+        n_ctx=6144 + 256 + 64,
+        n_parallel=16,
+        n_batch=2048,
+        prefix_cache_slots=2,
+        max_queue=64,
+        backend_sampling=backend_sampling,
+    )
+    engine = BatchingGenerator(model, settings)
+    out[f"{tag}_sampling_on_backend"] = engine.memory_report()["sampling_on_backend"]
+    prompts = [make_prompt(engine, 6144, i) for i in range(17)]
+    run_requests(engine, [prompts[16][:2000]], replace(rag, max_tokens=8))  # warm-up
+
+    def timing(phase: str) -> None:
+        for key, value in engine.timing.report().items():
+            out[f"{tag}_{phase}_step_{key}"] = value
+        engine.timing = StepTiming()
+
+    # Decode from an empty context, as llama-bench tg128 measures it.
+    engine.timing = StepTiming()
+    (short,), _ = run_requests(engine, ["Summarise the agreement."], rag)
+    out[f"{tag}_single_decode_depth0_tps"] = (short.tokens - 1) / (short.finished - short.stamps[0])
+    timing("single_depth0")
+    (single,), _ = run_requests(engine, [prompts[0]], rag)
+    out[f"{tag}_single_ttft_s"] = single.ttft
+    out[f"{tag}_single_decode_depth6144_tps"] = (single.tokens - 1) / (single.finished - single.stamps[0])
+    timing("single_depth6144")
+
+    # A new question over the same chunks: same long prefix, a different tail.
+    (again,), _ = run_requests(
+        engine, [prompts[0] + " Which clause sets the notice period?"], replace(rag, max_tokens=8)
+    )
+    out[f"{tag}_prefix_reuse_ttft_s"] = again.ttft
+
+    engine.timing = StepTiming()
+    traces, wall = run_requests(engine, prompts[1:17], rag)
+    out[f"{tag}_16x6144_wall_s"] = wall
+    out[f"{tag}_16x6144_ttft_p50_s"] = statistics.median(t.ttft for t in traces)
+    out[f"{tag}_16x6144_ttft_max_s"] = max(t.ttft for t in traces)
+    gaps = [b - a for t in traces for a, b in zip(t.stamps[1:-1], t.stamps[2:-1], strict=False)]
+    out[f"{tag}_16x6144_itl_p50_ms"] = statistics.median(gaps) * 1000
+    out[f"{tag}_16x6144_itl_p95_ms"] = pct(gaps, 0.95) * 1000
+    timing("16x6144")
+    engine.close()
+
+    short_settings = LLMSettings(
+        n_ctx=800, n_parallel=64, n_batch=2048, prefix_cache_slots=0, max_queue=64, backend_sampling=backend_sampling
+    )
+    engine = BatchingGenerator(model, short_settings)
+    prompts = [make_prompt(engine, 512, 100 + i) for i in range(64)]
+    run_requests(engine, prompts[:2], replace(rag, max_tokens=8))  # warm-up: chains and graphs for this context
+    engine.timing = StepTiming()
+    traces, wall = run_requests(engine, prompts, rag)
+    all_decoding = max(t.stamps[0] for t in traces)
+    first_done = min(t.finished for t in traces)
+    in_window = sum(1 for t in traces for s in t.stamps[:-1] if all_decoding <= s <= first_done)
+    out[f"{tag}_64x512_aggregate_decode_tps"] = in_window / max(first_done - all_decoding, 1e-9)
+    out[f"{tag}_64x512_wall_s"] = wall
+    timing("64x512")
+    engine.close()
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", type=Path, required=True)
     ap.add_argument("--bin", type=Path, default=None, help="llama.cpp build/bin, for the ceilings")
     ap.add_argument("--out", type=Path, default=Path("gpu_bench.json"))
     ap.add_argument("--skip-sequential", action="store_true")
+    ap.add_argument("--skip-server", action="store_true", help="do not run llama-server -np 16")
+    ap.add_argument("--host-sampling-too", action="store_true", help="also run the engine sampling on the host")
     args = ap.parse_args()
     results: dict[str, float] = {}
+
+    def note(part: dict[str, float]) -> None:
+        results.update(part)
+        print(json.dumps(part), file=sys.stderr, flush=True)
+        args.out.write_text(json.dumps(results, indent=2))  # what is done survives a later failure
+
     if args.bin:
-        results.update(ceilings(args.bin, args.model))
-        print(json.dumps(results), file=sys.stderr, flush=True)
-
-    rag = replace(NON_THINKING_SAMPLING, max_tokens=256, ignore_eos=True, seed=1)
-    settings = LLMSettings(n_ctx=6144 + 256 + 64, n_parallel=16, n_batch=2048, prefix_cache_slots=2, max_queue=64)
-    engine = BatchingGenerator(args.model, settings)
-    prompts = [make_prompt(engine, 6144, i) for i in range(17)]
-    run_requests(engine, [prompts[16][:2000]], replace(rag, max_tokens=8))  # warm-up
-
-    (single,), _ = run_requests(engine, [prompts[0]], rag)
-    results["docqa_single_ttft_s"] = single.ttft
-    results["docqa_single_decode_tps"] = (single.tokens - 1) / (single.finished - single.stamps[0])
-
-    # A new question over the same chunks: same long prefix, a different tail.
-    (again,), _ = run_requests(
-        engine, [prompts[0] + " Which clause sets the notice period?"], replace(rag, max_tokens=8)
-    )
-    results["docqa_prefix_reuse_ttft_s"] = again.ttft
-
-    traces, wall = run_requests(engine, prompts[1:17], rag)
-    results["docqa_16x6144_wall_s"] = wall
-    results["docqa_16x6144_ttft_p50_s"] = statistics.median(t.ttft for t in traces)
-    results["docqa_16x6144_ttft_max_s"] = max(t.ttft for t in traces)
-    gaps = [b - a for t in traces for a, b in zip(t.stamps[1:-1], t.stamps[2:-1], strict=False)]
-    results["docqa_16x6144_itl_p50_ms"] = statistics.median(gaps) * 1000
-    results["docqa_16x6144_itl_p95_ms"] = pct(gaps, 0.95) * 1000
-    engine.close()
-
-    short = LLMSettings(n_ctx=800, n_parallel=64, n_batch=2048, prefix_cache_slots=0, max_queue=64)
-    engine = BatchingGenerator(args.model, short)
-    prompts = [make_prompt(engine, 512, 100 + i) for i in range(64)]
-    traces, wall = run_requests(engine, prompts, rag)
-    all_decoding = max(t.stamps[0] for t in traces)
-    first_done = min(t.finished for t in traces)
-    in_window = sum(1 for t in traces for s in t.stamps[:-1] if all_decoding <= s <= first_done)
-    results["docqa_64x512_aggregate_decode_tps"] = in_window / max(first_done - all_decoding, 1e-9)
-    results["docqa_64x512_wall_s"] = wall
-    engine.close()
-
+        note(ceilings(args.bin, args.model))
+    note(engine_phases(args.model, None, "docqa"))
+    if args.host_sampling_too:
+        note(engine_phases(args.model, False, "docqa_host_sampling"))
+    if args.bin and not args.skip_server:
+        note(llama_server_run(args.bin, args.model))
     if not args.skip_sequential:
-        results["llama_cpp_python_sequential_16_s"] = sequential_baseline(args.model)
+        note({"llama_cpp_python_sequential_16_s": sequential_baseline(args.model)})
 
-    args.out.write_text(json.dumps(results, indent=2))
     print("| figure | value |\n|---|---|")
     for k, v in results.items():
         print(f"| {k} | {v:.3f} |")
+
+
+def llama_server_run(bin_dir: Path, model: Path, port: int = 8089) -> dict[str, float]:
+    """llama.cpp's own continuous batching: the same 16 RAG-shaped requests sent at once to
+    `llama-server -np 16` (EOS ignored, no prompt cache), streamed, timed the same way."""
+    import random
+    import urllib.request
+
+    server = subprocess.Popen(
+        [
+            str(bin_dir / "llama-server"),
+            "-m",
+            str(model),
+            "-np",
+            "16",
+            "-c",
+            "131072",
+            "-ngl",
+            "99",
+            "-fa",
+            "on",
+            "--port",
+            str(port),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline or server.poll() is not None:
+                raise RuntimeError("llama-server did not come up")
+            time.sleep(1)
+        rng = random.Random(2000)
+
+        def body(n_prompt: int, n_predict: int) -> bytes:
+            prompt = [rng.randrange(1000, 150000) for _ in range(n_prompt)]
+            return json.dumps(
+                {
+                    "prompt": prompt,
+                    "n_predict": n_predict,
+                    "stream": True,
+                    "ignore_eos": True,
+                    "cache_prompt": False,
+                    "temperature": 0.7,
+                    "top_p": 0.8,
+                    "top_k": 20,
+                    "min_p": 0.0,
+                }
+            ).encode()
+
+        def consume(payload: bytes, trace: Trace) -> None:
+            req = urllib.request.Request(
+                f"{base}/completion", data=payload, headers={"Content-Type": "application/json"}
+            )
+            with urllib.request.urlopen(req, timeout=600) as r:
+                for line in r:
+                    if line.startswith(b"data: "):
+                        trace.stamps.append(time.perf_counter())
+
+        warm = Trace(time.perf_counter())
+        consume(body(2000, 8), warm)
+        payloads = [body(6144, 256) for _ in range(16)]
+        traces = [Trace(0.0) for _ in payloads]
+        threads = [threading.Thread(target=consume, args=(p, t)) for p, t in zip(payloads, traces, strict=True)]
+        start = time.perf_counter()
+        for t, trace in zip(threads, traces, strict=True):
+            trace.submitted = time.perf_counter()
+            t.start()
+        for t in threads:
+            t.join()
+        wall = time.perf_counter() - start
+        gaps = [b - a for t in traces for a, b in zip(t.stamps[1:-1], t.stamps[2:-1], strict=False)]
+        return {
+            "llama_server_16x6144_wall_s": wall,
+            "llama_server_16x6144_ttft_p50_s": statistics.median(t.ttft for t in traces),
+            "llama_server_16x6144_ttft_max_s": max(t.ttft for t in traces),
+            "llama_server_16x6144_itl_p50_ms": statistics.median(gaps) * 1000,
+            "llama_server_16x6144_itl_p95_ms": pct(gaps, 0.95) * 1000,
+        }
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
 
 
 def sequential_baseline(model: Path) -> float:

@@ -72,6 +72,12 @@ def use_flash_attention(configured: bool | None, n_gpu_layers: int) -> bool:
     return bool(llama_cpp.llama_supports_gpu_offload()) and n_gpu_layers != 0
 
 
+def use_backend_sampling(configured: bool | None, n_gpu_layers: int) -> bool:
+    """Sample inside the decode graph when it runs on a GPU. On the CPU it only moves the same work into
+    llama.cpp's graph, and measured slower there (a tiny Qwen3 model: 476 -> 375 tokens/s on 2 cores)."""
+    return use_flash_attention(configured, n_gpu_layers)
+
+
 def model_label(path: Path) -> str:
     """A stable name for a model file: its name and size (hashing a 9 GB file at start-up is too slow)."""
     return f"{path.name}#{path.stat().st_size}"

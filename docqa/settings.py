@@ -72,6 +72,11 @@ class LLMSettings(BaseModel):
     prefix_cache_tokens: int | None = Field(
         default=None, ge=0, description="KV cells cached prefixes may hold; unset: a quarter of kv_cells."
     )
+    backend_sampling: bool | None = Field(
+        default=None,
+        description="Run each request's sampler chain (top-k, top-p, temperature, draw) inside llama.cpp's "
+        "decode graph, so only the chosen token leaves the GPU; unset: on when layers are offloaded to a GPU.",
+    )
     thinking_budget: int | None = Field(
         default=None,
         ge=1,

@@ -167,3 +167,38 @@ def test_asks_over_the_same_chunks_arriving_together_share_one_prefill(engine: B
         t.join()
     assert all(event.kind == "finished" for _, event in results)
     assert engine.memory_report()["prompt_tokens_reused"] - before >= shared - 1
+
+
+# --- sampling inside llama.cpp's decode graph (on by default on a GPU; forced on here) -------------
+
+
+def _sampled_texts(model: Path, backend: bool, requests: list[SamplingParams]) -> tuple[list[str], BatchingGenerator]:
+    settings = LLMSettings(n_ctx=1024, n_parallel=2, n_batch=256, prefix_cache_slots=0, backend_sampling=backend)
+    eng = BatchingGenerator(model, settings)
+    return [run(eng, PROMPTS[1], params)[0] for params in requests], eng
+
+
+def test_backend_sampling_draws_what_host_sampling_draws(tiny_qwen3: Path) -> None:
+    """The same chain and seed give the same tokens whether llama.cpp samples in its graph or on the host;
+    a slot's chain is reset, not rebuilt, for a request with the same parameters, and a different mode
+    gets its own chain."""
+    seeded = replace(NON_THINKING_SAMPLING, max_tokens=40, ignore_eos=True, seed=11)
+    other = replace(seeded, temperature=0.6, top_p=0.95, seed=12)
+    requests = [seeded, other, seeded, other, seeded]
+    on_host, host_engine = _sampled_texts(tiny_qwen3, False, requests)
+    on_graph, graph_engine = _sampled_texts(tiny_qwen3, True, requests)
+    try:
+        assert graph_engine.memory_report()["sampling_on_backend"] == 1
+        assert host_engine.memory_report()["sampling_on_backend"] == 0
+        assert on_graph == on_host
+        assert on_graph[0] == on_graph[2] == on_graph[4] and on_graph[0] != on_graph[1]
+        assert graph_engine.samplers.chains_built == 2  # one per parameter set, each kept by its slot
+        # teacher forcing afterwards still sees raw logits: the chains are detached first
+        tokens = graph_engine.llama.tokenize(PROMPTS[2])
+        (forced_graph,) = graph_engine.teacher_forced_logits([tokens])
+        (forced_host,) = host_engine.teacher_forced_logits([tokens])
+        assert np.allclose(forced_graph, forced_host, atol=1e-3)
+        assert run(graph_engine, PROMPTS[1], seeded)[0] == on_graph[0]
+    finally:
+        host_engine.close()
+        graph_engine.close()

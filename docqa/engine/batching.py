@@ -15,21 +15,23 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import random
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from docqa.engine.llama_context import BatchToken, LlamaContext, Sampler
+from docqa.engine.llama_context import BatchToken, LlamaContext
 from docqa.engine.prefix_cache import PrefixCache, common_prefix
+from docqa.engine.sampling import Sampler, SlotSamplers
+from docqa.engine.step_timing import StepTiming
 from docqa.errors import InvalidRequestError
 from docqa.generation import GeneratorInfo, OutputText, SamplingParams, detect_prompt_format
-from docqa.models import cpu_threads, model_label, use_flash_attention
+from docqa.models import cpu_threads, model_label, use_backend_sampling, use_flash_attention
 from docqa.settings import LLMSettings
-from docqa.streams import GenerationStream, GenEvent, WaitQueue
+from docqa.streams import GenerationStream, GenEvent, WaitQueue, deliver
 
 logger = logging.getLogger(__name__)
 
@@ -89,7 +91,10 @@ class BatchingGenerator:
             n_gpu_layers=settings.n_gpu_layers,
             flash_attn=use_flash_attention(settings.flash_attn, settings.n_gpu_layers),
             n_threads=cpu_threads(settings.n_threads),
+            backend_sampling=(on_backend := use_backend_sampling(settings.backend_sampling, settings.n_gpu_layers)),
         )
+        self.samplers = SlotSamplers(self.llama, on_backend)
+        self.timing = StepTiming()
         self.kv_cells = self.llama.n_ctx
         self.info = GeneratorInfo(
             model_id=model_label(model_path),
@@ -109,6 +114,7 @@ class BatchingGenerator:
         self._think_end = self.llama.tokenize("</think>")
         self._waiting: WaitQueue[_Request] = WaitQueue(settings.max_queue)
         self._active: list[_Sequence] = []
+        self._outbox: list[tuple[GenerationStream, GenEvent]] = []  # events of this step, not yet handed over
         self.prompt_tokens_reused = 0  # prompt tokens taken from cached KV instead of evaluated
         self._lock = self._waiting.cond
         self._step_lock = threading.Lock()
@@ -119,11 +125,12 @@ class BatchingGenerator:
         self._thread.start()
         report = self.memory_report()
         logger.info(
-            "batching engine: %d parallel sequences, %d KV cells (%.2f GiB), prefix cache %d tokens",
+            "batching engine: %d parallel sequences, %d KV cells (%.2f GiB), prefix cache %d tokens, sampling on %s",
             n_parallel,
             self.kv_cells,
             report["kv_cache_bytes"] / 2**30,
             self.cache.budget_tokens,
+            "the backend" if on_backend else "the host",
         )
 
     # --- the Generator protocol ----------------------------------------------------------------
@@ -149,6 +156,7 @@ class BatchingGenerator:
         self._thread.join(timeout=30)
         if self._pool is not None:
             self._pool.shutdown()
+        self.samplers.release_all()
         self.llama.close()
 
     def memory_report(self) -> dict[str, int]:
@@ -164,6 +172,7 @@ class BatchingGenerator:
             "running": running,
             "waiting": waiting,
             "prompt_tokens_reused": self.prompt_tokens_reused,
+            "sampling_on_backend": int(self.samplers.on_backend),
         }
 
     # --- the scheduler loop --------------------------------------------------------------------
@@ -180,8 +189,18 @@ class BatchingGenerator:
                 self._admit()
                 if self._active:
                     self._step()
-                elif self._closing:
+                self._flush()
+                if self._closing and not self._active:
                     return
+
+    def _emit(self, stream: GenerationStream, event: GenEvent) -> None:
+        self._outbox.append((stream, event))
+
+    def _flush(self) -> None:
+        """Hand this step's events to their streams at once (one wake-up per event loop)."""
+        if self._outbox:
+            deliver(self._outbox)
+            self._outbox = []
 
     def _reserved(self) -> int:
         if not self.llama.kv_unified:
@@ -199,16 +218,8 @@ class BatchingGenerator:
             prompt = request.tokens
             room = self.info.n_ctx - len(prompt)
             if room <= 0:
-                self._pop_waiting()
-                request.stream.put(
-                    GenEvent(
-                        "failed",
-                        text=str(
-                            InvalidRequestError(
-                                f"prompt of {len(prompt)} tokens does not fit the {self.info.n_ctx}-token context"
-                            )
-                        ),
-                    )
+                self._reject(
+                    request, f"prompt of {len(prompt)} tokens does not fit the {self.info.n_ctx}-token context"
                 )
                 continue
             max_tokens = min(request.params.max_tokens, room)
@@ -225,30 +236,22 @@ class BatchingGenerator:
                 self._evict(victim)
             if self._reserved() + need > self.kv_cells:
                 if not self._active:  # can never fit, even alone
-                    self._pop_waiting()
-                    request.stream.put(
-                        GenEvent(
-                            "failed",
-                            text=str(
-                                InvalidRequestError(f"request needs {need} KV cells; the engine has {self.kv_cells}")
-                            ),
-                        )
-                    )
+                    self._reject(request, f"request needs {need} KV cells; the engine has {self.kv_cells}")
                     continue
                 return  # wait for running sequences to free their cells
             self._pop_waiting()
-            slot = self._free_slots.pop(0)
+            slot = self.samplers.pick_slot(self._free_slots, request.params)
+            self._free_slots.remove(slot)
             if entry is not None and reuse > 0:
                 self.llama.seq_copy(entry.seq_id, slot, reuse)
                 self.prompt_tokens_reused += reuse
             else:
                 reuse = 0
-            seed = request.params.seed if request.params.seed >= 0 else random.randrange(2**31)
             seq = _Sequence(
                 request=request,
                 slot=slot,
                 prompt=prompt,
-                sampler=self.llama.sampler(request.params, seed),
+                sampler=self.samplers.for_request(slot, request.params),
                 pending=prompt[reuse:].tolist(),
                 n_past=reuse,
                 reserved=need,
@@ -269,11 +272,17 @@ class BatchingGenerator:
         with self._lock:
             self._waiting.pop()
 
+    def _reject(self, request: _Request, reason: str) -> None:
+        """Take the request at the head of the queue and fail it: it can never run."""
+        self._pop_waiting()
+        self._emit(request.stream, GenEvent("failed", text=str(InvalidRequestError(reason))))
+
     def _step(self) -> None:
         for seq in [s for s in self._active if s.request.stream.cancelled]:
             self._finish(seq, "cancelled")
         if not self._active:
             return
+        t_start = time.perf_counter()
         # Generating sequences first (one token each), then prompt slices in admission order.
         order = sorted(self._active, key=lambda s: len(s.pending) > 1)
         budget = self.llama.n_batch
@@ -288,7 +297,9 @@ class BatchingGenerator:
                 batch.append(BatchToken(seq.pending[j], seq.n_past + j, seq.slot, done and j == take - 1))
             plan.append((seq, take, len(batch) - 1 if done else None))
             budget -= take
+        t_built = time.perf_counter()
         rc = self.llama.decode(batch)
+        t_decoded = time.perf_counter()
         if rc != 0:
             self._on_decode_failure(rc, plan)
             return
@@ -302,14 +313,17 @@ class BatchingGenerator:
                 seq.prefilled = True
                 self._remember_prompt(seq)
             ready.append((seq, logits_index))
-        for (seq, _), token in zip(ready, self._sample_all(ready), strict=True):
+        tokens = self._sample_all(ready)
+        t_sampled = time.perf_counter()
+        for (seq, _), token in zip(ready, tokens, strict=True):
             self._accept(seq, token)
+        self.timing.record(t_start, t_built, t_decoded, t_sampled, len(tokens))
 
     def _sample_all(self, ready: list[tuple[_Sequence, int]]) -> list[int]:
-        """Sample every sequence that has logits. Each sampler chain scans the whole vocabulary, so
-        with many sequences they run in parallel threads (ctypes releases the GIL). The first read
-        of the logits, which synchronises and reorders llama.cpp's outputs, happens here first."""
-        if len(ready) < 2 or self._pool is None:
+        """Sample every sequence that has logits. On the host each sampler chain scans the whole
+        vocabulary, so with many sequences they run in parallel threads (ctypes releases the GIL).
+        The first read of the outputs, which synchronises and reorders them, happens here first."""
+        if len(ready) < 2 or self._pool is None or self.samplers.on_backend:
             return [seq.sampler.sample(self.llama, index) for seq, index in ready]
         self.llama.logits_ready(ready[0][1])
         return list(self._pool.map(lambda item: item[0].sampler.sample(self.llama, item[1]), ready))
@@ -335,7 +349,7 @@ class BatchingGenerator:
             seq.thinking_closed = True
         out, stopped = seq.output.feed(text)
         if out:
-            seq.request.stream.put(GenEvent("text", text=out))
+            self._emit(seq.request.stream, GenEvent("text", text=out))
         if stopped:
             self._finish(seq, "stop")
         elif seq.produced >= seq.max_tokens:
@@ -363,16 +377,16 @@ class BatchingGenerator:
         if reason != "stop":
             tail = seq.output.tail()
             if tail and reason != "cancelled":
-                seq.request.stream.put(GenEvent("text", text=tail))
-        seq.request.stream.put(
-            GenEvent("finished", finish_reason=reason, prompt_tokens=len(seq.prompt), completion_tokens=seq.produced)
+                self._emit(seq.request.stream, GenEvent("text", text=tail))
+        self._emit(
+            seq.request.stream,
+            GenEvent("finished", finish_reason=reason, prompt_tokens=len(seq.prompt), completion_tokens=seq.produced),
         )
         self._release(seq)
 
     def _release(self, seq: _Sequence) -> None:
-        """Free a sequence's KV cells, sampler and slot."""
+        """Free a sequence's KV cells and slot (the slot keeps its sampler chain for the next request)."""
         self.llama.seq_remove(seq.slot)
-        seq.sampler.free()
         self._active.remove(seq)
         self._free_slots.append(seq.slot)
 
@@ -383,7 +397,7 @@ class BatchingGenerator:
             return
         logger.error("llama_decode failed (%d) for a batch of %d sequences", rc, len(plan))
         for seq, _, _ in plan:
-            seq.request.stream.put(GenEvent("failed", text=f"generation failed (llama_decode returned {rc})"))
+            self._emit(seq.request.stream, GenEvent("failed", text=f"generation failed (llama_decode returned {rc})"))
             self._release(seq)
 
     # --- for tests: logits of whole sequences, evaluated together or alone --------------------
@@ -395,6 +409,7 @@ class BatchingGenerator:
                 raise RuntimeError("teacher forcing needs an idle engine")
             if len(sequences) > len(self._free_slots):
                 raise ValueError(f"at most {len(self._free_slots)} sequences (n_parallel) at once")
+            self.samplers.release_all()  # a backend sampler would take the logits this call returns
             batch = [
                 BatchToken(tok, pos, slot, True)
                 for slot, tokens in enumerate(sequences)

@@ -15,8 +15,6 @@ from typing import Any
 
 import numpy as np
 
-from docqa.generation import SamplingParams
-
 
 @dataclass(frozen=True)
 class BatchToken:
@@ -38,13 +36,14 @@ class LlamaContext:
         n_gpu_layers: int,
         flash_attn: bool,
         n_threads: int,
+        backend_sampling: bool = False,
     ) -> None:
         import llama_cpp
         from llama_cpp import _internals, _logger
 
         # the high-level Llama sets llama.cpp's log level; the low-level API does not (DOCQA_LLAMA_LOG=1: all)
         _logger.set_verbose(bool(os.environ.get("DOCQA_LLAMA_LOG")))
-        self._lib: Any = llama_cpp
+        self.lib: Any = llama_cpp
         model_params = llama_cpp.llama_model_default_params()
         # llama-cpp-python's convention: -1 means every layer (llama.cpp itself wants a large count)
         model_params.n_gpu_layers = 0x7FFFFFFF if n_gpu_layers < 0 else n_gpu_layers
@@ -63,6 +62,9 @@ class LlamaContext:
             llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED if flash_attn else llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
         )
         params.no_perf = True
+        if backend_sampling:
+            # the engine asks one output per sequence per batch; a backend sampler plans for this many
+            params.n_outputs_max_per_seq = 1
         self.ctx = _internals.LlamaContext(model=self.model, params=params, verbose=True)
         self.n_ctx = int(llama_cpp.llama_n_ctx(self.ctx.ctx))
         self.kv_unified = kv_unified
@@ -73,9 +75,10 @@ class LlamaContext:
         self._memory = llama_cpp.llama_get_memory(self.ctx.ctx)
         self._batch = llama_cpp.llama_batch_init(n_batch, 0, 1)
         self.metadata: dict[str, str] = dict(self.model.metadata())
+        self._pieces: dict[int, bytes] = {}
 
     def close(self) -> None:
-        self._lib.llama_batch_free(self._batch)
+        self.lib.llama_batch_free(self._batch)
         self.ctx.close()
         self.model.close()
 
@@ -86,17 +89,21 @@ class LlamaContext:
 
     def piece(self, token: int) -> bytes:
         """The token's bytes. (llama-cpp-python's own token_to_piece returns its whole 32-byte buffer,
-        NULs included, so we call llama.cpp directly and honour the length it returns.)"""
+        NULs included, so we call llama.cpp directly and honour the length it returns.) Memoised:
+        every streamed token asks."""
+        if (known := self._pieces.get(token)) is not None:
+            return known
         size = 64
         while True:
             buf = ctypes.create_string_buffer(size)
-            n = int(self._lib.llama_token_to_piece(self.model.vocab, token, buf, size, 0, False))
+            n = int(self.lib.llama_token_to_piece(self.model.vocab, token, buf, size, 0, False))
             if n >= 0:
+                self._pieces[token] = buf.raw[:n]
                 return buf.raw[:n]
             size = -n
 
     def is_end_of_generation(self, token: int) -> bool:
-        return bool(self._lib.llama_vocab_is_eog(self.model.vocab, token))
+        return bool(self.lib.llama_vocab_is_eog(self.model.vocab, token))
 
     # --- decoding ------------------------------------------------------------------------------
 
@@ -110,41 +117,43 @@ class LlamaContext:
             b.seq_id[i][0] = t.seq_id
             b.logits[i] = t.logits
         b.n_tokens = len(tokens)
-        return int(self._lib.llama_decode(self.ctx.ctx, b))
+        return int(self.lib.llama_decode(self.ctx.ctx, b))
 
     def logits_ready(self, batch_index: int) -> None:
         """Make llama.cpp finish the step and put its outputs in batch order (done on first access)."""
-        self._lib.llama_get_logits_ith(self.ctx.ctx, batch_index)
+        self.lib.llama_get_logits_ith(self.ctx.ctx, batch_index)
 
     def logits(self, batch_index: int) -> np.ndarray:
-        ptr = self._lib.llama_get_logits_ith(self.ctx.ctx, batch_index)
+        ptr = self.lib.llama_get_logits_ith(self.ctx.ctx, batch_index)
         return np.ctypeslib.as_array(ptr, shape=(self.n_vocab,)).copy()
 
     # --- KV cache ------------------------------------------------------------------------------
 
     def seq_remove(self, seq_id: int, start: int = 0, end: int = -1) -> bool:
-        return bool(self._lib.llama_memory_seq_rm(self._memory, seq_id, start, end))
+        return bool(self.lib.llama_memory_seq_rm(self._memory, seq_id, start, end))
 
     def seq_copy(self, src: int, dst: int, end: int) -> None:
         """Make dst hold src's positions [0, end). In a unified cache the cells are shared; across
         per-sequence streams llama.cpp copies whole streams only, so copy all, then trim."""
         if self.kv_unified:
-            self._lib.llama_memory_seq_cp(self._memory, src, dst, 0, end)
+            self.lib.llama_memory_seq_cp(self._memory, src, dst, 0, end)
             return
-        self._lib.llama_memory_seq_rm(self._memory, dst, -1, -1)
-        self._lib.llama_memory_seq_cp(self._memory, src, dst, -1, -1)
-        self._lib.llama_memory_seq_rm(self._memory, dst, end, -1)
+        self.lib.llama_memory_seq_rm(self._memory, dst, -1, -1)
+        self.lib.llama_memory_seq_cp(self._memory, src, dst, -1, -1)
+        self.lib.llama_memory_seq_rm(self._memory, dst, end, -1)
 
     def seq_max_pos(self, seq_id: int) -> int:
-        return int(self._lib.llama_memory_seq_pos_max(self._memory, seq_id))
+        return int(self.lib.llama_memory_seq_pos_max(self._memory, seq_id))
 
     def clear(self) -> None:
-        self._lib.llama_memory_clear(self._memory, True)
+        self.lib.llama_memory_clear(self._memory, True)
 
     # --- sampling ------------------------------------------------------------------------------
 
-    def sampler(self, params: SamplingParams, seed: int) -> Sampler:
-        return Sampler(self._lib, params, seed)
+    def attach_sampler(self, seq_id: int, chain: Any) -> bool:
+        """Run this sampler chain inside the decode graph for seq_id's outputs (None detaches it);
+        False when llama.cpp cannot run the chain there."""
+        return bool(self.lib.llama_set_sampler(self.ctx.ctx, seq_id, chain))
 
     def kv_bytes_per_token(self) -> int:
         """f16 K and V for every layer: what one KV cell costs in memory."""
@@ -157,31 +166,3 @@ class LlamaContext:
         k_len = int(md.get(f"{arch}.attention.key_length", n_embd // n_head))
         v_len = int(md.get(f"{arch}.attention.value_length", k_len))
         return n_layer * n_kv * (k_len + v_len) * 2
-
-
-class Sampler:
-    """One request's llama.cpp sampler chain with its own mode's parameters and seed."""
-
-    def __init__(self, lib: Any, params: SamplingParams, seed: int) -> None:
-        self._lib = lib
-        chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
-        if params.temperature <= 0:
-            lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_greedy())
-        else:
-            if params.top_k > 0:
-                lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_top_k(params.top_k))
-            if params.top_p < 1.0:
-                lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_top_p(params.top_p, 1))
-            if params.min_p > 0.0:
-                lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_min_p(params.min_p, 1))
-            lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_temp(params.temperature))
-            lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_dist(ctypes.c_uint32(seed).value))
-        self._chain = chain
-
-    def sample(self, ctx: LlamaContext, batch_index: int) -> int:
-        return int(self._lib.llama_sampler_sample(self._chain, ctx.ctx.ctx, batch_index))
-
-    def free(self) -> None:
-        if self._chain is not None:
-            self._lib.llama_sampler_free(self._chain)
-            self._chain = None
