@@ -17,6 +17,7 @@ import numpy as np
 
 from docqa.models import cpu_threads, model_label, use_flash_attention
 from docqa.settings import EmbedSettings
+from docqa.token_batch import TokenBatch
 
 logger = logging.getLogger(__name__)
 
@@ -102,6 +103,7 @@ class LlamaEmbedder:
         # (On a CPU the padding would cost more than it saves.)
         offloaded = settings.n_gpu_layers != 0 and bool(llama_cpp.llama_supports_gpu_offload())
         self.pad_multiple = 256 if offloaded else 1
+        self._batch = TokenBatch(int(self._llm.n_batch))
         logger.info("embedder %s loaded (%d dims)", self.model_id, self.dim)
 
     def _tokenize(self, text: str) -> list[int]:
@@ -118,24 +120,26 @@ class LlamaEmbedder:
         """Pooled vectors of already tokenised texts, one llama_decode for all of them.
 
         Llama.embed() would tokenise every text again (as long as a 4k-token text's GPU forward pass
-        on an H200), hence this direct path over llama-cpp-python's own batch and context."""
+        on an H200), hence this direct path over llama-cpp-python's context and a numpy-filled batch."""
         import llama_cpp
 
-        batch, ctx = self._llm._batch, self._llm._ctx
+        batch, ctx = self._batch, self._llm._ctx
         total = sum(len(tokens) for tokens in token_lists)
         pad = -total % self.pad_multiple
-        if total + pad > self._llm.n_batch or len(token_lists) >= self._llm.context_params.n_seq_max:
+        if total + pad > batch.capacity or len(token_lists) >= self._llm.context_params.n_seq_max:
             pad = 0
-        batch.reset()
+        batch.clear()
         try:
             for seq, tokens in enumerate(token_lists):
-                batch.add_sequence(tokens, seq, True)  # embeddings need every token marked as an output
+                batch.add(tokens, 0, seq, True)  # embeddings need every token marked as an output
             if pad:  # its own sequence: attention and pooling never mix it with the real texts
-                batch.add_sequence(token_lists[0][:1] * pad, len(token_lists), True)
+                batch.add(token_lists[0][:1] * pad, 0, len(token_lists), True)
             ctx.kv_cache_clear()
-            ctx.decode(batch)
+            rc = llama_cpp.llama_decode(ctx.ctx, batch.struct)
+            if rc != 0:
+                raise RuntimeError(f"llama_decode returned {rc}")
         finally:
-            batch.reset()
+            batch.clear()
         vectors = np.empty((len(token_lists), self.dim), dtype=np.float32)
         for seq in range(len(token_lists)):
             pointer = llama_cpp.llama_get_embeddings_seq(ctx.ctx, seq)

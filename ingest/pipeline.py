@@ -12,8 +12,9 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Literal
 
@@ -187,22 +188,37 @@ class Ingestor:
             # One thread reads and chunks the next file while this one embeds: on a GPU, reading,
             # hashing and token counting would otherwise leave it idle (79% -> see docs/benchmarks.md).
             # All writes stay on this thread, in file order.
+            # And one thread writes the previous file (SQLite, FTS5, FAISS) while this one embeds; one
+            # write at a time, in file order, so a crash still leaves whole files or none.
             read_ahead = ThreadPoolExecutor(1, thread_name_prefix="docqa-read-ahead")
+            writer = ThreadPoolExecutor(1, thread_name_prefix="docqa-writer")
             upcoming = [read_ahead.submit(self._read, collection, s, password) for s in sources[:1]]
+            outcomes: list[FileResult | Future[FileResult]] = []
+            writing: Future[FileResult] | None = None
             try:
                 for i, source in enumerate(sources):
                     prepared = upcoming.pop(0).result()
                     if i + 1 < len(sources):
                         upcoming.append(read_ahead.submit(self._read, collection, sources[i + 1], password))
-                    result = self._ingest_one(collection, source, prepared, i, len(sources), progress)
-                    report.files.append(result)
+                    outcome = self._ingest_one(collection, source, prepared, i, len(sources), progress)
+                    if isinstance(outcome, FileResult):
+                        outcomes.append(outcome)
+                        continue
+                    if writing is not None:
+                        writing.result()  # the previous file's write, which ran while this file embedded
+                    writing = writer.submit(outcome)
+                    outcomes.append(writing)
                     if time.monotonic() - last_save > self._limits.checkpoint_seconds:
+                        writing.result()
                         self._indexes.save_all()
                         last_save = time.monotonic()
             finally:
-                # Interrupted (Ctrl+C, SIGTERM): do not wait for a file being read ahead.
+                # Interrupted (Ctrl+C, SIGTERM): do not wait for a file being read ahead; a write
+                # already handed over finishes (it is one transaction) before FAISS is saved.
                 read_ahead.shutdown(wait=False, cancel_futures=True)
+                writer.shutdown(wait=True)
                 self._indexes.save_all()
+        report.files = [o if isinstance(o, FileResult) else o.result() for o in outcomes]
         report.seconds = time.monotonic() - started
         return report
 
@@ -241,7 +257,10 @@ class Ingestor:
         index: int,
         total: int,
         progress: ProgressCallback | None,
-    ) -> FileResult:
+    ) -> FileResult | Callable[[], FileResult]:
+        """Embed one prepared file. What is left to write (the document, or its failure) comes back as
+        a job for the writer thread; a file with nothing to write comes back as its result."""
+
         def emit(stage: Literal["reading", "embedding", "done"], **kw: float | int) -> None:
             if progress is not None:
                 progress(Progress(stage, source.name, index, total, **kw))  # type: ignore[arg-type]
@@ -257,7 +276,7 @@ class Ingestor:
             )
         parsed, chunks = prepared.parsed, prepared.chunks
         if prepared.error is not None or parsed is None:
-            return self._failed(collection, source, sha, size, prepared.error or "not read")
+            return partial(self._failed, collection, source, sha, size, prepared.error or "not read")
         try:
             emit("embedding", pages=len(parsed.pages), chunks=len(chunks))
             vectors = self._embed(
@@ -267,17 +286,29 @@ class Ingestor:
                 ),
             )
         except DocqaError as exc:
-            return self._failed(collection, source, sha, size, str(exc))
+            return partial(self._failed, collection, source, sha, size, str(exc))
         except Exception as exc:  # an embedder error on one file must not stop the folder
             logger.exception("unexpected error embedding %s", source.name)
-            return self._failed(collection, source, sha, size, f"{type(exc).__name__}: {exc}")
+            return partial(self._failed, collection, source, sha, size, f"{type(exc).__name__}: {exc}")
+        return partial(self._write, collection, source, prepared, parsed, vectors, emit)
 
+    def _write(
+        self,
+        collection: CollectionRow,
+        source: Source,
+        prepared: _Prepared,
+        parsed: ParsedDocument,
+        vectors: np.ndarray | None,
+        emit: Callable[..., None],
+    ) -> FileResult:
+        """Save one embedded file: the document and its chunks in one transaction, then FAISS."""
+        chunks, existing = prepared.chunks, prepared.existing
         saved = self._store.save_document(
             collection_id=collection.id,
             source=source.key,
             name=source.name,
-            sha256=sha,
-            size_bytes=size,
+            sha256=prepared.sha,
+            size_bytes=prepared.size,
             pages=len(parsed.pages),
             warnings=parsed.warnings,
             chunks=chunks,

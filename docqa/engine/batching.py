@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from docqa.engine.llama_context import BatchToken, LlamaContext
+from docqa.engine.llama_context import LlamaContext
 from docqa.engine.prefix_cache import PrefixCache, common_prefix
 from docqa.engine.sampling import Sampler, SlotSamplers
 from docqa.engine.step_timing import StepTiming
@@ -286,19 +286,18 @@ class BatchingGenerator:
         # Generating sequences first (one token each), then prompt slices in admission order.
         order = sorted(self._active, key=lambda s: len(s.pending) > 1)
         budget = self.llama.n_batch
-        batch: list[BatchToken] = []
+        batch = self.llama.batch
         plan: list[tuple[_Sequence, int, int | None]] = []  # (sequence, tokens taken, batch index of logits)
         for seq in order:
             take = min(len(seq.pending), budget)
             if take == 0:
                 continue
             done = take == len(seq.pending)
-            for j in range(take):
-                batch.append(BatchToken(seq.pending[j], seq.n_past + j, seq.slot, done and j == take - 1))
-            plan.append((seq, take, len(batch) - 1 if done else None))
+            batch.add(seq.pending[:take], seq.n_past, seq.slot, "last" if done else False)
+            plan.append((seq, take, batch.n_tokens - 1 if done else None))
             budget -= take
         t_built = time.perf_counter()
-        rc = self.llama.decode(batch)
+        rc = self.llama.decode()
         t_decoded = time.perf_counter()
         if rc != 0:
             self._on_decode_failure(rc, plan)
@@ -410,12 +409,9 @@ class BatchingGenerator:
             if len(sequences) > len(self._free_slots):
                 raise ValueError(f"at most {len(self._free_slots)} sequences (n_parallel) at once")
             self.samplers.release_all()  # a backend sampler would take the logits this call returns
-            batch = [
-                BatchToken(tok, pos, slot, True)
-                for slot, tokens in enumerate(sequences)
-                for pos, tok in enumerate(tokens)
-            ]
-            if self.llama.decode(batch) != 0:
+            for slot, tokens in enumerate(sequences):
+                self.llama.batch.add(tokens, 0, slot, True)
+            if self.llama.decode() != 0:
                 raise RuntimeError("decode failed")
             out, k = [], 0
             for tokens in sequences:

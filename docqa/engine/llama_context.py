@@ -9,19 +9,12 @@ from __future__ import annotations
 
 import ctypes
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-
-@dataclass(frozen=True)
-class BatchToken:
-    token: int
-    pos: int
-    seq_id: int
-    logits: bool
+from docqa.token_batch import TokenBatch
 
 
 class LlamaContext:
@@ -73,12 +66,11 @@ class LlamaContext:
         self.n_batch = n_batch
         self.n_vocab = int(self.model.n_vocab())
         self._memory = llama_cpp.llama_get_memory(self.ctx.ctx)
-        self._batch = llama_cpp.llama_batch_init(n_batch, 0, 1)
+        self.batch = TokenBatch(n_batch)  # what the next decode() evaluates
         self.metadata: dict[str, str] = dict(self.model.metadata())
         self._pieces: dict[int, bytes] = {}
 
     def close(self) -> None:
-        self.lib.llama_batch_free(self._batch)
         self.ctx.close()
         self.model.close()
 
@@ -107,17 +99,11 @@ class LlamaContext:
 
     # --- decoding ------------------------------------------------------------------------------
 
-    def decode(self, tokens: list[BatchToken]) -> int:
-        """Evaluate one batch; 0 on success, 1 when the KV cache has no room, <0 on error."""
-        b = self._batch
-        for i, t in enumerate(tokens):
-            b.token[i] = t.token
-            b.pos[i] = t.pos
-            b.n_seq_id[i] = 1
-            b.seq_id[i][0] = t.seq_id
-            b.logits[i] = t.logits
-        b.n_tokens = len(tokens)
-        return int(self.lib.llama_decode(self.ctx.ctx, b))
+    def decode(self) -> int:
+        """Evaluate `batch` and clear it; 0 on success, 1 when the KV cache has no room, <0 on error."""
+        rc = int(self.lib.llama_decode(self.ctx.ctx, self.batch.struct))
+        self.batch.clear()
+        return rc
 
     def logits_ready(self, batch_index: int) -> None:
         """Make llama.cpp finish the step and put its outputs in batch order (done on first access)."""
