@@ -104,6 +104,9 @@ def ingest_throughput(model: Path, rng: random.Random, n_docs: int, words: int) 
             "ingest_model_tokens": tokens,
             "ingest_s_with_model_load": round(seconds, 2),
             "ingest_reported_s": report.get("seconds"),
+            "ingest_embedding_s": report.get("seconds_embedding"),
+            "ingest_waiting_for_reads_s": report.get("seconds_waiting_for_reads"),
+            "ingest_waiting_for_writes_s": report.get("seconds_waiting_for_writes"),
             "ingest_tps": round(tokens / float(report.get("seconds") or seconds), 1),
         }
 

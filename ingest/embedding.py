@@ -104,6 +104,10 @@ class LlamaEmbedder:
         offloaded = settings.n_gpu_layers != 0 and bool(llama_cpp.llama_supports_gpu_offload())
         self.pad_multiple = 256 if offloaded else 1
         self._batch = TokenBatch(int(self._llm.n_batch))
+        if offloaded:
+            # As llama.cpp's own tools do at load: the first decode on a GPU pays one-off set-up
+            # (kernels, cuBLAS, buffers); pay it while loading, not inside the first ingest or query.
+            self._embed_tokens([self._tokenize("warm-up")])
         logger.info("embedder %s loaded (%d dims)", self.model_id, self.dim)
 
     def _tokenize(self, text: str) -> list[int]:

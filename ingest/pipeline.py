@@ -53,6 +53,10 @@ class IngestReport:
     files: list[FileResult] = field(default_factory=list)
     seconds: float = 0.0
     embeddings: bool = True
+    # where the ingesting thread spent its time: what is not here overlapped with the embedding
+    seconds_embedding: float = 0.0
+    seconds_waiting_for_reads: float = 0.0
+    seconds_waiting_for_writes: float = 0.0
 
     def count(self, status: Status) -> int:
         return sum(1 for f in self.files if f.status == status)
@@ -66,6 +70,9 @@ class IngestReport:
             "chunks": sum(f.chunks for f in self.files if f.status in ("added", "updated")),
             "embeddings": self.embeddings,
             "seconds": round(self.seconds, 2),
+            "seconds_embedding": round(self.seconds_embedding, 2),
+            "seconds_waiting_for_reads": round(self.seconds_waiting_for_reads, 2),
+            "seconds_waiting_for_writes": round(self.seconds_waiting_for_writes, 2),
             "files": [asdict(f) for f in self.files],
         }
 
@@ -197,15 +204,21 @@ class Ingestor:
             writing: Future[FileResult] | None = None
             try:
                 for i, source in enumerate(sources):
+                    waited = time.monotonic()
                     prepared = upcoming.pop(0).result()
+                    report.seconds_waiting_for_reads += time.monotonic() - waited
                     if i + 1 < len(sources):
                         upcoming.append(read_ahead.submit(self._read, collection, sources[i + 1], password))
+                    embedding = time.monotonic()
                     outcome = self._ingest_one(collection, source, prepared, i, len(sources), progress)
+                    report.seconds_embedding += time.monotonic() - embedding
                     if isinstance(outcome, FileResult):
                         outcomes.append(outcome)
                         continue
+                    waited = time.monotonic()
                     if writing is not None:
                         writing.result()  # the previous file's write, which ran while this file embedded
+                    report.seconds_waiting_for_writes += time.monotonic() - waited
                     writing = writer.submit(outcome)
                     outcomes.append(writing)
                     if time.monotonic() - last_save > self._limits.checkpoint_seconds:
