@@ -97,9 +97,13 @@ class LlamaEmbedder:
             else default_query_instruction(metadata)
         )
         self._lock = threading.Lock()
-        # Batches are not padded to repeat sizes: on an H200 that once saved llama.cpp ~120 ms per new
-        # batch size, but with this batch path it cost 9% (27.9k vs 30.3k tokens/s, same texts).
+        # On a GPU, llama.cpp pays ~120 ms (an H200, 0.6B model) the first time it meets a batch of a
+        # new size, as much as the forward pass of a 3k-token text; chunk lengths all differ. Padding
+        # each batch to a multiple of 256 tokens with a throw-away sequence makes sizes repeat.
+        # (On a CPU the padding would cost more than it saves.) Measured again without padding on an
+        # H200: 72% of llama-bench's embedding throughput instead of 90% (docs/benchmarks.md).
         offloaded = settings.n_gpu_layers != 0 and bool(llama_cpp.llama_supports_gpu_offload())
+        self.pad_multiple = 256 if offloaded else 1
         self._batch = TokenBatch(int(self._llm.n_batch))
         if offloaded:
             # As llama.cpp's own tools do at load: the first decode on a GPU pays one-off set-up
@@ -125,10 +129,16 @@ class LlamaEmbedder:
         import llama_cpp
 
         batch, ctx = self._batch, self._llm._ctx
+        total = sum(len(tokens) for tokens in token_lists)
+        pad = -total % self.pad_multiple
+        if total + pad > batch.capacity or len(token_lists) >= self._llm.context_params.n_seq_max:
+            pad = 0
         batch.clear()
         try:
             for seq, tokens in enumerate(token_lists):
                 batch.add(tokens, 0, seq, True)  # embeddings need every token marked as an output
+            if pad:  # its own sequence: attention and pooling never mix it with the real texts
+                batch.add(token_lists[0][:1] * pad, 0, len(token_lists), True)
             ctx.kv_cache_clear()
             rc = llama_cpp.llama_decode(ctx.ctx, batch.struct)
             if rc != 0:

@@ -95,9 +95,9 @@ def test_a_collection_refuses_a_different_embedding_model(sample_qa) -> None:  #
         sample_qa.ingest([SAMPLE_DOCS / "operations_handbook.md"])
 
 
-def test_embedder_direct_path_keeps_the_vectors(tiny_qwen3: Path) -> None:
-    """docqa embeds pre-tokenised texts through its own numpy-filled llama.cpp batch; the vectors must
-    be those of llama-cpp-python's own embedding path."""
+def test_embedder_direct_path_and_gpu_padding_keep_the_vectors(tiny_qwen3: Path) -> None:
+    """docqa embeds pre-tokenised texts through llama.cpp's batch directly, and on a GPU pads each
+    batch with a throw-away sequence; neither may change a vector (checked here on the CPU)."""
     import numpy as np
 
     from docqa.settings import EmbedSettings
@@ -106,6 +106,10 @@ def test_embedder_direct_path_keeps_the_vectors(tiny_qwen3: Path) -> None:
     embedder = LlamaEmbedder(tiny_qwen3, EmbedSettings(n_ctx=2048))
     texts = ["short one", "termination for convenience on 30 days notice", "word " * 1500, "中文合同条款"]
     reference = l2_normalise(np.asarray(embedder._llm.embed(texts, normalize=False), dtype=np.float32))
+    assert embedder.pad_multiple == 1  # no GPU here: padding would only cost time
     direct = embedder.embed_documents(texts)
+    embedder.pad_multiple = 256
+    padded = embedder.embed_documents(texts)
     assert np.abs(direct - reference).max() < 1e-4
+    assert np.abs(padded - direct).max() < 1e-4
     assert np.abs(direct[0] - direct[1]).max() > 1e-3  # different texts, different vectors
