@@ -18,14 +18,14 @@ import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from docqa.engine.llama_context import LlamaContext
 from docqa.engine.prefix_cache import PrefixCache, common_prefix
-from docqa.engine.sampling import Sampler, SlotSamplers
+from docqa.engine.sampling import SlotSamplers
+from docqa.engine.sequences import THINKING_CUTOFF, Request, RunningSequence
 from docqa.engine.step_timing import StepTiming
 from docqa.errors import InvalidRequestError
 from docqa.generation import GeneratorInfo, OutputText, SamplingParams, detect_prompt_format
@@ -38,37 +38,6 @@ logger = logging.getLogger(__name__)
 # A request waits for a running twin's prefill when they share this many more prompt tokens than the
 # cache offers (the system prompt is cached already; retrieved chunks are hundreds of tokens).
 _MIN_TWIN_TOKENS = 32
-
-# Qwen's documented way to end reasoning early: a closing sentence, then </think>.
-THINKING_CUTOFF = (
-    "\n\nConsidering the limited time by the user, I have to give the solution based on the thinking directly now."
-    "\n</think>\n\n"
-)
-
-
-@dataclass
-class _Request:
-    prompt: str
-    params: SamplingParams
-    stream: GenerationStream
-    tokens: np.ndarray | None = None  # the prompt's tokens, once the scheduler has looked at it
-
-
-@dataclass
-class _Sequence:
-    request: _Request
-    slot: int
-    prompt: np.ndarray
-    sampler: Sampler
-    pending: list[int]  # tokens still to evaluate: the prompt's rest, then each sampled token
-    n_past: int  # position of the next token to evaluate
-    reserved: int  # KV cells held back for this sequence
-    max_tokens: int
-    produced: int = 0
-    prefilled: bool = False
-    thinking_closed: bool = False
-    recent_text: str = ""  # the last few characters, to notice a </think> spelled in several tokens
-    output: OutputText = field(default_factory=lambda: OutputText(()))
 
 
 class BatchingGenerator:
@@ -112,8 +81,8 @@ class BatchingGenerator:
         )
         self._thinking_cutoff = self.llama.tokenize(THINKING_CUTOFF)
         self._think_end = self.llama.tokenize("</think>")
-        self._waiting: WaitQueue[_Request] = WaitQueue(settings.max_queue)
-        self._active: list[_Sequence] = []
+        self._waiting: WaitQueue[Request] = WaitQueue(settings.max_queue)
+        self._active: list[RunningSequence] = []
         self._outbox: list[tuple[GenerationStream, GenEvent]] = []  # events of this step, not yet handed over
         self.prompt_tokens_reused = 0  # prompt tokens taken from cached KV instead of evaluated
         self._lock = self._waiting.cond
@@ -146,7 +115,7 @@ class BatchingGenerator:
     ) -> GenerationStream:
         stream = GenerationStream(loop)
         # Requests that a free slot will take at the next step are not waiting in the queue.
-        self._waiting.put(_Request(prompt, params, stream), spare=len(self._free_slots))
+        self._waiting.put(Request(prompt, params, stream), spare=len(self._free_slots))
         return stream
 
     def close(self) -> None:
@@ -247,7 +216,7 @@ class BatchingGenerator:
                 self.prompt_tokens_reused += reuse
             else:
                 reuse = 0
-            seq = _Sequence(
+            seq = RunningSequence(
                 request=request,
                 slot=slot,
                 prompt=prompt,
@@ -272,7 +241,7 @@ class BatchingGenerator:
         with self._lock:
             self._waiting.pop()
 
-    def _reject(self, request: _Request, reason: str) -> None:
+    def _reject(self, request: Request, reason: str) -> None:
         """Take the request at the head of the queue and fail it: it can never run."""
         self._pop_waiting()
         self._emit(request.stream, GenEvent("failed", text=str(InvalidRequestError(reason))))
@@ -287,7 +256,7 @@ class BatchingGenerator:
         order = sorted(self._active, key=lambda s: len(s.pending) > 1)
         budget = self.llama.n_batch
         batch = self.llama.batch
-        plan: list[tuple[_Sequence, int, int | None]] = []  # (sequence, tokens taken, batch index of logits)
+        plan: list[tuple[RunningSequence, int, int | None]] = []  # (sequence, tokens taken, batch index of logits)
         for seq in order:
             take = min(len(seq.pending), budget)
             if take == 0:
@@ -302,7 +271,7 @@ class BatchingGenerator:
         if rc != 0:
             self._on_decode_failure(rc, plan)
             return
-        ready: list[tuple[_Sequence, int]] = []
+        ready: list[tuple[RunningSequence, int]] = []
         for seq, take, logits_index in plan:
             del seq.pending[:take]
             seq.n_past += take
@@ -318,7 +287,7 @@ class BatchingGenerator:
             self._accept(seq, token)
         self.timing.record(t_start, t_built, t_decoded, t_sampled, len(tokens))
 
-    def _sample_all(self, ready: list[tuple[_Sequence, int]]) -> list[int]:
+    def _sample_all(self, ready: list[tuple[RunningSequence, int]]) -> list[int]:
         """Sample every sequence that has logits. On the host each sampler chain scans the whole
         vocabulary, so with many sequences they run in parallel threads (ctypes releases the GIL).
         The first read of the outputs, which synchronises and reorders them, happens here first."""
@@ -327,7 +296,7 @@ class BatchingGenerator:
         self.llama.logits_ready(ready[0][1])
         return list(self._pool.map(lambda item: item[0].sampler.sample(self.llama, item[1]), ready))
 
-    def _accept(self, seq: _Sequence, token: int) -> None:
+    def _accept(self, seq: RunningSequence, token: int) -> None:
         if seq.request.stream.cancelled:
             self._finish(seq, "cancelled")
             return
@@ -356,7 +325,7 @@ class BatchingGenerator:
         else:
             seq.pending = next_input
 
-    def _remember_prompt(self, seq: _Sequence) -> None:
+    def _remember_prompt(self, seq: RunningSequence) -> None:
         """Keep this prompt's KV cells under a cache sequence so a later prompt can start from them."""
         if self.cache.covers(seq.prompt):
             return
@@ -372,7 +341,7 @@ class BatchingGenerator:
         self.llama.seq_remove(seq_id)
         self.cache.remove(seq_id)
 
-    def _finish(self, seq: _Sequence, reason: str) -> None:
+    def _finish(self, seq: RunningSequence, reason: str) -> None:
         if reason != "stop":
             tail = seq.output.tail()
             if tail and reason != "cancelled":
@@ -383,13 +352,13 @@ class BatchingGenerator:
         )
         self._release(seq)
 
-    def _release(self, seq: _Sequence) -> None:
+    def _release(self, seq: RunningSequence) -> None:
         """Free a sequence's KV cells and slot (the slot keeps its sampler chain for the next request)."""
         self.llama.seq_remove(seq.slot)
         self._active.remove(seq)
         self._free_slots.append(seq.slot)
 
-    def _on_decode_failure(self, rc: int, plan: list[tuple[_Sequence, int, int | None]]) -> None:
+    def _on_decode_failure(self, rc: int, plan: list[tuple[RunningSequence, int, int | None]]) -> None:
         if rc == 1 and self.cache.evictable():  # no room in the KV cache: drop cached prefixes, retry
             for seq_id in self.cache.evictable():
                 self._evict(seq_id)

@@ -1,0 +1,46 @@
+"""What the batching scheduler keeps about each request, waiting and running."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from docqa.engine.sampling import Sampler
+from docqa.generation import OutputText, SamplingParams
+from docqa.streams import GenerationStream
+
+# Qwen's documented way to end reasoning early: a closing sentence, then </think>.
+THINKING_CUTOFF = (
+    "\n\nConsidering the limited time by the user, I have to give the solution based on the thinking directly now."
+    "\n</think>\n\n"
+)
+
+
+@dataclass
+class Request:
+    """A request waiting for a slot."""
+
+    prompt: str
+    params: SamplingParams
+    stream: GenerationStream
+    tokens: np.ndarray | None = None  # the prompt's tokens, once the scheduler has looked at it
+
+
+@dataclass
+class RunningSequence:
+    """A request the scheduler is running: its slot, its KV position and what it has produced."""
+
+    request: Request
+    slot: int
+    prompt: np.ndarray
+    sampler: Sampler
+    pending: list[int]  # tokens still to evaluate: the prompt's rest, then each sampled token
+    n_past: int  # position of the next token to evaluate
+    reserved: int  # KV cells held back for this sequence
+    max_tokens: int
+    produced: int = 0
+    prefilled: bool = False
+    thinking_closed: bool = False
+    recent_text: str = ""  # the last few characters, to notice a </think> spelled in several tokens
+    output: OutputText = field(default_factory=lambda: OutputText(()))
