@@ -7,6 +7,7 @@ them, which needs no score calibration and keeps a weak embedder from burying go
 
 from __future__ import annotations
 
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 
 import numpy as np
@@ -40,6 +41,7 @@ class Retriever:
         self._indexes = indexes
         self._embedder = embedder
         self._settings = settings
+        self._keyword_pool = ThreadPoolExecutor(4, thread_name_prefix="docqa-keyword-search")
 
     def retrieve(
         self,
@@ -55,10 +57,22 @@ class Retriever:
         kind = retriever or self._settings.retriever
         n = max(self._settings.candidates, top_k)
         rankings: list[list[int]] = []
-        if kind in ("bm25", "hybrid"):
+        keyword: Future[list[tuple[int, float]]] | None = None
+        if kind == "hybrid":
+            # BM25 (SQLite) runs beside the question's embedding and the FAISS scan: both release the
+            # GIL, so a hybrid search takes about as long as the slower half, not the sum.
+            keyword = self._keyword_pool.submit(self._store.bm25, collection.id, question, n, document_id)
+        elif kind == "bm25":
             rankings.append([cid for cid, _ in self._store.bm25(collection.id, question, n, document_id)])
         if kind in ("dense", "hybrid"):
-            dense = self._dense(collection, question, n, document_id, query_vector)
+            try:
+                dense = self._dense(collection, question, n, document_id, query_vector)
+            except BaseException:
+                if keyword is not None:
+                    wait([keyword])  # no search left running behind the error
+                raise
+            if keyword is not None:
+                rankings.append([cid for cid, _ in keyword.result()])
             if dense is not None:
                 rankings.append(dense)
         fused = reciprocal_rank_fusion(rankings, self._settings.rrf_k)[:top_k]
