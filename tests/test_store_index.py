@@ -267,3 +267,24 @@ def test_a_small_collection_is_found_behind_a_large_one_that_outranks_it(tmp_pat
     found = [chunk_id for chunk_id, _ in store.bm25(small.id, "zebra", 3)]
     assert found == saved.chunk_ids
     assert len(store.bm25(big.id, "zebra", 3)) == 3
+
+
+def test_a_twin_the_question_cannot_tell_apart_gets_second_place(tmp_path: Path) -> None:
+    """The same contract filed twice (the question names both equally): the clause asked about comes
+    first from one copy and second from the other, instead of the first copy's other chunks."""
+    store = Store(tmp_path / "db.sqlite3")
+    coll = store.collection("c", create=True)
+    parties = "Acme Widgets Corp and Beta Logistics LLC"
+    clauses = ["This agreement shall be governed by the laws of the State of New York.", "Fees are due monthly."]
+    first = save(store, coll.id, "acme-2015.txt", _contract(parties, clauses), None).chunk_ids
+    second = save(store, coll.id, "acme-2016.txt", _contract(parties, clauses), None, sha="2").chunk_ids
+    for n in range(20):  # other contracts, so that the parties' names are rare words
+        texts = _contract(f"Vendor{n} Holdings and Customer{n} Partners", ["The laws of Delaware govern it."])
+        save(store, coll.id, f"c{n}.txt", texts, None, sha=f"s{n}")
+    question = "In the Supply Agreement between Acme Widgets Corp and Beta Logistics LLC: which law governs it?"
+    top = [chunk_id for chunk_id, _ in store.bm25(coll.id, question, 3)]
+    assert {top[0], top[1]} == {first[1], second[1]}, (top, first, second)
+    # One copy alone: its chunks fill the list as before.
+    store.delete_document(coll, store.fetch_chunks([second[0]])[second[0]].document_id)
+    alone = [chunk_id for chunk_id, _ in store.bm25(coll.id, question, 3)]
+    assert alone[0] == first[1] and second[1] not in alone
