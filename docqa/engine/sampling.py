@@ -11,11 +11,14 @@ or the request's own seed again).
 from __future__ import annotations
 
 import ctypes
+import logging
 from dataclasses import dataclass
 from typing import Any
 
 from docqa.engine.llama_context import LlamaContext
 from docqa.generation import SamplingParams
+
+logger = logging.getLogger(__name__)
 
 # llama.cpp's "draw a seed from the system's entropy" value; every reset then draws a new one.
 RANDOM_SEED = 0xFFFFFFFF
@@ -103,6 +106,7 @@ class SlotSamplers:
             if self._llama.attach_sampler(slot, sampler.chain):
                 self._attached.add(slot)
             else:  # llama.cpp cannot run this chain on its backend: it is sampled on the host
+                logger.warning("llama.cpp cannot run sampler chain %s in its graph; sampling on the host", key)
                 self.on_backend = False
         self._chains[slot] = sampler
         return sampler
