@@ -85,6 +85,19 @@ def pct(values: list[float], q: float) -> float:
     return s[min(len(s) - 1, round(q * (len(s) - 1)))]
 
 
+def stream_figures(prefix: str, traces: list[Trace], wall: float) -> dict[str, float]:
+    """Wall time, time to first token and inter-token latency of concurrent streams, the same for docqa
+    and llama-server (gaps between pieces after the first, the final event left out)."""
+    gaps = [b - a for t in traces for a, b in zip(t.stamps[1:-1], t.stamps[2:-1], strict=False)]
+    return {
+        f"{prefix}_wall_s": wall,
+        f"{prefix}_ttft_p50_s": statistics.median(t.ttft for t in traces),
+        f"{prefix}_ttft_max_s": max(t.ttft for t in traces),
+        f"{prefix}_itl_p50_ms": statistics.median(gaps) * 1000,
+        f"{prefix}_itl_p95_ms": pct(gaps, 0.95) * 1000,
+    }
+
+
 def ceilings(bin_dir: Path, model: Path) -> dict[str, float]:
     """llama-bench and llama-batched-bench on the same model, in the same run."""
     out: dict[str, float] = {}
@@ -168,12 +181,7 @@ def engine_phases(model: Path, backend_sampling: bool | None, tag: str) -> dict[
 
     engine.timing = StepTiming()
     traces, wall = run_requests(engine, prompts[1:17], rag)
-    out[f"{tag}_16x6144_wall_s"] = wall
-    out[f"{tag}_16x6144_ttft_p50_s"] = statistics.median(t.ttft for t in traces)
-    out[f"{tag}_16x6144_ttft_max_s"] = max(t.ttft for t in traces)
-    gaps = [b - a for t in traces for a, b in zip(t.stamps[1:-1], t.stamps[2:-1], strict=False)]
-    out[f"{tag}_16x6144_itl_p50_ms"] = statistics.median(gaps) * 1000
-    out[f"{tag}_16x6144_itl_p95_ms"] = pct(gaps, 0.95) * 1000
+    out.update(stream_figures(f"{tag}_16x6144", traces, wall))
     timing("16x6144")
     engine.close()
 
@@ -302,15 +310,7 @@ def llama_server_run(bin_dir: Path, model: Path, port: int = 8089) -> dict[str, 
             t.start()
         for t in threads:
             t.join()
-        wall = time.perf_counter() - start
-        gaps = [b - a for t in traces for a, b in zip(t.stamps[1:-1], t.stamps[2:-1], strict=False)]
-        return {
-            "llama_server_16x6144_wall_s": wall,
-            "llama_server_16x6144_ttft_p50_s": statistics.median(t.ttft for t in traces),
-            "llama_server_16x6144_ttft_max_s": max(t.ttft for t in traces),
-            "llama_server_16x6144_itl_p50_ms": statistics.median(gaps) * 1000,
-            "llama_server_16x6144_itl_p95_ms": pct(gaps, 0.95) * 1000,
-        }
+        return stream_figures("llama_server_16x6144", traces, time.perf_counter() - start)
     finally:
         server.terminate()
         server.wait(timeout=30)

@@ -194,7 +194,6 @@ class Ingestor:
             self._indexes.get(collection)
             # One thread reads and chunks the next file while this one embeds: on a GPU, reading,
             # hashing and token counting would otherwise leave it idle (79% -> see docs/benchmarks.md).
-            # All writes stay on this thread, in file order.
             # And one thread writes the previous file (SQLite, FTS5, FAISS) while this one embeds; one
             # write at a time, in file order, so a crash still leaves whole files or none.
             read_ahead = ThreadPoolExecutor(1, thread_name_prefix="docqa-read-ahead")
