@@ -64,7 +64,8 @@ def cpu_threads(configured: int | None) -> int:
     return configured or os.cpu_count() or 1
 
 
-def use_flash_attention(configured: bool | None, n_gpu_layers: int) -> bool:
+def _on_gpu_unless_configured(configured: bool | None, n_gpu_layers: int) -> bool:
+    """The configured choice, else whether llama.cpp has a GPU backend and layers are offloaded to it."""
     if configured is not None:
         return configured
     import llama_cpp
@@ -72,10 +73,14 @@ def use_flash_attention(configured: bool | None, n_gpu_layers: int) -> bool:
     return bool(llama_cpp.llama_supports_gpu_offload()) and n_gpu_layers != 0
 
 
+def use_flash_attention(configured: bool | None, n_gpu_layers: int) -> bool:
+    return _on_gpu_unless_configured(configured, n_gpu_layers)
+
+
 def use_backend_sampling(configured: bool | None, n_gpu_layers: int) -> bool:
     """Sample inside the decode graph when it runs on a GPU. On the CPU it only moves the same work into
     llama.cpp's graph, and measured slower there (a tiny Qwen3 model: 476 -> 375 tokens/s on 2 cores)."""
-    return use_flash_attention(configured, n_gpu_layers)
+    return _on_gpu_unless_configured(configured, n_gpu_layers)
 
 
 def model_label(path: Path) -> str:
