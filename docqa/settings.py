@@ -104,6 +104,13 @@ class EmbedSettings(BaseModel):
         default="auto",
         description="Pooling of token vectors: auto takes the GGUF's own pooling type, else mean.",
     )
+    micro_batch: int | None = Field(
+        default=None,
+        ge=32,
+        description="Tokens per forward pass (llama.cpp's n_ubatch). Unset: 512 for a causal model that pools "
+        "its last token (Qwen3-Embedding), which llama.cpp may run through a long text in pieces (faster on a "
+        "GPU, as llama-bench shows); otherwise the whole context, as mean and CLS pooling need a text in one piece.",
+    )
     query_instruction: str | None = Field(
         default=None,
         description="Prefix for questions before embedding; unset picks the model's documented one "

@@ -113,3 +113,32 @@ def test_embedder_direct_path_and_gpu_padding_keep_the_vectors(tiny_qwen3: Path)
     assert np.abs(direct - reference).max() < 1e-4
     assert np.abs(padded - direct).max() < 1e-4
     assert np.abs(direct[0] - direct[1]).max() > 1e-3  # different texts, different vectors
+
+
+def test_last_token_embedder_runs_long_texts_in_micro_batches_with_the_same_vectors(tiny_qwen3: Path) -> None:
+    """A causal, last-token-pooling embedder (Qwen3-Embedding's kind) runs a long text through llama.cpp
+    in 512-token micro-batches, which is faster on a GPU; the vectors must equal those of one piece."""
+    import numpy as np
+
+    from docqa.settings import EmbedSettings
+    from ingest.embedding import LlamaEmbedder
+
+    texts = ["short one", "termination for convenience on 30 days notice " * 90, "word " * 1500, "中文合同条款"]
+    piecewise = LlamaEmbedder(tiny_qwen3, EmbedSettings(n_ctx=2048, pooling="last"))
+    whole = LlamaEmbedder(tiny_qwen3, EmbedSettings(n_ctx=2048, pooling="last", micro_batch=2048))
+    assert (piecewise.micro_batch, whole.micro_batch) == (512, 2048)
+    assert piecewise.count_tokens(texts[2]) > 1024  # this text spans three micro-batches
+    pieces, one = piecewise.embed_documents(texts), whole.embed_documents(texts)
+    assert np.abs(pieces - one).max() < 1e-4
+    assert np.abs(one[1] - one[2]).max() > 1e-3  # different texts, different vectors
+
+
+def test_mean_pooling_embedder_refuses_micro_batches_that_would_cut_a_text(tiny_qwen3: Path) -> None:
+    """Mean pooling of a text cut in pieces would average its last piece only: a clear error instead."""
+    from docqa.errors import ConfigError
+    from docqa.settings import EmbedSettings
+    from ingest.embedding import LlamaEmbedder
+
+    assert LlamaEmbedder(tiny_qwen3, EmbedSettings(n_ctx=1024, pooling="mean")).micro_batch == 1024
+    with pytest.raises(ConfigError, match=r"micro_batch 256 is below embed\.n_ctx 1024"):
+        LlamaEmbedder(tiny_qwen3, EmbedSettings(n_ctx=1024, pooling="mean", micro_batch=256))
