@@ -140,7 +140,9 @@ def ceilings(bin_dir: Path, model: Path) -> dict[str, float]:
     return out
 
 
-def engine_phases(model: Path, backend_sampling: bool | None, tag: str) -> dict[str, float]:
+def engine_phases(
+    model: Path, backend_sampling: bool | None, tag: str, batched_from: int | None = None
+) -> dict[str, float]:
     """docqa's engine on every RAG-shaped load; keys start with `tag`. Step timings say where each
     phase's time went (batch building, llama_decode, waiting for the sampled tokens, streaming)."""
     out: dict[str, float] = {}
@@ -152,6 +154,7 @@ def engine_phases(model: Path, backend_sampling: bool | None, tag: str) -> dict[
         prefix_cache_slots=2,
         max_queue=64,
         backend_sampling=backend_sampling,
+        batched_sampling_from=batched_from,
     )
     engine = BatchingGenerator(model, settings)
     out[f"{tag}_sampling_on_backend"] = engine.memory_report()["sampling_on_backend"]
@@ -182,11 +185,18 @@ def engine_phases(model: Path, backend_sampling: bool | None, tag: str) -> dict[
     engine.timing = StepTiming()
     traces, wall = run_requests(engine, prompts[1:17], rag)
     out.update(stream_figures(f"{tag}_16x6144", traces, wall))
+    out[f"{tag}_16x6144_sampling_mode_switches"] = engine.samplers.mode_switches
     timing("16x6144")
     engine.close()
 
     short_settings = LLMSettings(
-        n_ctx=800, n_parallel=64, n_batch=2048, prefix_cache_slots=0, max_queue=64, backend_sampling=backend_sampling
+        n_ctx=800,
+        n_parallel=64,
+        n_batch=2048,
+        prefix_cache_slots=0,
+        max_queue=64,
+        backend_sampling=backend_sampling,
+        batched_sampling_from=batched_from,
     )
     engine = BatchingGenerator(model, short_settings)
     prompts = [make_prompt(engine, 512, 100 + i) for i in range(64)]
@@ -198,6 +208,7 @@ def engine_phases(model: Path, backend_sampling: bool | None, tag: str) -> dict[
     in_window = sum(1 for t in traces for s in t.stamps[:-1] if all_decoding <= s <= first_done)
     out[f"{tag}_64x512_aggregate_decode_tps"] = in_window / max(first_done - all_decoding, 1e-9)
     out[f"{tag}_64x512_wall_s"] = wall
+    out[f"{tag}_64x512_sampling_mode_switches"] = engine.samplers.mode_switches
     timing("64x512")
     engine.close()
     return out
@@ -211,6 +222,9 @@ def main() -> None:
     ap.add_argument("--skip-sequential", action="store_true")
     ap.add_argument("--skip-server", action="store_true", help="do not run llama-server -np 16")
     ap.add_argument("--host-sampling-too", action="store_true", help="also run the engine sampling on the host")
+    ap.add_argument(
+        "--graph-sampling-too", action="store_true", help="also run the engine with every chain in the graph"
+    )
     args = ap.parse_args()
     results: dict[str, float] = {}
 
@@ -222,6 +236,8 @@ def main() -> None:
     if args.bin:
         note(ceilings(args.bin, args.model))
     note(engine_phases(args.model, None, "docqa"))
+    if args.graph_sampling_too:
+        note(engine_phases(args.model, None, "docqa_graph_only", batched_from=0))
     if args.host_sampling_too:
         note(engine_phases(args.model, False, "docqa_host_sampling"))
     if args.bin and not args.skip_server:

@@ -83,6 +83,19 @@ def use_backend_sampling(configured: bool | None, n_gpu_layers: int) -> bool:
     return _on_gpu_unless_configured(configured, n_gpu_layers)
 
 
+# Measured on an H200 (docs/benchmarks.md): with this many sequences generating, drawing every row on
+# the host at once beats llama.cpp's per-sequence chains in the decode graph.
+BATCHED_SAMPLING_FROM_ON_GPU = 16
+
+
+def batched_sampling_from(configured: int | None, n_gpu_layers: int) -> int:
+    """From how many generating sequences the engine draws all of them on the host at once (0: never).
+    Unset: on a GPU, BATCHED_SAMPLING_FROM_ON_GPU; on the CPU, never (decode is the limit there)."""
+    if configured is not None:
+        return configured
+    return BATCHED_SAMPLING_FROM_ON_GPU if _on_gpu_unless_configured(None, n_gpu_layers) else 0
+
+
 def model_label(path: Path) -> str:
     """A stable name for a model file: its name and size (hashing a 9 GB file at start-up is too slow)."""
     return f"{path.name}#{path.stat().st_size}"

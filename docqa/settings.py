@@ -77,6 +77,13 @@ class LLMSettings(BaseModel):
         description="Run each request's sampler chain (top-k, top-p, temperature, draw) inside llama.cpp's "
         "decode graph, so only the chosen token leaves the GPU; unset: on when layers are offloaded to a GPU.",
     )
+    batched_sampling_from: int | None = Field(
+        default=None,
+        ge=0,
+        description="Once this many sequences generate at once, draw all their tokens on the host in one "
+        "vectorised pass instead of one llama.cpp sampler chain each (back below half of it); 0: never; "
+        "unset: 16 when layers are offloaded to a GPU, never on the CPU.",
+    )
     thinking_budget: int | None = Field(
         default=None,
         ge=1,

@@ -192,7 +192,11 @@ def test_backend_sampling_draws_what_host_sampling_draws(tiny_qwen3: Path) -> No
         assert host_engine.memory_report()["sampling_on_backend"] == 0
         assert on_graph == on_host
         assert on_graph[0] == on_graph[2] == on_graph[4] and on_graph[0] != on_graph[1]
-        assert graph_engine.samplers.chains_built == 2  # one per parameter set, each kept by its slot
+        assert host_engine.samplers.chains_built == 2  # one per parameter set, each kept by its slot
+        # in the graph, a chain is attached for each request (llama.cpp takes a chain once) and
+        # detached when it ends: llama.cpp runs every attached chain at every step, busy or not
+        assert graph_engine.samplers.chains_built == len(requests)
+        assert not graph_engine.samplers.attached_slots
         # teacher forcing afterwards still sees raw logits: the chains are detached first
         tokens = graph_engine.llama.tokenize(PROMPTS[2])
         (forced_graph,) = graph_engine.teacher_forced_logits([tokens])
@@ -202,3 +206,53 @@ def test_backend_sampling_draws_what_host_sampling_draws(tiny_qwen3: Path) -> No
     finally:
         host_engine.close()
         graph_engine.close()
+
+
+# --- drawing every row on the host at once under load (docqa.engine.batched_sampling) ------------
+
+
+def _together(eng: BatchingGenerator, prompts: list[str], params: SamplingParams) -> list[str]:
+    """Submit all prompts while the engine loop is held, so they are admitted in the same step
+    (the same batches, hence the same logits, in every engine given the same prompts)."""
+    with eng._step_lock:
+        streams = [eng.submit(p, params) for p in prompts]
+    return ["".join(e.text for e in s if e.kind == "text") for s in streams]
+
+
+def test_batched_host_sampling_reads_each_sequence_its_own_logits(tiny_qwen3: Path) -> None:
+    """Greedy draws over the same batches must match llama.cpp's own chains token for token: a
+    sequence given another's logits row would diverge at once."""
+    greedy = replace(GREEDY, max_tokens=24, ignore_eos=True)
+    texts = {}
+    for batched_from in (0, 2):
+        settings = LLMSettings(
+            n_ctx=1024, n_parallel=4, n_batch=256, prefix_cache_slots=0, batched_sampling_from=batched_from
+        )
+        eng = BatchingGenerator(tiny_qwen3, settings)
+        try:
+            texts[batched_from] = _together(eng, PROMPTS[:4], greedy)
+            assert eng.samplers.mode_switches == (1 if batched_from else 0)
+        finally:
+            eng.close()
+    assert len(set(texts[0])) == 4  # four prompts, four different continuations
+    assert texts[2] == texts[0]
+
+
+def test_sampling_moves_out_of_the_graph_under_load_and_back(tiny_qwen3: Path) -> None:
+    """Chains sit in llama.cpp's graph only while their slot is busy; from `batched_sampling_from`
+    generating sequences on they leave it and every row is drawn on the host; below half, back."""
+    sampled = replace(NON_THINKING_SAMPLING, max_tokens=24, ignore_eos=True, seed=5)
+    settings = LLMSettings(
+        n_ctx=1024, n_parallel=4, n_batch=256, prefix_cache_slots=0, backend_sampling=True, batched_sampling_from=4
+    )
+    eng = BatchingGenerator(tiny_qwen3, settings)
+    try:
+        alone = run(eng, PROMPTS[0], sampled)[0]
+        assert eng.samplers.mode_switches == 0 and not eng.samplers.attached_slots  # detached when done
+        loaded = _together(eng, PROMPTS[:4], sampled)
+        assert all(loaded) and eng.samplers.mode_switches == 1 and eng.samplers.batched
+        assert run(eng, PROMPTS[0], sampled)[0] == alone  # back in the graph: llama.cpp's draws again
+        assert eng.samplers.mode_switches == 2 and not eng.samplers.batched
+        assert not eng.samplers.attached_slots
+    finally:
+        eng.close()

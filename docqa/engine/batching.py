@@ -17,7 +17,6 @@ import logging
 import os
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +28,13 @@ from docqa.engine.sequences import THINKING_CUTOFF, Request, RunningSequence
 from docqa.engine.step_timing import StepTiming
 from docqa.errors import InvalidRequestError
 from docqa.generation import GeneratorInfo, OutputText, SamplingParams, detect_prompt_format
-from docqa.models import cpu_threads, model_label, use_backend_sampling, use_flash_attention
+from docqa.models import (
+    batched_sampling_from,
+    cpu_threads,
+    model_label,
+    use_backend_sampling,
+    use_flash_attention,
+)
 from docqa.settings import LLMSettings
 from docqa.streams import GenerationStream, GenEvent, WaitQueue, deliver
 
@@ -62,7 +67,9 @@ class BatchingGenerator:
             n_threads=cpu_threads(settings.n_threads),
             backend_sampling=(on_backend := use_backend_sampling(settings.backend_sampling, settings.n_gpu_layers)),
         )
-        self.samplers = SlotSamplers(self.llama, on_backend)
+        workers = min(n_parallel, os.cpu_count() or 1)
+        batched_from = batched_sampling_from(settings.batched_sampling_from, settings.n_gpu_layers)
+        self.samplers = SlotSamplers(self.llama, on_backend, workers, batched_from)
         self.timing = StepTiming()
         self.kv_cells = self.llama.n_ctx
         self.info = GeneratorInfo(
@@ -87,8 +94,6 @@ class BatchingGenerator:
         self.prompt_tokens_reused = 0  # prompt tokens taken from cached KV instead of evaluated
         self._lock = self._waiting.cond
         self._step_lock = threading.Lock()
-        workers = min(n_parallel, os.cpu_count() or 1)
-        self._pool = ThreadPoolExecutor(workers, thread_name_prefix="docqa-sample") if workers > 1 else None
         self._closing = False
         self._thread = threading.Thread(target=self._loop, name="docqa-batching", daemon=True)
         self._thread.start()
@@ -123,9 +128,7 @@ class BatchingGenerator:
             self._closing = True
         self._waiting.cancel_all()
         self._thread.join(timeout=30)
-        if self._pool is not None:
-            self._pool.shutdown()
-        self.samplers.release_all()
+        self.samplers.close()
         self.llama.close()
 
     def memory_report(self) -> dict[str, int]:
@@ -251,6 +254,7 @@ class BatchingGenerator:
             self._finish(seq, "cancelled")
         if not self._active:
             return
+        self.samplers.adapt(len(self._active))
         t_start = time.perf_counter()
         # Generating sequences first (one token each), then prompt slices in admission order.
         order = sorted(self._active, key=lambda s: len(s.pending) > 1)
@@ -288,13 +292,7 @@ class BatchingGenerator:
         self.timing.record(t_start, t_built, t_decoded, t_sampled, len(tokens))
 
     def _sample_all(self, ready: list[tuple[RunningSequence, int]]) -> list[int]:
-        """Sample every sequence that has logits. On the host each sampler chain scans the whole
-        vocabulary, so with many sequences they run in parallel threads (ctypes releases the GIL).
-        The first read of the outputs, which synchronises and reorders them, happens here first."""
-        if len(ready) < 2 or self._pool is None or self.samplers.on_backend:
-            return [seq.sampler.sample(self.llama, index) for seq, index in ready]
-        self.llama.logits_ready(ready[0][1])
-        return list(self._pool.map(lambda item: item[0].sampler.sample(self.llama, item[1]), ready))
+        return self.samplers.sample([(seq.slot, index) for seq, index in ready])
 
     def _accept(self, seq: RunningSequence, token: int) -> None:
         if seq.request.stream.cancelled:
@@ -355,6 +353,7 @@ class BatchingGenerator:
     def _release(self, seq: RunningSequence) -> None:
         """Free a sequence's KV cells and slot (the slot keeps its sampler chain for the next request)."""
         self.llama.seq_remove(seq.slot)
+        self.samplers.release(seq.slot)
         self._active.remove(seq)
         self._free_slots.append(seq.slot)
 

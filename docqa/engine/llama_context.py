@@ -109,6 +109,11 @@ class LlamaContext:
         """Make llama.cpp finish the step and put its outputs in batch order (done on first access)."""
         self.lib.llama_get_logits_ith(self.ctx.ctx, batch_index)
 
+    def all_logits(self, n_outputs: int) -> np.ndarray:
+        """This step's logits, one row per output in batch order: a view, valid until the next decode."""
+        ptr = self.lib.llama_get_logits(self.ctx.ctx)
+        return np.ctypeslib.as_array(ptr, shape=(n_outputs, self.n_vocab))
+
     def logits(self, batch_index: int) -> np.ndarray:
         ptr = self.lib.llama_get_logits_ith(self.ctx.ctx, batch_index)
         return np.ctypeslib.as_array(ptr, shape=(self.n_vocab,)).copy()

@@ -1,45 +1,31 @@
-"""Sampler chains for the batching engine: one per slot, kept across requests, run on the GPU when possible.
+"""Sampler chains for the batching engine, and where each step's tokens are drawn.
 
 On the host, sampling one token means copying the whole vocabulary's logits out of the GPU (151,936
 floats for Qwen) and sorting them for top-k; with llama.cpp's backend sampling the chain (top-k,
 top-p, min-p, temperature, the draw) runs inside the decode graph and only the chosen token comes
-back. Attaching a chain to a sequence makes llama.cpp re-plan its graph once, so a slot keeps its
-chain across requests with the same sampling parameters and only resets it (a fresh random seed,
-or the request's own seed again).
+back. But llama.cpp builds every attached chain into every step's graph, whether its sequence has
+an output or not, so a chain is attached only while a request holds its slot; and with many
+sequences generating, all of them are drawn on the host at once instead (see SlotSamplers).
+On the host a slot keeps its chain across requests with the same parameters and only resets it
+(a fresh random seed, or the request's own seed again); llama.cpp takes a chain into its graph
+once, so in the graph each request gets a new chain.
 """
 
 from __future__ import annotations
 
 import ctypes
 import logging
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from docqa.engine.batched_sampling import BatchedSampler, RowSampler
+from docqa.engine.chain_key import RANDOM_SEED, ChainKey
 from docqa.engine.llama_context import LlamaContext
 from docqa.generation import SamplingParams
 
+__all__ = ["RANDOM_SEED", "ChainKey", "Sampler", "SlotSamplers"]
+
 logger = logging.getLogger(__name__)
-
-# llama.cpp's "draw a seed from the system's entropy" value; every reset then draws a new one.
-RANDOM_SEED = 0xFFFFFFFF
-
-
-@dataclass(frozen=True)
-class ChainKey:
-    """What a chain computes; two requests with equal keys can share a slot's chain."""
-
-    temperature: float
-    top_k: int
-    top_p: float
-    min_p: float
-    seed: int  # RANDOM_SEED unless the request fixed one
-
-    @classmethod
-    def of(cls, params: SamplingParams) -> ChainKey:
-        seed = params.seed if params.seed >= 0 else RANDOM_SEED
-        if params.temperature <= 0:
-            return cls(0.0, 0, 1.0, 0.0, 0)  # greedy: the other parameters change nothing
-        return cls(params.temperature, params.top_k, params.top_p, params.min_p, seed)
 
 
 class Sampler:
@@ -76,14 +62,33 @@ class Sampler:
 
 
 class SlotSamplers:
-    """The chain of each engine slot (sequence ID), attached to the context when sampling on the GPU."""
+    """The chain of each engine slot (sequence ID), and where this step's tokens are drawn.
 
-    def __init__(self, llama: LlamaContext, on_backend: bool) -> None:
+    Three places, by load. On a GPU with few sequences generating, each chain runs inside llama.cpp's
+    decode graph, attached to its slot while a request holds the slot: llama.cpp builds every
+    attached chain into every step's graph, busy or not (64 chains added 8 ms to a 24 ms step on an
+    H200). From `batched_from` sequences on, the chains are detached and all rows are drawn on the
+    host at once (docqa.engine.batched_sampling); below half that, they go back into the graph.
+    Without a GPU, each chain runs on the host, in parallel threads."""
+
+    def __init__(self, llama: LlamaContext, on_backend: bool, threads: int = 1, batched_from: int = 0) -> None:
         self._llama = llama
         self.on_backend = on_backend
+        self.batched_from = batched_from
+        self.batched = False  # drawing every row on the host at once this step
         self._chains: dict[int, Sampler] = {}
+        self._rows: dict[int, RowSampler] = {}
+        self._busy: set[int] = set()
         self._attached: set[int] = set()
-        self.chains_built = 0  # each one built while on the backend costs llama.cpp a graph re-plan
+        self._spent: set[int] = set()  # chains that have been in the graph (llama.cpp cannot take them again)
+        self.chains_built = 0
+        self.mode_switches = 0
+        self._pool = ThreadPoolExecutor(threads, thread_name_prefix="docqa-sample") if threads > 1 else None
+        self._batch_sampler = BatchedSampler(threads)
+
+    @property
+    def attached_slots(self) -> frozenset[int]:
+        return frozenset(self._attached)
 
     def pick_slot(self, free_slots: list[int], params: SamplingParams) -> int:
         """A free slot whose chain this request can reuse, else one with no chain yet, else the first."""
@@ -98,29 +103,87 @@ class SlotSamplers:
         current = self._chains.get(slot)
         if current is not None and current.key == key:
             current.reset()
-            return current
-        self._drop(slot)
-        sampler = Sampler(self._llama.lib, key)
-        self.chains_built += 1
-        if self.on_backend:
-            if self._llama.attach_sampler(slot, sampler.chain):
-                self._attached.add(slot)
-            else:  # llama.cpp cannot run this chain on its backend: it is sampled on the host
-                logger.warning("llama.cpp cannot run sampler chain %s in its graph; sampling on the host", key)
-                self.on_backend = False
-        self._chains[slot] = sampler
-        return sampler
+            self._rows[slot].reset()
+        else:
+            self._drop(slot)
+            current = self._chains[slot] = Sampler(self._llama.lib, key)
+            self._rows[slot] = RowSampler(key)
+            self.chains_built += 1
+        self._busy.add(slot)
+        if self.on_backend and not self.batched:
+            self._attach(slot)
+        return current
+
+    def release(self, slot: int) -> None:
+        """The slot's request ended: its chain leaves the graph (it stays built for the next request)."""
+        self._busy.discard(slot)
+        self._detach(slot)
+
+    def adapt(self, generating: int) -> None:
+        """Choose where this step draws, from how many sequences are running."""
+        if not self.batched_from:
+            return
+        if not self.batched and generating >= self.batched_from:
+            self.batched = True
+            for slot in list(self._attached):
+                self._detach(slot)
+        elif self.batched and generating < max(1, self.batched_from // 2):
+            self.batched = False
+            if self.on_backend:
+                for slot in self._busy:
+                    self._attach(slot)
+        else:
+            return
+        self.mode_switches += 1
+
+    def sample(self, ready: list[tuple[int, int]]) -> list[int]:
+        """The next token of each (slot, batch index), given in batch order: one per output row."""
+        if self.batched:
+            logits = self._llama.all_logits(len(ready))
+            return self._batch_sampler.sample(logits, [self._rows[slot] for slot, _ in ready])
+        if len(ready) < 2 or self._pool is None or self.on_backend:
+            return [self._chains[slot].sample(self._llama, index) for slot, index in ready]
+        # The first read of the outputs synchronises and reorders them: once, before the threads.
+        self._llama.logits_ready(ready[0][1])
+        return list(self._pool.map(lambda item: self._chains[item[0]].sample(self._llama, item[1]), ready))
 
     def release_all(self) -> None:
         """Detach and free every chain (teacher forcing needs raw logits; closing frees them)."""
         for slot in list(self._chains):
             self._drop(slot)
 
-    def _drop(self, slot: int) -> None:
-        sampler = self._chains.pop(slot, None)
-        if sampler is None:
+    def close(self) -> None:
+        self.release_all()
+        if self._pool is not None:
+            self._pool.shutdown()
+        self._batch_sampler.close()
+
+    def _attach(self, slot: int) -> None:
+        if slot in self._attached:
             return
+        if slot in self._spent:  # llama.cpp initialises a chain for its graph once: a new one, same key
+            spent = self._chains[slot]
+            self._chains[slot] = Sampler(self._llama.lib, spent.key)
+            spent.free()
+            self._spent.discard(slot)
+            self.chains_built += 1
+        if self._llama.attach_sampler(slot, self._chains[slot].chain):
+            self._attached.add(slot)
+        else:  # llama.cpp cannot run this chain on its backend: it is sampled on the host
+            key = self._chains[slot].key
+            logger.warning("llama.cpp cannot run sampler chain %s in its graph; sampling on the host", key)
+            self.on_backend = False
+
+    def _detach(self, slot: int) -> None:
         if slot in self._attached:
             self._llama.attach_sampler(slot, None)  # before freeing: the context holds the pointer
             self._attached.discard(slot)
-        sampler.free()
+            self._spent.add(slot)
+
+    def _drop(self, slot: int) -> None:
+        self._detach(slot)
+        self._spent.discard(slot)
+        self._rows.pop(slot, None)
+        sampler = self._chains.pop(slot, None)
+        if sampler is not None:
+            sampler.free()
