@@ -57,23 +57,21 @@ def _pooling_from_metadata(metadata: dict[str, str], choice: str) -> int:
     return llama_cpp.LLAMA_POOLING_TYPE_MEAN
 
 
-# llama.cpp's own default micro-batch: llama-bench -embd 1 pp4096 ran 29.3k tokens/s with it on an H200
-# (0.6B model) against 26.2k with the whole text in one micro-batch.
-PIECEWISE_MICRO_BATCH = 512
-
-
 def micro_batch(metadata: dict[str, str], pooling: int, settings: EmbedSettings) -> int:
-    """llama.cpp's n_ubatch for the embedder. A text may span several micro-batches only where the
-    pooled vector comes out right: causal attention (a token sees only earlier ones, which the KV
-    cache holds between pieces) and last-token pooling (taken from the text's final piece). Mean or
-    CLS pooling of a text cut in pieces would pool one piece only; non-causal llama.cpp aborts."""
+    """llama.cpp's n_ubatch for the embedder: the whole context unless configured. A text may span
+    several micro-batches only where the pooled vector comes out right: causal attention (a token sees
+    only earlier ones, which the KV cache holds between pieces) and last-token pooling (taken from the
+    text's final piece). Mean or CLS pooling of a text cut in pieces would pool one piece only, and
+    llama.cpp aborts on a non-causal one. On an H200, 512-token pieces embedded at 84% of llama-bench's
+    rate against 95% for whole texts (docs/benchmarks.md), so pieces are only an option, for a
+    smaller compute buffer where GPU memory is short."""
     import llama_cpp
 
     arch = metadata.get("general.architecture", "")
     causal = metadata.get(f"{arch}.attention.causal", "true").lower() not in ("false", "0")
     piecewise = causal and pooling == llama_cpp.LLAMA_POOLING_TYPE_LAST
     if settings.micro_batch is None:
-        return min(PIECEWISE_MICRO_BATCH, settings.n_ctx) if piecewise else settings.n_ctx
+        return settings.n_ctx
     if settings.micro_batch < settings.n_ctx and not piecewise:
         raise ConfigError(
             f"embed.micro_batch {settings.micro_batch} is below embed.n_ctx {settings.n_ctx}, but this embedding "
