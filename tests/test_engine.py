@@ -219,28 +219,38 @@ def _together(eng: BatchingGenerator, prompts: list[str], params: SamplingParams
     return ["".join(e.text for e in s if e.kind == "text") for s in streams]
 
 
-def test_batched_host_sampling_reads_each_sequence_its_own_logits(tiny_qwen3: Path) -> None:
-    """Greedy draws over the same batches must match llama.cpp's own chains token for token: a
-    sequence given another's logits row would diverge at once."""
-    greedy = replace(GREEDY, max_tokens=24, ignore_eos=True)
+@pytest.mark.parametrize("graph", [False, True], ids=["full-logits-on-host", "top-k-in-graph"])
+def test_batched_sampling_reads_each_sequence_its_own_logits(tiny_qwen3: Path, graph: bool) -> None:
+    """Drawing all rows at once (from the full logits, or from the top-k the graph kept) must match
+    llama.cpp's own chains token for token over the same batches: top-1 sampling is deterministic,
+    and a sequence given another's row would diverge at once."""
+    top_1 = replace(NON_THINKING_SAMPLING, top_k=1, max_tokens=24, ignore_eos=True, seed=3)
     texts = {}
     for batched_from in (0, 2):
         settings = LLMSettings(
-            n_ctx=1024, n_parallel=4, n_batch=256, prefix_cache_slots=0, batched_sampling_from=batched_from
+            n_ctx=1024,
+            n_parallel=4,
+            n_batch=256,
+            prefix_cache_slots=0,
+            backend_sampling=graph,
+            batched_sampling_from=batched_from,
         )
         eng = BatchingGenerator(tiny_qwen3, settings)
         try:
-            texts[batched_from] = _together(eng, PROMPTS[:4], greedy)
+            texts[batched_from] = _together(eng, PROMPTS[:4], top_1)
             assert eng.samplers.mode_switches == (1 if batched_from else 0)
+            # in the graph, every row went through a top-k-only chain and was finished on the host
+            assert (eng.samplers.rows_from_graph_top_k > 0) == (graph and batched_from > 0)
         finally:
             eng.close()
     assert len(set(texts[0])) == 4  # four prompts, four different continuations
     assert texts[2] == texts[0]
 
 
-def test_sampling_moves_out_of_the_graph_under_load_and_back(tiny_qwen3: Path) -> None:
+def test_sampling_moves_to_the_host_under_load_and_back(tiny_qwen3: Path) -> None:
     """Chains sit in llama.cpp's graph only while their slot is busy; from `batched_sampling_from`
-    generating sequences on they leave it and every row is drawn on the host; below half, back."""
+    generating sequences on the graph keeps only each row's top-k and the host draws; below half,
+    whole chains go back into the graph."""
     sampled = replace(NON_THINKING_SAMPLING, max_tokens=24, ignore_eos=True, seed=5)
     settings = LLMSettings(
         n_ctx=1024, n_parallel=4, n_batch=256, prefix_cache_slots=0, backend_sampling=True, batched_sampling_from=4

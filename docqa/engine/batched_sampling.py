@@ -100,13 +100,33 @@ def _top_k_rows(block: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return np.take_along_axis(ids, best, axis=1), np.take_along_axis(values, best, axis=1)
 
 
-def _padded(cuts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+def padded(cuts: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of (IDs, logits) of different lengths as two matrices, short rows padded with -inf."""
     width = max(len(ids) for ids, _ in cuts)
     ids = np.zeros((len(cuts), width), dtype=np.int64)
     values = np.full((len(cuts), width), -np.inf, dtype=np.float32)
     for n, (row_ids, row_values) in enumerate(cuts):
         ids[n, : len(row_ids)], values[n, : len(row_values)] = row_ids, row_values
     return ids, values
+
+
+def draw(ids: np.ndarray, values: np.ndarray, samplers: Sequence[RowSampler]) -> list[int]:
+    """One token per row from each row's candidates ([rows, n] IDs and logits, any order, -inf pads),
+    by the row's chain after top-k: top-p, min-p, temperature, the draw."""
+    order = np.argsort(-values, axis=1, kind="stable")
+    ids, values = np.take_along_axis(ids, order, 1), np.take_along_axis(values, order, 1)
+    keys = [sampler.key for sampler in samplers]
+    probabilities = chain_probabilities(
+        values.astype(np.float64),
+        np.array([key.top_k for key in keys]),
+        np.array([key.top_p for key in keys]),
+        np.array([key.min_p for key in keys]),
+        np.array([key.temperature for key in keys]),
+    )
+    uniforms = np.array([sampler.uniform() for sampler in samplers])
+    picks = (np.cumsum(probabilities, axis=1) <= uniforms[:, None]).sum(axis=1)
+    last = np.count_nonzero(probabilities, axis=1) - 1  # rounding can leave u above the last sum
+    return [int(ids[n, min(int(picks[n]), int(last[n]))]) for n in range(len(samplers))]
 
 
 class BatchedSampler:
@@ -129,22 +149,9 @@ class BatchedSampler:
             if 0 < k < logits.shape[1] // GROUP:
                 ids, values = self._top_k(logits, members, k)
             else:  # no top-k: row by row, over every token that is not negligible
-                ids, values = _padded([samplers[i].candidates(logits[i]) for i in members])
-            order = np.argsort(-values, axis=1, kind="stable")
-            ids, values = np.take_along_axis(ids, order, 1), np.take_along_axis(values, order, 1)
-            keys = [samplers[i].key for i in members]
-            probabilities = chain_probabilities(
-                values.astype(np.float64),
-                np.array([key.top_k for key in keys]),
-                np.array([key.top_p for key in keys]),
-                np.array([key.min_p for key in keys]),
-                np.array([key.temperature for key in keys]),
-            )
-            uniforms = np.array([samplers[i].uniform() for i in members])
-            picks = (np.cumsum(probabilities, axis=1) <= uniforms[:, None]).sum(axis=1)
-            last = np.count_nonzero(probabilities, axis=1) - 1  # rounding can leave u above the last sum
-            for n, i in enumerate(members):
-                tokens[i] = int(ids[n, min(int(picks[n]), int(last[n]))])
+                ids, values = padded([samplers[i].candidates(logits[i]) for i in members])
+            for i, token in zip(members, draw(ids, values, [samplers[i] for i in members]), strict=True):
+                tokens[i] = token
         return tokens
 
     def _top_k(self, logits: np.ndarray, members: list[int], k: int) -> tuple[np.ndarray, np.ndarray]:

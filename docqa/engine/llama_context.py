@@ -114,6 +114,13 @@ class LlamaContext:
         ptr = self.lib.llama_get_logits(self.ctx.ctx)
         return np.ctypeslib.as_array(ptr, shape=(n_outputs, self.n_vocab))
 
+    def sampled_top_k(self, batch_index: int) -> tuple[np.ndarray, np.ndarray]:
+        """(token IDs, logits) a top-k-only chain kept in the graph for this output."""
+        n = int(self.lib.llama_get_sampled_candidates_count_ith(self.ctx.ctx, batch_index))
+        ids = np.ctypeslib.as_array(self.lib.llama_get_sampled_candidates_ith(self.ctx.ctx, batch_index), shape=(n,))
+        values = np.ctypeslib.as_array(self.lib.llama_get_sampled_logits_ith(self.ctx.ctx, batch_index), shape=(n,))
+        return ids.astype(np.int64), values.copy()
+
     def logits(self, batch_index: int) -> np.ndarray:
         ptr = self.lib.llama_get_logits_ith(self.ctx.ctx, batch_index)
         return np.ctypeslib.as_array(ptr, shape=(self.n_vocab,)).copy()

@@ -18,7 +18,7 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from docqa.engine.batched_sampling import BatchedSampler, RowSampler
+from docqa.engine.batched_sampling import BatchedSampler, RowSampler, draw, padded
 from docqa.engine.chain_key import RANDOM_SEED, ChainKey
 from docqa.engine.llama_context import LlamaContext
 from docqa.generation import SamplingParams
@@ -31,11 +31,14 @@ logger = logging.getLogger(__name__)
 class Sampler:
     """One llama.cpp sampler chain."""
 
-    def __init__(self, lib: Any, key: ChainKey) -> None:
+    def __init__(self, lib: Any, key: ChainKey, top_k_only: bool = False) -> None:
         self._lib = lib
         self.key = key
+        self.top_k_only = top_k_only  # the graph keeps the top-k; the host draws from them
         chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
-        if key.temperature <= 0:
+        if top_k_only:
+            lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_top_k(key.top_k))
+        elif key.temperature <= 0:
             lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_greedy())
         else:
             if key.top_k > 0:
@@ -64,12 +67,13 @@ class Sampler:
 class SlotSamplers:
     """The chain of each engine slot (sequence ID), and where this step's tokens are drawn.
 
-    Three places, by load. On a GPU with few sequences generating, each chain runs inside llama.cpp's
-    decode graph, attached to its slot while a request holds the slot: llama.cpp builds every
-    attached chain into every step's graph, busy or not (64 chains added 8 ms to a 24 ms step on an
-    H200). From `batched_from` sequences on, the chains are detached and all rows are drawn on the
-    host at once (docqa.engine.batched_sampling); below half that, they go back into the graph.
-    Without a GPU, each chain runs on the host, in parallel threads."""
+    On a GPU with few sequences generating, each chain runs inside llama.cpp's decode graph, attached
+    to its slot while a request holds the slot: llama.cpp builds every attached chain into every
+    step's graph, busy or not (64 chains added 8 ms to a 24 ms step on an H200). From `batched_from`
+    sequences on (below half of it, back), the graph keeps only each row's top-k, and the host runs
+    the rest of the chains for all rows at once over a [rows x k] matrix (docqa.engine.batched_sampling).
+    Without a GPU, each chain runs on the host, in parallel threads, or from `batched_from` on, all
+    rows at once over the full logits."""
 
     def __init__(self, llama: LlamaContext, on_backend: bool, threads: int = 1, batched_from: int = 0) -> None:
         self._llama = llama
@@ -83,6 +87,7 @@ class SlotSamplers:
         self._spent: set[int] = set()  # chains that have been in the graph (llama.cpp cannot take them again)
         self.chains_built = 0
         self.mode_switches = 0
+        self.rows_from_graph_top_k = 0  # rows drawn here from the top-k the graph kept
         self._pool = ThreadPoolExecutor(threads, thread_name_prefix="docqa-sample") if threads > 1 else None
         self._batch_sampler = BatchedSampler(threads)
 
@@ -110,7 +115,7 @@ class SlotSamplers:
             self._rows[slot] = RowSampler(key)
             self.chains_built += 1
         self._busy.add(slot)
-        if self.on_backend and not self.batched:
+        if self.on_backend:
             self._attach(slot)
         return current
 
@@ -125,19 +130,21 @@ class SlotSamplers:
             return
         if not self.batched and generating >= self.batched_from:
             self.batched = True
-            for slot in list(self._attached):
-                self._detach(slot)
         elif self.batched and generating < max(1, self.batched_from // 2):
             self.batched = False
-            if self.on_backend:
-                for slot in self._busy:
-                    self._attach(slot)
         else:
             return
         self.mode_switches += 1
+        for slot in list(self._attached):
+            self._detach(slot)
+        if self.on_backend:
+            for slot in self._busy:
+                self._attach(slot)
 
     def sample(self, ready: list[tuple[int, int]]) -> list[int]:
         """The next token of each (slot, batch index), given in batch order: one per output row."""
+        if self.batched and self.on_backend:
+            return self._finish_top_k(ready)
         if self.batched:
             logits = self._llama.all_logits(len(ready))
             return self._batch_sampler.sample(logits, [self._rows[slot] for slot, _ in ready])
@@ -158,13 +165,34 @@ class SlotSamplers:
             self._pool.shutdown()
         self._batch_sampler.close()
 
+    def _finish_top_k(self, ready: list[tuple[int, int]]) -> list[int]:
+        """The graph kept each row's top-k (or drew the token, for a chain it runs whole): draw the rest."""
+        tokens = [0] * len(ready)
+        partial = []
+        for n, (slot, index) in enumerate(ready):
+            chain = self._chains[slot]
+            if chain.top_k_only:
+                partial.append(n)
+            else:
+                tokens[n] = chain.sample(self._llama, index)
+        if partial:
+            ids, values = padded([self._llama.sampled_top_k(ready[n][1]) for n in partial])
+            drawn = draw(ids, values, [self._rows[ready[n][0]] for n in partial])
+            self.rows_from_graph_top_k += len(partial)
+            for n, token in zip(partial, drawn, strict=True):
+                tokens[n] = token
+        return tokens
+
     def _attach(self, slot: int) -> None:
         if slot in self._attached:
             return
-        if slot in self._spent:  # llama.cpp initialises a chain for its graph once: a new one, same key
-            spent = self._chains[slot]
-            self._chains[slot] = Sampler(self._llama.lib, spent.key)
-            spent.free()
+        key = self._chains[slot].key
+        top_k_only = self.batched and key.temperature > 0 and key.top_k > 0
+        if slot in self._spent or self._chains[slot].top_k_only != top_k_only:
+            # llama.cpp initialises a chain for its graph once: a new one, same key
+            old = self._chains[slot]
+            self._chains[slot] = Sampler(self._llama.lib, key, top_k_only)
+            old.free()
             self._spent.discard(slot)
             self.chains_built += 1
         if self._llama.attach_sampler(slot, self._chains[slot].chain):
