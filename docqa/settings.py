@@ -80,9 +80,10 @@ class LLMSettings(BaseModel):
     batched_sampling_from: int | None = Field(
         default=None,
         ge=0,
-        description="Once this many sequences generate at once, draw all their tokens on the host in one "
-        "vectorised pass instead of one llama.cpp sampler chain each (back below half of it); 0: never; "
-        "unset: 16 when layers are offloaded to a GPU, never on the CPU.",
+        description="Once this many sequences generate at once, llama.cpp's graph keeps only each row's top-k "
+        "and the host draws all rows in one vectorised pass (without backend sampling, from the full logits) "
+        "instead of one whole sampler chain each; back below half of it; 0: never; unset: 16 when layers are "
+        "offloaded to a GPU, never on the CPU.",
     )
     thinking_budget: int | None = Field(
         default=None,

@@ -1,15 +1,16 @@
-"""Sampling many sequences at once on the host: llama.cpp's chain, vectorised, over a cut vocabulary.
+"""Sampling many sequences at once on the host: llama.cpp's chain, vectorised over all rows.
 
 With many sequences, llama.cpp's own chains are the slow part of a decode step: in the decode graph
 each chain is its own set of nodes (a full-vocabulary top-k each; 64 chains added 8 ms to a 24 ms
 step on an H200), and on the host each chain sorts its whole row, one after another.
 
-Here each row is first cut, in worker threads (numpy releases the GIL while it scans a row), to the
-tokens the chain top-k -> top-p -> min-p -> temperature -> draw works on: its top-k, found from the maxima
-of groups of the row (one pass); without top-k, every token within a margin of
-the best one beyond which a token weighs less than exp(-25) of the whole (nothing, in float32). The
-chain then runs once over all rows as a small matrix, in the same order as llama.cpp's: top-p on the
-softmax at temperature 1, min-p on the logits, then the temperature and the draw.
+`draw` runs the chain after top-k (top-p on the softmax at temperature 1, min-p on the logits, then
+the temperature and the draw, llama.cpp's order) once over a [rows x k] matrix of candidates. On a
+GPU the candidates are the top-k that a top-k-only chain kept in llama.cpp's graph (SlotSamplers).
+Without one, `BatchedSampler` cuts each full row first, in worker threads (numpy releases the GIL
+while it scans a row): to its top-k, found from the maxima of groups of the row (one pass); without
+top-k, to every token within a margin of the best one beyond which a token weighs less than exp(-25)
+of the whole (nothing, in float32).
 
 The draws use numpy's generator, seeded per request: a fixed seed repeats its tokens, but they are
 not the tokens llama.cpp's own chain draws for that seed.
