@@ -10,28 +10,23 @@ import pytest
 
 from docqa.engine.batched_sampling import BatchedSampler, RowSampler, chain_probabilities
 from docqa.engine.chain_key import ChainKey
+from docqa.engine.sampling import Sampler
 
 
 def llama_cpp_probabilities(row: np.ndarray, key: ChainKey) -> dict[int, float]:
-    """Run llama.cpp's chain (without the draw) over a row; the softmax of what it keeps."""
+    """Run llama.cpp's chain as the engine builds it (without the draw) over a row; the softmax of
+    what it keeps."""
     import llama_cpp as lib
 
     data = (lib.llama_token_data * len(row))()
     for i, logit in enumerate(row):
         data[i].id, data[i].logit, data[i].p = i, float(logit), 0.0
     array = lib.llama_token_data_array(data, len(row), -1, False)
-    chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
-    if key.top_k > 0:
-        lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_top_k(key.top_k))
-    if key.top_p < 1.0:
-        lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_top_p(key.top_p, 1))
-    if key.min_p > 0.0:
-        lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_min_p(key.min_p, 1))
-    lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_temp(key.temperature))
+    chain = Sampler(lib, key, with_draw=False)  # the engine's own chain, without its draw
     try:
-        lib.llama_sampler_apply(chain, ctypes.byref(array))
+        lib.llama_sampler_apply(chain.chain, ctypes.byref(array))
     finally:
-        lib.llama_sampler_free(chain)
+        chain.free()
     kept = [(array.data[i].id, array.data[i].logit) for i in range(array.size) if np.isfinite(array.data[i].logit)]
     logits = np.array([logit for _, logit in kept], dtype=np.float64)
     weights = np.exp(logits - logits.max())

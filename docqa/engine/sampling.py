@@ -31,7 +31,7 @@ logger = logging.getLogger(__name__)
 class Sampler:
     """One llama.cpp sampler chain."""
 
-    def __init__(self, lib: Any, key: ChainKey, top_k_only: bool = False) -> None:
+    def __init__(self, lib: Any, key: ChainKey, top_k_only: bool = False, with_draw: bool = True) -> None:
         self._lib = lib
         self.key = key
         self.top_k_only = top_k_only  # the graph keeps the top-k; the host draws from them
@@ -48,7 +48,8 @@ class Sampler:
             if key.min_p > 0.0:
                 lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_min_p(key.min_p, 1))
             lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_temp(key.temperature))
-            lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_dist(ctypes.c_uint32(key.seed).value))
+            if with_draw:  # without it the chain only filters and scales (tests compare its probabilities)
+                lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_dist(ctypes.c_uint32(key.seed).value))
         self.chain = chain
 
     def sample(self, ctx: LlamaContext, batch_index: int) -> int:
