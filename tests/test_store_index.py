@@ -288,3 +288,28 @@ def test_a_twin_the_question_cannot_tell_apart_gets_second_place(tmp_path: Path)
     store.delete_document(coll, store.fetch_chunks([second[0]])[second[0]].document_id)
     alone = [chunk_id for chunk_id, _ in store.bm25(coll.id, question, 3)]
     assert alone[0] == first[1] and second[1] not in alone
+
+
+def test_a_question_about_the_document_itself_gets_its_head(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ "What is the date of the contract?" says little beyond naming the contract: its answer sits in
+    the head, which BM25 on "date" and "contract" would rank below every chunk using those words."""
+    store = Store(tmp_path / "db.sqlite3")
+    coll = store.collection("c", create=True)
+    head = "SUPPLY AGREEMENT dated as of March 3, 2015, made between Acme Widgets Corp and Beta Logistics LLC. "
+    body = [
+        f"Clause {n}. Invoices under this contract are payable thirty days after the invoice date; the contract "
+        "may be audited. The laws of the State of New York govern the interpretation of this contract."
+        for n in range(5)
+    ]
+    acme = save(store, coll.id, "acme.txt", [head * 3, *body], None).chunk_ids
+    for n in range(20):  # other contracts, so that the parties' names are rare words
+        other = _contract(f"Vendor{n} Holdings and Customer{n} Partners", [])
+        save(store, coll.id, f"c{n}.txt", other, None, sha=f"{n}")
+    naming = "In the Supply Agreement between Acme Widgets Corp and Beta Logistics LLC: "
+    about_itself = naming + "what is the date of the contract?"
+    clause = naming + "which state's law governs the interpretation of the contract?"
+    top = [chunk_id for chunk_id, _ in store.bm25(coll.id, about_itself, 3)]
+    assert top[2] == acme[0]  # third, after the best two chunks of the second pass
+    assert acme[0] not in [chunk_id for chunk_id, _ in store.bm25(coll.id, clause, 3)]  # five other words
+    monkeypatch.setattr(keyword_index, "HEAD_QUESTION_TERMS", 0)
+    assert acme[0] not in [chunk_id for chunk_id, _ in store.bm25(coll.id, about_itself, 3)]
