@@ -214,6 +214,7 @@ class BatchingGenerator:
             self._pop_waiting()
             slot = self.samplers.pick_slot(self._free_slots, request.params)
             self._free_slots.remove(slot)
+            self.samplers.for_request(slot, request.params)
             if entry is not None and reuse > 0:
                 self.llama.seq_copy(entry.seq_id, slot, reuse)
                 self.prompt_tokens_reused += reuse
@@ -223,7 +224,6 @@ class BatchingGenerator:
                 request=request,
                 slot=slot,
                 prompt=prompt,
-                sampler=self.samplers.for_request(slot, request.params),
                 pending=prompt[reuse:].tolist(),
                 n_past=reuse,
                 reserved=need,
@@ -351,7 +351,7 @@ class BatchingGenerator:
         self._release(seq)
 
     def _release(self, seq: RunningSequence) -> None:
-        """Free a sequence's KV cells and slot (the slot keeps its sampler chain for the next request)."""
+        """Free a sequence's KV cells and slot; its sampler chain leaves llama.cpp's graph."""
         self.llama.seq_remove(seq.slot)
         self.samplers.release(seq.slot)
         self._active.remove(seq)

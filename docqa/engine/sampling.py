@@ -104,7 +104,8 @@ class SlotSamplers:
                 return slot
         return next((slot for slot in free_slots if slot not in self._chains), free_slots[0])
 
-    def for_request(self, slot: int, params: SamplingParams) -> Sampler:
+    def for_request(self, slot: int, params: SamplingParams) -> None:
+        """Give the slot a chain for this request's parameters (its own again when they match)."""
         key = ChainKey.of(params)
         current = self._chains.get(slot)
         if current is not None and current.key == key:
@@ -112,13 +113,12 @@ class SlotSamplers:
             self._rows[slot].reset()
         else:
             self._drop(slot)
-            current = self._chains[slot] = Sampler(self._llama.lib, key)
+            self._chains[slot] = Sampler(self._llama.lib, key)
             self._rows[slot] = RowSampler(key)
             self.chains_built += 1
         self._busy.add(slot)
         if self.on_backend:
             self._attach(slot)
-        return current
 
     def release(self, slot: int) -> None:
         """The slot's request ended: its chain leaves the graph (it stays built for the next request)."""
@@ -198,10 +198,12 @@ class SlotSamplers:
             self.chains_built += 1
         if self._llama.attach_sampler(slot, self._chains[slot].chain):
             self._attached.add(slot)
-        else:  # llama.cpp cannot run this chain on its backend: it is sampled on the host
-            key = self._chains[slot].key
+        else:  # llama.cpp cannot run this chain on its backend: every chain is sampled on the host
             logger.warning("llama.cpp cannot run sampler chain %s in its graph; sampling on the host", key)
             self.on_backend = False
+            if top_k_only:  # a top-k-only chain draws nothing on the host: the whole chain instead
+                self._chains[slot].free()
+                self._chains[slot] = Sampler(self._llama.lib, key)
 
     def _detach(self, slot: int) -> None:
         if slot in self._attached:

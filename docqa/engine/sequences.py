@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from docqa.engine.sampling import Sampler
 from docqa.generation import OutputText, SamplingParams
 from docqa.streams import GenerationStream
 
@@ -34,7 +33,6 @@ class RunningSequence:
     request: Request
     slot: int
     prompt: np.ndarray
-    sampler: Sampler
     pending: list[int]  # tokens still to evaluate: the prompt's rest, then each sampled token
     n_past: int  # position of the next token to evaluate
     reserved: int  # KV cells held back for this sequence
