@@ -113,6 +113,7 @@ def ingest_throughput(
             print(proc.stdout[-3000:], proc.stderr[-3000:], file=sys.stderr)
             return {f"{tag}_error_rc": proc.returncode}
         report = json.loads(proc.stdout)
+        embedded = float(report.get("tokens_embedded") or 0)
         vocab = llama_cpp.Llama(str(model), vocab_only=True, verbose=False)
         tokens = sum(len(vocab.tokenize(p.read_text(encoding="utf-8").encode(), add_bos=True)) for p in docs.iterdir())
         return {
@@ -125,6 +126,9 @@ def ingest_throughput(
             f"{tag}_waiting_for_reads_s": report.get("seconds_waiting_for_reads"),
             f"{tag}_waiting_for_writes_s": report.get("seconds_waiting_for_writes"),
             f"{tag}_tps": round(tokens / float(report.get("seconds") or seconds), 1),
+            # what the embedder ran: the documents' tokens plus each chunk's overlap with the one before
+            f"{tag}_embedded_tokens": report.get("tokens_embedded"),
+            f"{tag}_embedded_tps": round(embedded / float(report.get("seconds") or seconds), 1),
         }
 
 

@@ -46,6 +46,7 @@ class FileResult:
     tokens: int = 0
     error: str | None = None
     warnings: list[str] = field(default_factory=list)
+    tokens_embedded: int = 0  # in the embedder's tokens, chunk overlaps included (batch padding not)
 
 
 @dataclass
@@ -61,6 +62,10 @@ class IngestReport:
     def count(self, status: Status) -> int:
         return sum(1 for f in self.files if f.status == status)
 
+    @property
+    def tokens_embedded(self) -> int:
+        return sum(f.tokens_embedded for f in self.files)
+
     def as_dict(self) -> dict[str, object]:
         return {
             "added": self.count("added"),
@@ -73,6 +78,7 @@ class IngestReport:
             "seconds_embedding": round(self.seconds_embedding, 2),
             "seconds_waiting_for_reads": round(self.seconds_waiting_for_reads, 2),
             "seconds_waiting_for_writes": round(self.seconds_waiting_for_writes, 2),
+            "tokens_embedded": self.tokens_embedded,
             "files": [asdict(f) for f in self.files],
         }
 
@@ -291,7 +297,7 @@ class Ingestor:
             return partial(self._failed, collection, source, sha, size, prepared.error or "not read")
         try:
             emit("embedding", pages=len(parsed.pages), chunks=len(chunks))
-            vectors = self._embed(
+            vectors, tokens_embedded = self._embed(
                 [c.text for c in chunks],
                 lambda done, tps: emit(
                     "embedding", pages=len(parsed.pages), chunks=len(chunks), chunks_embedded=done, tokens_per_s=tps
@@ -302,7 +308,7 @@ class Ingestor:
         except Exception as exc:  # an embedder error on one file must not stop the folder
             logger.exception("unexpected error embedding %s", source.name)
             return partial(self._failed, collection, source, sha, size, f"{type(exc).__name__}: {exc}")
-        return partial(self._write, collection, source, prepared, parsed, vectors, emit)
+        return partial(self._write, collection, source, prepared, parsed, vectors, emit, tokens_embedded)
 
     def _write(
         self,
@@ -312,6 +318,7 @@ class Ingestor:
         parsed: ParsedDocument,
         vectors: np.ndarray | None,
         emit: Callable[..., None],
+        tokens_embedded: int,
     ) -> FileResult:
         """Save one embedded file: the document and its chunks in one transaction, then FAISS."""
         chunks, existing = prepared.chunks, prepared.existing
@@ -340,11 +347,13 @@ class Ingestor:
             len(chunks),
             sum(c.n_tokens for c in chunks),
             warnings=list(parsed.warnings),
+            tokens_embedded=tokens_embedded,
         )
 
-    def _embed(self, texts: list[str], on_progress: Callable[[int, float], None]) -> np.ndarray | None:
+    def _embed(self, texts: list[str], on_progress: Callable[[int, float], None]) -> tuple[np.ndarray | None, int]:
+        """The texts' vectors (None without an embedder) and how many tokens the embedder ran."""
         if self._embedder is None:
-            return None
+            return None, 0
         started = time.monotonic()
         tokens = 0
 
@@ -353,7 +362,7 @@ class Ingestor:
             tokens += batch_tokens
             on_progress(done, tokens / max(time.monotonic() - started, 1e-6))
 
-        return self._embedder.embed_documents(texts, on_batch)
+        return self._embedder.embed_documents(texts, on_batch), tokens
 
     def _failed(self, collection: CollectionRow, source: Source, sha: str, size: int, error: str) -> FileResult:
         logger.warning("failed to ingest %s: %s", source.name, error)

@@ -38,8 +38,10 @@ def test_reingest_is_a_noop_and_a_changed_file_replaces_its_chunks(qa_factory, t
     qa = qa_factory()
     first = qa.ingest([folder])
     assert first.as_dict()["added"] == 1
+    assert first.as_dict()["tokens_embedded"] >= first.files[0].tokens // 2 > 0  # another tokenizer, same text
     again = qa.ingest([folder])
     assert again.as_dict()["unchanged"] == 1 and again.as_dict()["chunks"] == 0
+    assert again.tokens_embedded == 0
 
     old_ids = set(qa.store.chunk_ids(qa.collection().id).tolist())
     (folder / "operations_handbook.md").write_text("# Handbook\n\nThe backup retention is ninety days.\n")
@@ -83,7 +85,7 @@ def test_delete_removes_rows_and_vectors(sample_qa) -> None:  # type: ignore[no-
 def test_bm25_only_ingest_works_without_an_embedder(qa_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     qa = qa_factory(with_embedder=False)
     report = qa.ingest([SAMPLE_DOCS / "services_agreement_en.txt"])
-    assert report.as_dict()["added"] == 1 and report.embeddings is False
+    assert report.as_dict()["added"] == 1 and report.embeddings is False and report.tokens_embedded == 0
     assert qa.collection().embed_model is None
     hits = qa.retriever.retrieve(qa.collection(), "governing law New York", 1)
     assert hits and "New York" in hits[0].text
