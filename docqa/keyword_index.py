@@ -156,14 +156,15 @@ def search(
             rows = _document_rows(session, top_document)
     if not ranked or rows is None:
         return ranked[:limit]
-    focused = _focused(session, top_document, rows, terms, must_name=document_id is None, stats=stats)
+    rest = _rest_terms(session, rows, terms)
+    focused = _focused(session, top_document, rows, terms, rest, must_name=document_id is None, stats=stats)
     if not focused:
         return ranked[:limit]
     lead = ranked[0][1]
     merged = [(chunk_id, lead + score) for chunk_id, score in focused]
     if document_id is None:
         merged = _with_twin(session, ranked, top_document, terms, merged, stats)
-    merged = _with_head(session, rows, terms, merged)
+    merged = _with_head(rows, rest, merged)
     first_ids = {chunk_id for chunk_id, _ in merged}
     merged += [(chunk_id, score) for chunk_id, score in ranked if chunk_id not in first_ids]
     return merged[:limit]
@@ -189,28 +190,26 @@ def _with_twin(
     rows = _document_rows(session, twin) if twin is not None else None
     if twin is None or rows is None:
         return merged
-    theirs = _focused(session, twin, rows, terms, must_name=True, stats=stats)
+    theirs = _focused(session, twin, rows, terms, _rest_terms(session, rows, terms), must_name=True, stats=stats)
     if not theirs:
         return merged
     second = (theirs[0][0], merged[0][1])  # scores only order the list; ties keep this order
     return [merged[0], second, *merged[1:], *((chunk_id, lead) for chunk_id, _ in theirs[1:])]
 
 
-def _with_head(
-    session: Session, rows: tuple[int, int], terms: list[str], merged: list[tuple[int, float]]
-) -> list[tuple[int, float]]:
+def _with_head(rows: tuple[int, int], rest: list[str], merged: list[tuple[int, float]]) -> list[tuple[int, float]]:
     """A question that says little beyond naming its document ("In the X agreement between A and B:
     what is the date of the contract?") asks about the document as a whole: its date, parties or
     title, which its head holds. Within the document, BM25 then has only a word or two to rank by,
     so the head chunk takes place HEAD_SLOT when it is not among the first ones already."""
-    if len(_rest_terms(session, rows, terms)) > HEAD_QUESTION_TERMS:
+    if len(rest) > HEAD_QUESTION_TERMS:
         return merged
     head = rows[0] // PASSAGES_PER_CHUNK  # the document's chunks are one ID range, its head first
     if head in [chunk_id for chunk_id, _ in merged[: HEAD_SLOT + 1]]:
         return merged
-    rest = [item for item in merged if item[0] != head]
-    slot = min(HEAD_SLOT, len(rest))
-    return [*rest[:slot], (head, rest[slot - 1][1] if slot else 0.0), *rest[slot:]]
+    others = [item for item in merged if item[0] != head]
+    slot = min(HEAD_SLOT, len(others))
+    return [*others[:slot], (head, others[slot - 1][1] if slot else 0.0), *others[slot:]]
 
 
 def _chunk_scores(rows: Iterable[Any], other_passages: float = 0.0) -> list[tuple[int, float]]:
@@ -324,11 +323,12 @@ def _focused(
     document_id: int,
     rows: tuple[int, int],
     terms: list[str],
+    rest: list[str],
     must_name: bool,
     stats: TermStats | None = None,
 ) -> list[tuple[int, float]]:
-    """The document's chunks whose passages match the question's non-naming words, by body BM25."""
-    rest = _rest_terms(session, rows, terms)
+    """The document's chunks whose passages match the question's non-naming words (`rest`, from
+    _rest_terms), by body BM25."""
     if must_name and len(terms) - len(rest) < 2:
         return []
     rest = rest or terms

@@ -4,6 +4,7 @@ though it first cuts each row to the tokens near its top; checked against llama.
 from __future__ import annotations
 
 import ctypes
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -92,8 +93,8 @@ def test_draws_follow_the_probabilities_and_a_seed_repeats_them() -> None:
     rng = np.random.default_rng(3)
     logits = rng.normal(size=(8, 5_000)).astype(np.float32) * 2
     key = ChainKey(0.7, 20, 0.8, 0.0, 42)
-    sampler = BatchedSampler(threads=4)
-    try:
+    with ThreadPoolExecutor(4) as pool:
+        sampler = BatchedSampler(pool, 4)
         first = sampler.sample(logits, [RowSampler(key) for _ in range(8)])
         again = sampler.sample(logits, [RowSampler(key) for _ in range(8)])
         assert first == again  # same seed, same tokens, whichever thread ran a row
@@ -109,5 +110,3 @@ def test_draws_follow_the_probabilities_and_a_seed_repeats_them() -> None:
         greedy = RowSampler(ChainKey(0.0, 0, 1.0, 0.0, 0))
         mixed = sampler.sample(logits[1:3], [greedy, row_sampler])
         assert mixed[0] == int(np.argmax(logits[1]))
-    finally:
-        sampler.close()

@@ -36,7 +36,7 @@ class RowSampler:
 
     def __init__(self, key: ChainKey) -> None:
         self.key = key
-        self._rng = np.random.default_rng(None if key.seed == RANDOM_SEED else key.seed)
+        self.reset()
 
     def reset(self) -> None:
         self._rng = np.random.default_rng(None if self.key.seed == RANDOM_SEED else self.key.seed)
@@ -131,11 +131,12 @@ def draw(ids: np.ndarray, values: np.ndarray, samplers: Sequence[RowSampler]) ->
 
 
 class BatchedSampler:
-    """Samples the rows of one decode step's logits: the cut in a few threads, the chain at once."""
+    """Samples the rows of one decode step's logits: the cut spread over the owner's pool of
+    `threads` workers (None: on this thread), the chain at once."""
 
-    def __init__(self, threads: int) -> None:
+    def __init__(self, pool: ThreadPoolExecutor | None, threads: int) -> None:
+        self._pool = pool
         self.threads = max(1, threads)
-        self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="docqa-sample") if threads > 1 else None
 
     def sample(self, logits: np.ndarray, samplers: Sequence[RowSampler]) -> list[int]:
         """The next token of each row of logits ([rows, vocabulary], float32), row i by samplers[i]."""
@@ -166,7 +167,3 @@ class BatchedSampler:
         bounds = [len(members) * g // parts for g in range(parts + 1)]
         results = list(self._pool.map(lambda g: _top_k_rows(block[bounds[g] : bounds[g + 1]], k), range(parts)))
         return np.concatenate([ids for ids, _ in results]), np.concatenate([values for _, values in results])
-
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False)

@@ -5,7 +5,8 @@ floats for Qwen) and sorting them for top-k; with llama.cpp's backend sampling t
 top-p, min-p, temperature, the draw) runs inside the decode graph and only the chosen token comes
 back. But llama.cpp builds every attached chain into every step's graph, whether its sequence has
 an output or not, so a chain is attached only while a request holds its slot; and with many
-sequences generating, all of them are drawn on the host at once instead (see SlotSamplers).
+sequences generating, the graph keeps only each row's top-k and the host draws all rows at once
+(see SlotSamplers).
 On the host a slot keeps its chain across requests with the same parameters and only resets it
 (a fresh random seed, or the request's own seed again); llama.cpp takes a chain into its graph
 once, so in the graph each request gets a new chain.
@@ -90,7 +91,7 @@ class SlotSamplers:
         self.mode_switches = 0
         self.rows_from_graph_top_k = 0  # rows drawn here from the top-k the graph kept
         self._pool = ThreadPoolExecutor(threads, thread_name_prefix="docqa-sample") if threads > 1 else None
-        self._batch_sampler = BatchedSampler(threads)
+        self._batch_sampler = BatchedSampler(self._pool, threads)  # one pool for both ways of sampling
 
     @property
     def attached_slots(self) -> frozenset[int]:
@@ -164,7 +165,6 @@ class SlotSamplers:
         self.release_all()
         if self._pool is not None:
             self._pool.shutdown()
-        self._batch_sampler.close()
 
     def _finish_top_k(self, ready: list[tuple[int, int]]) -> list[int]:
         """The graph kept each row's top-k (or drew the token, for a chain it runs whole): draw the rest."""
