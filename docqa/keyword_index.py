@@ -22,7 +22,7 @@ from typing import Any
 from sqlalchemy import Connection, text
 from sqlalchemy.orm import Session
 
-from docqa import lexical
+from docqa import lexical, passage_bm25
 from docqa.term_stats import VOCABULARY_DDL, TermStats
 
 PASSAGE_CHARS = 2000  # about 500 tokens of English
@@ -131,7 +131,7 @@ def search(
     question: str,
     limit: int,
     document_id: int | None,
-    stats: TermStats | None = None,
+    stats: TermStats,
 ) -> list[tuple[int, float]]:
     """(chunk ID, score; higher is better), best first, each chunk once.
 
@@ -144,12 +144,13 @@ def search(
     document's title) or is scoped to one document. A near-tie document (a twin) gets second place,
     and a question that says little beyond naming its document gets the document's head chunk."""
     terms = lexical.query_terms(question)
+    stats.refresh(session)
     rows: tuple[int, int] | None = None  # the passage rowid range of the document the second pass re-ranks
     if document_id is not None:
         top_document, rows = document_id, _document_rows(session, document_id)
-        ranked = _in_document(session, document_id, rows, terms, TITLE_WEIGHT) if rows else []
+        ranked = _in_document(session, stats, document_id, rows, terms, TITLE_WEIGHT) if rows else []
     else:
-        first = stats.selective(session, terms) if stats is not None else terms
+        first = stats.selective(session, terms)
         ranked = _in_collection(session, collection_id, first, limit)
         if ranked:
             top_document = _document_of(session, ranked[0][0])
@@ -176,7 +177,7 @@ def _with_twin(
     top_document: int,
     terms: list[str],
     merged: list[tuple[int, float]],
-    stats: TermStats | None,
+    stats: TermStats,
 ) -> list[tuple[int, float]]:
     """When another document scores within TWIN_SHARE of the top one in the first pass, the question
     does not tell them apart (two filings of one contract, a draft and its final version): its best
@@ -289,26 +290,22 @@ def _document_rows(session: Session, document_id: int) -> tuple[int, int] | None
 
 def _in_document(
     session: Session,
+    stats: TermStats,
     document_id: int,
     rows: tuple[int, int],
     terms: list[str],
     title_weight: float,
     other_passages: float = 0.0,
 ) -> list[tuple[int, float]]:
+    """The document's chunks by the BM25 of their passages (docqa.passage_bm25: FTS5's scores,
+    without FTS5 reading every term's posting list across the index)."""
     query = lexical.match_expression(terms)
     if query is None:
         return []
-    rank = f"bm25(passage_fts, {title_weight}, 1.0)"
-    result = session.execute(
-        text(
-            f"SELECT p.rowid / {PASSAGES_PER_CHUNK}, -{rank} FROM passage_fts p "
-            f"JOIN chunks c ON c.id = p.rowid / {PASSAGES_PER_CHUNK} "
-            "WHERE passage_fts MATCH :q AND p.rowid >= :lo AND p.rowid < :hi AND c.document_id = :did "
-            f"ORDER BY {rank}"
-        ),
-        {"q": query, "lo": rows[0], "hi": rows[1], "did": document_id},
+    scored = passage_bm25.document_passages(
+        session, stats, query, terms, rows, document_id, (title_weight, 1.0), PASSAGES_PER_CHUNK
     )
-    return _chunk_scores(result, other_passages)
+    return _chunk_scores(((rowid // PASSAGES_PER_CHUNK, score) for rowid, score in scored), other_passages)
 
 
 def _rest_terms(session: Session, rows: tuple[int, int], terms: list[str]) -> list[str]:
@@ -325,15 +322,15 @@ def _focused(
     terms: list[str],
     rest: list[str],
     must_name: bool,
-    stats: TermStats | None = None,
+    stats: TermStats,
 ) -> list[tuple[int, float]]:
     """The document's chunks whose passages match the question's non-naming words (`rest`, from
     _rest_terms), by body BM25."""
     if must_name and len(terms) - len(rest) < 2:
         return []
     rest = rest or terms
-    weighted = stats.weighted(session, rest) if stats else rest
-    return _in_document(session, document_id, rows, weighted, 0.0, OTHER_PASSAGES_SHARE)
+    weighted = stats.weighted(session, rest)
+    return _in_document(session, stats, document_id, rows, weighted, 0.0, OTHER_PASSAGES_SHARE)
 
 
 def audit_queries() -> Sequence[tuple[str, str]]:

@@ -12,6 +12,7 @@ import re
 _CJK_CHARS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK_RUN = re.compile(f"[{_CJK_CHARS}]+")
 _WORD = re.compile(r"\w+", re.UNICODE)
+_CONTROL_TO_SPACE = str.maketrans({c: " " for c in (*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F)})
 
 # Words too common in questions to help ranking; BM25's IDF would discount them anyway,
 # but leaving them out keeps the OR query short and fast.
@@ -110,8 +111,9 @@ def _bigrams(run: str) -> str:
 
 
 def index_text(text: str) -> str:
-    """The form of a chunk's text that goes into the FTS5 table."""
-    return _CJK_RUN.sub(lambda m: f" {_bigrams(m.group())} ", text)
+    """The form of a chunk's text that goes into the FTS5 table: CJK runs as bigrams, control
+    characters as spaces (FTS5 splits words at them either way; keyword search marks matches with them)."""
+    return _CJK_RUN.sub(lambda m: f" {_bigrams(m.group())} ", text.translate(_CONTROL_TO_SPACE))
 
 
 def query_terms(question: str, max_terms: int = 64) -> list[str]:

@@ -10,7 +10,8 @@ The second pass, inside that one document, uses every term BM25 gives weight to.
 Document frequencies come from FTS5's own vocabulary (fts5vocab), on the stemmed forms FTS5
 indexes; the stemmer is FTS5's own too (a private in-memory table with the same tokenizer).
 Counting a common term reads its whole posting list (~6 ms at 100k passages), so figures are
-cached for ten minutes: they only steer which terms to use, and an older count steers as well.
+cached until the index's totals (rows, tokens) change, and for ten minutes at most. The second pass
+computes BM25 from them (docqa.passage_bm25), so they must be FTS5's current counts.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+from dataclasses import dataclass
 
 from sqlalchemy import text
 from sqlalchemy.orm import Session
@@ -28,6 +30,45 @@ ROW_BUDGET = 10_000  # the first pass scores at most about this many passages (t
 TTL_S = 600.0
 
 
+@dataclass(frozen=True)
+class IndexTotals:
+    """What FTS5's averages record holds: rows, and tokens in all columns together."""
+
+    rows: int
+    tokens: int
+
+    @property
+    def average_length(self) -> float:
+        return self.tokens / self.rows if self.rows else 0.0
+
+
+def varints(blob: bytes) -> list[int]:
+    """The SQLite varints packed in blob (7 bits a byte, the high bit set on all but the last; a
+    ninth byte carries 8)."""
+    values: list[int] = []
+    i = 0
+    while i < len(blob):
+        value = 0
+        for n in range(9):
+            byte = blob[i]
+            i += 1
+            if n == 8:
+                value = (value << 8) | byte
+                break
+            value = (value << 7) | (byte & 0x7F)
+            if byte < 0x80:
+                break
+        values.append(value)
+    return values
+
+
+def index_totals(session: Session) -> IndexTotals:
+    """passage_fts's row count and token total, from FTS5's averages record (one row, no scan)."""
+    block = session.execute(text("SELECT block FROM passage_fts_data WHERE id = 1")).scalar()
+    counts = varints(bytes(block)) if block else [0]
+    return IndexTotals(counts[0], sum(counts[1:]))
+
+
 class TermStats:
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -36,7 +77,17 @@ class TermStats:
         self._stemmer.execute("CREATE VIRTUAL TABLE stems USING fts5vocab(terms, 'instance')")
         self._df: dict[str, tuple[int, float]] = {}
         self._stems: dict[str, list[str]] = {}
-        self._total: tuple[int, float] = (0, -TTL_S)
+        self.totals = IndexTotals(0, 0)
+
+    def refresh(self, session: Session) -> IndexTotals:
+        """Read the index's totals; when they changed (a write), forget the counts. A search calls
+        this once, first."""
+        totals = index_totals(session)
+        if totals != self.totals:
+            with self._lock:
+                self._df.clear()
+            self.totals = totals
+        return totals
 
     def stems(self, terms: list[str]) -> list[list[str]]:
         """FTS5's indexed forms of each term (usually one; a term the tokenizer splits gives more).
@@ -54,13 +105,6 @@ class TermStats:
                 self._stems.update(zip(missing, found, strict=True))
             return [self._stems[t] for t in terms]
 
-    def total(self, session: Session) -> int:
-        count, at = self._total
-        if time.monotonic() - at > TTL_S:
-            count = int(session.execute(text("SELECT count(*) FROM passage_fts_docsize")).scalar() or 0)
-            self._total = (count, time.monotonic())
-        return count
-
     def document_frequency(self, session: Session, stem: str) -> int:
         cached = self._df.get(stem)
         if cached is not None and time.monotonic() - cached[1] <= TTL_S:
@@ -70,6 +114,23 @@ class TermStats:
             self._df.clear()
         self._df[stem] = (int(found or 0), time.monotonic())
         return int(found or 0)
+
+    def phrase_frequency(self, session: Session, term: str, stems: tuple[str, ...]) -> int:
+        """Passages holding the term: its one stem's count, or for a term the tokenizer splits
+        into several (a phrase to FTS5), the passages matching the phrase, counted and cached."""
+        if len(stems) == 1:
+            return self.document_frequency(session, stems[0])
+        if not stems:
+            return 0
+        key = "\x00" + " ".join(stems)  # no stem holds a NUL: phrase entries never meet stems
+        cached = self._df.get(key)
+        if cached is not None and time.monotonic() - cached[1] <= TTL_S:
+            return cached[0]
+        phrase = '"' + term.replace('"', '""') + '"'
+        found = session.execute(text("SELECT count(*) FROM passage_fts WHERE passage_fts MATCH :q"), {"q": phrase})
+        count = int(found.scalar() or 0)
+        self._df[key] = (count, time.monotonic())
+        return count
 
     def _frequencies(self, session: Session, terms: list[str]) -> dict[str, int]:
         return {
@@ -81,7 +142,7 @@ class TermStats:
         """The terms worth a collection-wide search, in their order: the rarest ones, as many as fit
         a budget of ROW_BUDGET matching passages (FTS5 scores each match, ~2 us apiece on a CPU
         core), and at least the rarest one."""
-        if self.total(session) < ROW_BUDGET or len(terms) <= 1:
+        if self.totals.rows < ROW_BUDGET or len(terms) <= 1:
             return terms
         frequency = self._frequencies(session, terms)
         keep: set[str] = set()
@@ -96,7 +157,7 @@ class TermStats:
     def weighted(self, session: Session, terms: list[str]) -> list[str]:
         """The terms BM25 gives any weight: FTS5 floors the IDF of a term in half the passages or
         more to 1e-6, yet counts its whole posting list for every query that names it."""
-        total = self.total(session)
+        total = self.totals.rows
         if total < ROW_BUDGET:
             return terms
         frequency = self._frequencies(session, terms)

@@ -219,6 +219,7 @@ def test_collection_wide_search_uses_the_rarest_terms_within_its_row_budget(
         save(store, coll.id, f"d{n}.txt", [f"This agreement governs the supply of parts number {n}.{extra}"], None)
     stats = term_stats.TermStats()
     with store.session() as session:
+        assert stats.refresh(session).rows == 20  # a search reads the index's totals first
         assert stats.stems(["governs", "zebra", "agreement"]) == [["govern"], ["zebra"], ["agreement"]]
         assert stats.document_frequency(session, "agreement") == 20
         # zebra (1 passage) fits the budget of 12; agreement and governs (20 each) do not

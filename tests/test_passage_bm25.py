@@ -1,0 +1,111 @@
+"""The second pass's BM25, computed from FTS5's counts, equals FTS5's own bm25() on a real index."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from docqa import keyword_index, lexical, passage_bm25
+from docqa.store import Store
+from docqa.term_stats import TermStats, index_totals, varints
+from docqa.types import ChunkDraft
+
+CLAUSES = [
+    "The Supplier may terminate this Agreement on ninety days' notice; termination does not end accrued fees.",
+    "Fees are payable quarterly. Late fees accrue at one percent a month. Notice of late payment by e_mail.",
+    "This Agreement is governed by the laws of the State of New York. Naïve readings are not binding.",
+    "Confidential information stays confidential for five years after termination or expiry.",
+    "\n\n".join(["Each party indemnifies the other against third-party claims."] * 12),  # several passages
+]
+
+
+def _store(tmp_path: Path) -> tuple[Store, list[int]]:
+    store = Store(tmp_path / "db.sqlite3")
+    coll = store.collection("c", create=True)
+    documents = []
+    for n in range(6):
+        chunks = [f"Master Agreement {n} between Acme{n} Corp and Beta{n} LLC. " + CLAUSES[n % len(CLAUSES)]]
+        chunks += [CLAUSES[(n + k) % len(CLAUSES)] * (k + 1) for k in range(1, 4)]
+        saved = store.save_document(
+            collection_id=coll.id, source=f"d{n}", name=f"d{n}.txt", sha256=str(n), size_bytes=1, pages=1,
+            warnings=[], chunks=[ChunkDraft(i, t, 0, len(t), 1, 1, len(t.split())) for i, t in enumerate(chunks)],
+            embeddings=None,
+        )  # fmt: skip
+        documents.append(saved.document_id)
+    return store, documents
+
+
+@pytest.mark.parametrize("weights", [(0.0, 1.0), (keyword_index.TITLE_WEIGHT, 1.0)])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Can the supplier terminate on notice, and what does termination end?",  # two terms, one stem
+        "Which fees are late and how is notice given by e_mail?",  # e_mail: a phrase of two tokens to FTS5
+        "naive readings of the governing laws",  # diacritics folded on one side only
+        "Who indemnifies whom against claims?",  # a term in many passages of one chunk
+        "Acme2 Beta2 master agreement",  # title words
+        "zebra",  # in no passage
+    ],
+)
+def test_scores_equal_fts5_bm25(tmp_path: Path, question: str, weights: tuple[float, float]) -> None:
+    store, documents = _store(tmp_path)
+    stats = TermStats()
+    terms = lexical.query_terms(question)
+    query = lexical.match_expression(terms)
+    assert query is not None
+    with store.session() as session:
+        stats.refresh(session)
+        for document in documents:
+            rows = keyword_index._document_rows(session, document)
+            assert rows is not None
+            ours = passage_bm25.document_passages(
+                session, stats, query, terms, rows, document, weights, keyword_index.PASSAGES_PER_CHUNK
+            )
+            theirs = session.execute(
+                text(
+                    f"SELECT rowid, -bm25(passage_fts, {weights[0]}, {weights[1]}) FROM passage_fts "
+                    "WHERE passage_fts MATCH :q AND rowid >= :lo AND rowid < :hi ORDER BY rowid"
+                ),
+                {"q": query, "lo": rows[0], "hi": rows[1]},
+            ).all()
+            assert sorted(r for r, _ in ours) == [r for r, _ in theirs]
+            expected = {int(r): float(s) for r, s in theirs}
+            for rowid, score in ours:
+                assert score == pytest.approx(expected[rowid], rel=1e-12, abs=1e-12), (question, rowid)
+            assert [s for _, s in ours] == sorted((s for _, s in ours), reverse=True)
+    store.close()
+
+
+def test_counts_are_forgotten_when_the_index_changes(tmp_path: Path) -> None:
+    """The document frequencies are cached; a write changes FTS5's totals and the cache starts over,
+    so scores never use counts from before a write."""
+    store, _ = _store(tmp_path)
+    stats = TermStats()
+    with store.session() as session:
+        before = stats.refresh(session)
+        assert before == index_totals(session) and before.rows > 0
+        assert stats.document_frequency(session, "indemnifi") > 0
+        old = stats.document_frequency(session, "zebra")
+    coll = store.collection("c")
+    store.save_document(
+        collection_id=coll.id, source="z", name="z.txt", sha256="z", size_bytes=1, pages=1, warnings=[],
+        chunks=[ChunkDraft(0, "A zebra clause.", 0, 15, 1, 1, 3)], embeddings=None,
+    )  # fmt: skip
+    with store.session() as session:
+        assert stats.document_frequency(session, "zebra") == old == 0  # cached: still the old count
+        after = stats.refresh(session)
+        assert after.rows == before.rows + 1
+        assert stats.document_frequency(session, "zebra") == 1
+    store.close()
+
+
+def test_varints_read_sqlite_encoding() -> None:
+    assert varints(bytes([0x05])) == [5]
+    assert varints(bytes([0x86, 0x8D, 0x20, 0x07])) == [100_000, 7]
+    assert varints(bytes([0xFF] * 8 + [0xFF])) == [2**64 - 1]
+
+
+def test_control_characters_in_text_never_pass_for_match_marks(tmp_path: Path) -> None:
+    assert lexical.index_text("a\x01b\x02c\td\ne") == "a b c\td\ne"
