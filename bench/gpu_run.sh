@@ -3,6 +3,8 @@
 # Stage 1 (`bash bench/gpu_run.sh build`): build llama.cpp + llama-cpp-python with CUDA, write the
 # Qwen3-14B-shaped Q4_K_M model. Stage 2 (`bash bench/gpu_run.sh bench`): ceilings + docqa's engine;
 # `bash bench/gpu_run.sh embed`: ingest throughput with a Qwen3-Embedding-0.6B-shaped model.
+# `bash bench/gpu_run.sh scale`: retrieval latency at 100k chunks on this box's CPU (no build needed;
+# carry .scale_inputs, written here by `retrieval_scale_bench.py --write-inputs .scale_inputs/cuad_inputs.json`).
 set -u
 W=/root/w B=/root/w/lcp/vendor/llama.cpp/build/bin
 export LD_LIBRARY_PATH=$B LLAMA_CPP_LIB_PATH=$B PYTHONPATH=/tmp/site:$W/lcp:$W/lcp/vendor/llama.cpp/gguf-py:$PWD
@@ -16,6 +18,9 @@ elif [ "$1" = embed ]; then
   # Qwen3-Embedding-0.6B-shaped Q8_0 model; ingest throughput against llama-bench -embd 1, same run.
   [ -f $W/emb.gguf ] || python3 $W/make_qwen3_gguf.py --preset 0.6b --quant q8_0 --vocab $W/lcp/vendor/llama.cpp/models/ggml-vocab-qwen2.gguf --out $W/emb.gguf
   PYTHONUNBUFFERED=1 python3 bench/gpu_embed_bench.py --model $W/emb.gguf --bin $B --out ${OUT:-.}/gpu_embed_bench.json ${EXTRA:-}
+elif [ "$1" = scale ]; then
+  PYTHONUNBUFFERED=1 python3 bench/retrieval_scale_bench.py --inputs .scale_inputs/cuad_inputs.json --keep $W/scale100k ${EXTRA:-} > ${OUT:-.}/retrieval_scale.json
+  cat ${OUT:-.}/retrieval_scale.json
 else
   PYTHONUNBUFFERED=1 python3 bench/gpu_engine_bench.py --model $W/q14.gguf --bin $B --out ${OUT:-.}/gpu_bench.json ${EXTRA:-}
 fi

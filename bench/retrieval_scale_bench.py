@@ -6,12 +6,17 @@ depends on count and dimension only). Query embeddings are made up front, so the
 alone (BM25 in SQLite FTS5, FAISS, fusion, fetching the chunk rows), as the issue defines them.
 
 usage: python bench/retrieval_scale_bench.py [--chunks 100000] [--words 400] [--dim 1024] [--queries 200]
+       [--row-budget N ...] [--write-inputs FILE | --inputs FILE]
+
+Where ../shared is not at hand (the GPU box), `--write-inputs` saves what the bench draws from CUAD (word
+counts and the sampled questions, no document text) for `--inputs` there.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import re
 import statistics
@@ -26,6 +31,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from docqa import term_stats  # noqa: E402
 from docqa.consistency import VectorIndexes  # noqa: E402
 from docqa.retrieval import Retriever  # noqa: E402
 from docqa.settings import RetrievalSettings  # noqa: E402
@@ -43,18 +49,35 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--keep", type=Path, default=None, help="build in (or reuse) this folder")
     parser.add_argument("--faiss-threads", type=int, default=None, help="FAISS's OpenMP threads (default: its own)")
+    parser.add_argument(
+        "--row-budget", type=int, nargs="+", default=None, help="first-pass passage budgets to time (default: docqa's)"
+    )
+    parser.add_argument("--inputs", type=Path, default=None, help="vocabulary and questions from --write-inputs")
+    parser.add_argument("--write-inputs", type=Path, default=None, help="save the vocabulary and questions, exit")
     args = parser.parse_args()
     if args.faiss_threads:
         import faiss
 
         faiss.omp_set_num_threads(args.faiss_threads)
     rng = random.Random(0)
-    counts: Counter[str] = Counter()
-    for path in sorted((CUAD / "txt").glob("*.txt"))[:100]:
-        counts.update(re.findall(r"[A-Za-z]+", path.read_text(encoding="utf-8", errors="replace")))
-    vocabulary, weights = zip(*counts.most_common(20_000), strict=True)
-    questions = [json.loads(line)["question"] for line in (CUAD / "qa.jsonl").read_text().splitlines()]
-    questions = rng.sample(questions, args.queries)
+    if args.inputs:
+        inputs = json.loads(args.inputs.read_text())
+        rng.sample(range(inputs["population"]), len(inputs["questions"]))  # the same draws: the same chunk texts
+    else:
+        counts: Counter[str] = Counter()
+        for path in sorted((CUAD / "txt").glob("*.txt"))[:100]:
+            counts.update(re.findall(r"[A-Za-z]+", path.read_text(encoding="utf-8", errors="replace")))
+        questions = [json.loads(line)["question"] for line in (CUAD / "qa.jsonl").read_text().splitlines()]
+        inputs = {
+            "vocabulary": counts.most_common(20_000),
+            "questions": rng.sample(questions, args.queries),
+            "population": len(questions),
+        }
+        if args.write_inputs:
+            args.write_inputs.write_text(json.dumps(inputs))
+            return
+    vocabulary, weights = zip(*inputs["vocabulary"], strict=True)
+    questions = inputs["questions"]
 
     with tempfile.TemporaryDirectory() as scratch:
         tmp = args.keep or Path(scratch)
@@ -83,25 +106,31 @@ def main() -> None:
         build_s = time.perf_counter() - started
         retriever = Retriever(store, indexes, _Given(args.dim), RetrievalSettings())  # type: ignore[arg-type]
         query_vectors = np.random.default_rng(1).standard_normal((len(questions), args.dim)).astype(np.float32)
-        results = {}
-        # The first round meets every question's terms cold (their document frequencies are counted
-        # and cached, docqa.term_stats); the later rounds are what a server that has run a while sees.
-        for kind in ("bm25_first_round", "bm25", "hybrid"):
-            timings = []
-            for question, vector in zip(questions, query_vectors, strict=True):
-                t = time.perf_counter()
-                if kind.startswith("bm25"):
-                    retriever.retrieve(coll, question, 3, retriever="bm25")
-                else:
-                    retriever.retrieve(
-                        coll, question, 3, retriever="hybrid", query_vector=vector / np.linalg.norm(vector)
-                    )
-                timings.append((time.perf_counter() - t) * 1000)
-            q = statistics.quantiles(timings, n=100, method="inclusive")
-            results[kind] = {"p50_ms": round(q[49], 1), "p95_ms": round(q[94], 1), "max_ms": round(max(timings), 1)}
+        results: dict[str, dict[str, float]] = {}
+        for budget in args.row_budget or [term_stats.ROW_BUDGET]:
+            term_stats.ROW_BUDGET = budget
+            suffix = f"@{budget}" if args.row_budget else ""
+            # The first round meets every question's terms cold (their document frequencies are counted
+            # and cached, docqa.term_stats); the later rounds are what a server that has run a while sees.
+            for kind in ("bm25_first_round", "bm25", "hybrid"):
+                timings = []
+                for question, vector in zip(questions, query_vectors, strict=True):
+                    t = time.perf_counter()
+                    if kind.startswith("bm25"):
+                        retriever.retrieve(coll, question, 3, retriever="bm25")
+                    else:
+                        retriever.retrieve(
+                            coll, question, 3, retriever="hybrid", query_vector=vector / np.linalg.norm(vector)
+                        )
+                    timings.append((time.perf_counter() - t) * 1000)
+                q = statistics.quantiles(timings, n=100, method="inclusive")
+                results[kind + suffix] = {
+                    "p50_ms": round(q[49], 1), "p95_ms": round(q[94], 1), "max_ms": round(max(timings), 1)
+                }  # fmt: skip
         store.close()
     report = {"chunks": args.chunks, "words_per_chunk": args.words, "dim": args.dim, "queries": len(questions),
-              "faiss_threads": args.faiss_threads, "build_s": round(build_s, 1), **results}  # fmt: skip
+              "faiss_threads": args.faiss_threads, "cpu_cores": os.cpu_count(), "build_s": round(build_s, 1),
+              **results}  # fmt: skip
     print(json.dumps(report, indent=2))
 
 

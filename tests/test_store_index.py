@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from docqa import keyword_index, lexical
+from docqa import keyword_index, lexical, vector_index
 from docqa.consistency import VectorIndexes
 from docqa.errors import IndexInconsistentError
 from docqa.store import Store
@@ -240,6 +240,9 @@ def test_float16_index_finds_what_an_exact_float32_one_finds_and_old_files_still
     exact.add_with_ids(data, ids)
     current = FaissIndex(tmp_path / "new.faiss", 64)
     current.add(ids, data)
+    # the vectors are spread over every list that a search scans in parallel
+    assert all(current._index.invlists.list_size(n) > 0 for n in range(vector_index.SHARDS))
+    assert sorted(current.ids().tolist()) == ids.tolist()
     overlap = []
     for query in data[:20] + 0.1 * rng.standard_normal((20, 64)).astype(np.float32):
         expected = [int(i) for i in exact.search(query.reshape(1, -1), 10)[1][0]]
