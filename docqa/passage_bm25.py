@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from docqa.term_stats import TermStats, varints
+from docqa.term_stats import TermStats, index_totals, varints
 
 K1 = 1.2  # fts5_aux.c's constants
 B = 0.75
@@ -57,7 +57,7 @@ def document_passages(
             {"lo": rows[0], "hi": rows[1]},
         )
     }
-    totals = stats.totals  # read by the search's stats.refresh()
+    totals = index_totals(session)  # this session's own view (stats.totals may be another thread's)
     phrases = [tuple(s) for s in stats.stems(list(terms))]
     idf = [
         _idf(totals.rows, stats.phrase_frequency(session, term, phrase))
@@ -74,7 +74,7 @@ def document_passages(
     frequencies = [[0.0] * len(phrases) for _ in found]
     for (n, weight, _), stems in zip(spans, stats.stems([span for _, _, span in spans]), strict=True):
         counter.add(frequencies[n], stems, weight)
-    average_length = totals.average_length
+    average_length = totals.average_length or 1.0  # 0 only for an empty index, which matches nothing
     scored = []
     for (rowid, *_), frequency in zip(found, frequencies, strict=True):
         length = float(sizes.get(int(rowid), 0))
