@@ -2,7 +2,7 @@
 
 FTS5's `bm25()` works out each query term's IDF when a query starts, by reading the term's whole
 posting list. Inside one document that is nearly all of the cost: at 100,000 chunks a second-pass
-query over one document's passages took 20-35 ms with `bm25()` and 3 ms without it. Here FTS5 only
+query over one document's passages took 20-35 ms with `bm25()` and 2-5 ms without it. Here FTS5 only
 finds the document's matching passages and marks the matched tokens (`highlight()`, which reads no
 posting list); the term frequencies are counted from those marks, the lengths read from FTS5's own
 tables (`_docsize`, and the averages record in `_data`), and the document frequencies come from
@@ -39,10 +39,10 @@ def document_passages(
     range `rows` that matches `match` (the quoted `terms`, OR-ed), as FTS5's bm25(passage_fts,
     *weights) would score it, best first (ties in rowid order)."""
     columns = [c for c, weight in enumerate(weights) if weight]
-    marked = ", ".join(f"highlight(passage_fts, {c}, char(1), char(2))" for c in columns) or "NULL"
+    marked = "".join(f", highlight(passage_fts, {c}, char(1), char(2))" for c in columns)
     found = session.execute(
         text(
-            f"SELECT p.rowid, {marked} FROM passage_fts p JOIN chunks c ON c.id = p.rowid / {passages_per_chunk} "
+            f"SELECT p.rowid{marked} FROM passage_fts p JOIN chunks c ON c.id = p.rowid / {passages_per_chunk} "
             "WHERE passage_fts MATCH :q AND p.rowid >= :lo AND p.rowid < :hi AND c.document_id = :did "
             "ORDER BY p.rowid"
         ),

@@ -37,7 +37,7 @@ def _store(tmp_path: Path) -> tuple[Store, list[int]]:
     return store, documents
 
 
-@pytest.mark.parametrize("weights", [(0.0, 1.0), (keyword_index.TITLE_WEIGHT, 1.0)])
+@pytest.mark.parametrize("weights", [(0.0, 1.0), (keyword_index.TITLE_WEIGHT, 1.0), (0.0, 0.0)])
 @pytest.mark.parametrize(
     "question",
     [
