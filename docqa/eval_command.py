@@ -32,7 +32,9 @@ def _ks(value: str) -> tuple[int, ...]:
     help="Folder the rows' document paths are relative to (default: the QA file's folder).",
 )
 @click.option("--collection", "-c", default=None, help="Collection to build or reuse (default: eval-<set>-<field>).")
-@click.option("--retriever", type=click.Choice(["bm25", "dense", "hybrid"]), default=None, help="Default: settings.")
+@click.option(
+    "--retriever", type=click.Choice(["auto", "bm25", "dense", "hybrid"]), default=None, help="Default: settings."
+)
 @click.option("--k", "ks", default="1,3,5", show_default=True, help="Cut-offs for recall@k.")
 @click.option(
     "--scope",
@@ -86,7 +88,7 @@ def eval_(
             if f.status == "failed":
                 click.secho(f"failed   {f.path}: {f.error}", fg="red", err=True)
         options = EvalOptions(
-            retriever="bm25" if no_embeddings else (retriever or settings.retrieval.retriever),
+            retriever="bm25" if no_embeddings else qa.retriever.resolve(retriever or settings.retrieval.retriever),
             ks=cutoffs,
             scope=scope,  # type: ignore[arg-type]
             answers=answers,

@@ -121,7 +121,7 @@ def _pct(values: list[float], q: int) -> float:
 
 @dataclass
 class EvalOptions:
-    retriever: str = "hybrid"
+    retriever: str = "hybrid"  # resolved: never "auto"
     ks: tuple[int, ...] = (1, 3, 5)
     scope: Scope = "corpus"
     answers: bool = False

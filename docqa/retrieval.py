@@ -54,7 +54,7 @@ class Retriever:
     ) -> list[RetrievedChunk]:
         """The top_k chunks; pass query_vector when the question is already embedded (benchmarks
         time the embedding apart from the search)."""
-        kind = retriever or self._settings.retriever
+        kind = self.resolve(retriever or self._settings.retriever)
         n = max(self._settings.candidates, top_k)
         rankings: list[list[int]] = []
         keyword: Future[list[tuple[int, float]]] | None = None
@@ -78,6 +78,12 @@ class Retriever:
         fused = reciprocal_rank_fusion(rankings, self._settings.rrf_k)[:top_k]
         rows = self._store.fetch_chunks([cid for cid, _ in fused])
         return [replace(rows[cid], score=score) for cid, score in fused if cid in rows]
+
+    def resolve(self, kind: str) -> str:
+        """auto -> hybrid with an embedder made to embed, bm25 otherwise (see RetrievalSettings.retriever)."""
+        if kind != "auto":
+            return kind
+        return "hybrid" if self._embedder is not None and self._embedder.made_for_embedding else "bm25"
 
     def _dense(
         self, collection: CollectionRow, question: str, n: int, document_id: int | None, query: np.ndarray | None

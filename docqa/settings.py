@@ -22,7 +22,7 @@ from pydantic_settings import (
 ThinkingDefault = Literal["off", "on"]
 PromptFormat = Literal["auto", "qwen3", "chatml", "gemma", "plain"]
 Pooling = Literal["auto", "mean", "last", "cls"]
-RetrieverKind = Literal["hybrid", "dense", "bm25"]
+RetrieverKind = Literal["auto", "hybrid", "dense", "bm25"]
 
 
 class LLMSettings(BaseModel):
@@ -157,7 +157,11 @@ class ChunkingSettings(BaseModel):
 class RetrievalSettings(BaseModel):
     top_k: int = Field(default=3, ge=1, le=50, description="Chunks put in the prompt.")
     retriever: RetrieverKind = Field(
-        default="hybrid", description="bm25 (SQLite FTS5), dense (FAISS) or hybrid (both, fused by rank)."
+        default="auto",
+        description="bm25 (SQLite FTS5), dense (FAISS), hybrid (both, fused by rank), or auto: hybrid when the "
+        "embedding model declares a pooling type (it was made to embed, like Qwen3-Embedding), else bm25. A "
+        "generative model embedding by mean pooling (the offline demo model) drags fusion down: on 10 CUAD "
+        "contracts, recall@3 0.75 hybrid against 0.99 bm25.",
     )
     candidates: int = Field(default=30, ge=1, description="Candidates each retriever contributes before fusion.")
     rrf_k: int = Field(default=60, ge=1, description="Reciprocal-rank-fusion constant.")

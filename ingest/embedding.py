@@ -31,12 +31,20 @@ QWEN3_EMBEDDING_INSTRUCTION = (
 class Embedder(Protocol):
     model_id: str
     dim: int
+    made_for_embedding: bool  # a model trained to embed, not a generative model pooled (see RetrievalSettings)
 
     def embed_documents(
         self, texts: Sequence[str], on_batch: Callable[[int, int], None] | None = None
     ) -> np.ndarray: ...
 
     def embed_query(self, text: str) -> np.ndarray: ...
+
+
+def _declared_pooling(metadata: dict[str, str]) -> int | None:
+    """The pooling type the GGUF declares: embedding models declare one, generative models none."""
+    arch = metadata.get("general.architecture", "")
+    declared = metadata.get(f"{arch}.pooling_type")
+    return int(declared) if declared is not None and int(declared) > 0 else None
 
 
 def _pooling_from_metadata(metadata: dict[str, str], choice: str) -> int:
@@ -49,10 +57,9 @@ def _pooling_from_metadata(metadata: dict[str, str], choice: str) -> int:
     }
     if choice != "auto":
         return by_name[choice]
-    arch = metadata.get("general.architecture", "")
-    declared = metadata.get(f"{arch}.pooling_type")
-    if declared is not None and int(declared) > 0:
-        return int(declared)
+    declared = _declared_pooling(metadata)
+    if declared is not None:
+        return declared
     # A causal LM without a declared pooling (like the demo model): average its token states.
     return llama_cpp.LLAMA_POOLING_TYPE_MEAN
 
@@ -118,6 +125,7 @@ class LlamaEmbedder:
         )
         self.model_id = model_label(model_path)
         self.dim = int(self._llm.n_embd())
+        self.made_for_embedding = _declared_pooling(metadata) is not None
         self.query_instruction = (
             settings.query_instruction
             if settings.query_instruction is not None

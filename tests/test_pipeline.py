@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -145,3 +146,24 @@ def test_mean_pooling_embedder_refuses_micro_batches_that_would_cut_a_text(tiny_
     assert LlamaEmbedder(tiny_qwen3, EmbedSettings(n_ctx=1024, pooling="mean")).micro_batch == 1024
     with pytest.raises(ConfigError, match=r"micro_batch 256 is below embed\.n_ctx 1024"):
         LlamaEmbedder(tiny_qwen3, EmbedSettings(n_ctx=1024, pooling="mean", micro_batch=256))
+
+
+def test_auto_retrieval_fuses_only_with_a_model_made_to_embed(embedder: Any, tiny_qwen3: Path, tmp_path: Path) -> None:
+    """A GGUF that declares a pooling type was made to embed (Qwen3-Embedding declares last); the demo
+    model is a generative model pooled by mean, whose vectors dragged hybrid below BM25 on CUAD
+    (recall@3 0.75 against 0.99), so `auto` searches by keyword alone with it."""
+    from docqa.retrieval import Retriever
+    from docqa.settings import EmbedSettings, RetrievalSettings
+    from ingest.embedding import LlamaEmbedder
+    from tests.conftest import QWEN_VOCAB
+    from tests.tiny_qwen3 import build_tiny_qwen3
+
+    assert embedder.made_for_embedding is False
+    declared = build_tiny_qwen3(QWEN_VOCAB, tmp_path / "embedding.gguf", pooling_type=3)
+    made = LlamaEmbedder(declared, EmbedSettings(n_ctx=512))
+    assert made.made_for_embedding is True and made.micro_batch == 512
+    assert LlamaEmbedder(tiny_qwen3, EmbedSettings(n_ctx=512)).made_for_embedding is False
+    for model, expected in ((embedder, "bm25"), (made, "hybrid"), (None, "bm25")):
+        retriever = Retriever(None, None, model, RetrievalSettings())  # type: ignore[arg-type]
+        assert retriever.resolve(RetrievalSettings().retriever) == expected
+        assert retriever.resolve("dense") == "dense"  # asked for by name: as asked

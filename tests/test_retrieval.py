@@ -44,8 +44,8 @@ class _Indexes:
 
 
 class _Embedder:
-    def __init__(self, model_id: str) -> None:
-        self.model_id, self.dim = model_id, 4
+    def __init__(self, model_id: str, made_for_embedding: bool = True) -> None:
+        self.model_id, self.dim, self.made_for_embedding = model_id, 4, made_for_embedding
 
     def embed_query(self, text: str) -> np.ndarray:
         return np.ones(4, dtype=np.float32) / 2

@@ -13,7 +13,9 @@ import numpy as np
 QWEN3_SPECIAL = {151665: "<tool_response>", 151666: "</tool_response>", 151667: "<think>", 151668: "</think>"}
 
 
-def build_tiny_qwen3(vocab_gguf: Path, out: Path, n_layer: int = 2, n_embd: int = 64) -> Path:
+def build_tiny_qwen3(
+    vocab_gguf: Path, out: Path, n_layer: int = 2, n_embd: int = 64, pooling_type: int | None = None
+) -> Path:
     import gguf
 
     reader = gguf.GGUFReader(str(vocab_gguf))
@@ -50,6 +52,8 @@ def build_tiny_qwen3(vocab_gguf: Path, out: Path, n_layer: int = 2, n_embd: int 
     writer.add_token_types(token_types)
     writer.add_token_merges(merges)
     writer.add_eos_token_id(151645)  # <|im_end|>
+    if pooling_type is not None:  # what an embedding model's GGUF declares (Qwen3-Embedding: 3, last)
+        writer.add_uint32("qwen3.pooling_type", pooling_type)
     writer.add_pad_token_id(151643)
     writer.add_bos_token_id(151643)
     writer.add_add_bos_token(False)
