@@ -115,7 +115,12 @@ def test_collections_are_isolated(live_server: str) -> None:
 
     answer = httpx.post(
         f"{live_server}/v1/ask",
-        json={"question": "What is the vault code of Project Heliotrope?", "collection": "beta", "max_tokens": 8},
+        # words of both documents, the secret's the rarer ones: only beta's own may be found
+        json={
+            "question": "What is the vault code of Project Heliotrope, and what is served on Mondays?",
+            "collection": "beta",
+            "max_tokens": 8,
+        },
         timeout=120,
     ).json()
     assert [c["document"] for c in answer["citations"]] == ["menu.txt"]
