@@ -40,11 +40,26 @@ class Embedder(Protocol):
     def embed_query(self, text: str) -> np.ndarray: ...
 
 
+def _model_name(metadata: dict[str, str]) -> str:
+    return (metadata.get("general.name", "") + " " + metadata.get("general.basename", "")).lower()
+
+
+def _is_qwen3_embedding(metadata: dict[str, str]) -> bool:
+    name = _model_name(metadata)
+    return "qwen3" in name and "embedding" in name
+
+
 def _declared_pooling(metadata: dict[str, str]) -> int | None:
     """The pooling type the GGUF declares: embedding models declare one, generative models none."""
     arch = metadata.get("general.architecture", "")
     declared = metadata.get(f"{arch}.pooling_type")
     return int(declared) if declared is not None and int(declared) > 0 else None
+
+
+def made_for_embedding(metadata: dict[str, str]) -> bool:
+    """A model trained to embed: it declares its pooling, or says so in its name (the first public
+    Qwen3-Embedding GGUFs declared no pooling; llama.cpp's converter has written it since)."""
+    return _declared_pooling(metadata) is not None or "embed" in _model_name(metadata)
 
 
 def _pooling_from_metadata(metadata: dict[str, str], choice: str) -> int:
@@ -60,6 +75,8 @@ def _pooling_from_metadata(metadata: dict[str, str], choice: str) -> int:
     declared = _declared_pooling(metadata)
     if declared is not None:
         return declared
+    if _is_qwen3_embedding(metadata):  # Qwen's documented pooling, for a GGUF that does not declare it
+        return llama_cpp.LLAMA_POOLING_TYPE_LAST
     # A causal LM without a declared pooling (like the demo model): average its token states.
     return llama_cpp.LLAMA_POOLING_TYPE_MEAN
 
@@ -89,10 +106,7 @@ def micro_batch(metadata: dict[str, str], pooling: int, settings: EmbedSettings)
 
 
 def default_query_instruction(metadata: dict[str, str]) -> str:
-    name = (metadata.get("general.name", "") + " " + metadata.get("general.basename", "")).lower()
-    if "qwen3" in name and "embedding" in name:
-        return QWEN3_EMBEDDING_INSTRUCTION
-    return ""
+    return QWEN3_EMBEDDING_INSTRUCTION if _is_qwen3_embedding(metadata) else ""
 
 
 def l2_normalise(vectors: np.ndarray) -> np.ndarray:
@@ -125,7 +139,7 @@ class LlamaEmbedder:
         )
         self.model_id = model_label(model_path)
         self.dim = int(self._llm.n_embd())
-        self.made_for_embedding = _declared_pooling(metadata) is not None
+        self.made_for_embedding = made_for_embedding(metadata)
         self.query_instruction = (
             settings.query_instruction
             if settings.query_instruction is not None

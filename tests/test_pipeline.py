@@ -163,6 +163,12 @@ def test_auto_retrieval_fuses_only_with_a_model_made_to_embed(embedder: Any, tin
     made = LlamaEmbedder(declared, EmbedSettings(n_ctx=512))
     assert made.made_for_embedding is True and made.micro_batch == 512
     assert LlamaEmbedder(tiny_qwen3, EmbedSettings(n_ctx=512)).made_for_embedding is False
+    # An early Qwen3-Embedding GGUF declared no pooling: its name tells, and it pools its last token
+    # (mean pooling would refuse micro-batches below the context).
+    named = build_tiny_qwen3(QWEN_VOCAB, tmp_path / "named.gguf", name="Qwen3-Embedding-Tiny")
+    early = LlamaEmbedder(named, EmbedSettings(n_ctx=1024, micro_batch=256))
+    assert early.made_for_embedding is True and early.micro_batch == 256
+    assert early.query_instruction.startswith("Instruct:")
     for model, expected in ((embedder, "bm25"), (made, "hybrid"), (None, "bm25")):
         retriever = Retriever(None, None, model, RetrievalSettings())  # type: ignore[arg-type]
         assert retriever.resolve(RetrievalSettings().retriever) == expected

@@ -14,7 +14,12 @@ QWEN3_SPECIAL = {151665: "<tool_response>", 151666: "</tool_response>", 151667: 
 
 
 def build_tiny_qwen3(
-    vocab_gguf: Path, out: Path, n_layer: int = 2, n_embd: int = 64, pooling_type: int | None = None
+    vocab_gguf: Path,
+    out: Path,
+    n_layer: int = 2,
+    n_embd: int = 64,
+    pooling_type: int | None = None,
+    name: str = "tiny-qwen3-test",
 ) -> Path:
     import gguf
 
@@ -35,7 +40,7 @@ def build_tiny_qwen3(
     n_head, n_kv, head_dim, n_ff = 4, 2, 16, 128
     rng = np.random.default_rng(0)
     writer = gguf.GGUFWriter(str(out), "qwen3")
-    writer.add_name("tiny-qwen3-test")
+    writer.add_name(name)
     writer.add_context_length(4096)
     writer.add_embedding_length(n_embd)
     writer.add_block_count(n_layer)
