@@ -159,7 +159,8 @@ class RetrievalSettings(BaseModel):
     retriever: RetrieverKind = Field(
         default="auto",
         description="bm25 (SQLite FTS5), dense (FAISS), hybrid (both, fused by rank), or auto: hybrid when the "
-        "embedding model declares a pooling type (it was made to embed, like Qwen3-Embedding), else bm25. A "
+        "embedding model was made to embed (its GGUF declares a pooling type or its name says embed, like "
+        "Qwen3-Embedding), else bm25. A "
         "generative model embedding by mean pooling (the offline demo model) drags fusion down: on 10 CUAD "
         "contracts, recall@3 0.75 hybrid against 0.99 bm25.",
     )
