@@ -110,8 +110,9 @@ def ingest(
                 else ""
             )
         )
-        if no_embeddings:
-            click.echo("embeddings skipped: this collection answers with BM25 keyword search only")
+        if not report.embeddings:
+            why = "--no-embeddings" if no_embeddings else "the embedding model is not made to embed"
+            click.echo(f"embeddings skipped ({why}): these files are found by BM25 keyword search only")
     if report.count("failed") and not (report.count("added") or report.count("updated") or report.count("unchanged")):
         sys.exit(1)
 

@@ -76,6 +76,8 @@ def eval_(
     name = collection or re.sub(r"[^A-Za-z0-9_.-]", "-", f"eval-{docs_dir.resolve().name}-{doc_field}")[:64]
     if no_embeddings:
         name = f"{name[:59]}-bm25"
+    if retriever:  # asked for by name: dense and hybrid load the embedder whatever it is
+        settings.retrieval = settings.retrieval.model_copy(update={"retriever": retriever})
     qa = open_docqa(settings, verbose, embedder=not no_embeddings, generator=answers)
     try:
         files = sorted({docs_dir / r.doc for r in rows if r.doc})

@@ -11,6 +11,7 @@ The CLI and the REST API are thin layers over this class.
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
@@ -32,6 +33,8 @@ from docqa.streams import GenEvent
 from docqa.types import Answer, AskEvent, Mode, RetrievedChunk, Timings
 from ingest.embedding import Embedder
 from ingest.pipeline import Ingestor, IngestReport, ProgressCallback, Source, collect_sources
+
+logger = logging.getLogger(__name__)
 
 _COLLECTION_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 MAX_QUESTION_CHARS = 8000
@@ -109,17 +112,22 @@ class DocQA:
     def open(cls, settings: Settings | None = None, *, embedder: bool = True, generator: bool = True) -> DocQA:
         """Load the configured models (the offline demo model when none is set) and open the data home."""
         from docqa.models import resolve_model
-        from ingest.embedding import LlamaEmbedder
+        from ingest.embedding import LlamaEmbedder, gguf_metadata, made_for_embedding
 
         settings = settings or Settings()
-        emb = (
-            LlamaEmbedder(
-                resolve_model(settings.embed.model, "embedding", "DOCQA_EMBED_MODEL", settings.models_path),
-                settings.embed,
-            )
-            if embedder
-            else None
-        )
+        emb = None
+        if embedder:
+            path = resolve_model(settings.embed.model, "embedding", "DOCQA_EMBED_MODEL", settings.models_path)
+            # With the `auto` retriever, vectors from a generative model (the demo model) are never searched
+            # (they dragged fusion below BM25): ingest skips them, hours of CPU and gigabytes of logits.
+            if settings.retrieval.retriever != "auto" or made_for_embedding(gguf_metadata(path)):
+                emb = LlamaEmbedder(path, settings.embed)
+            else:
+                logger.info(
+                    "%s is not an embedding model: keyword search only, no vectors "
+                    "(DOCQA_RETRIEVAL_RETRIEVER=hybrid embeds with it anyway)",
+                    path.name,
+                )
         gen = load_generator(settings) if generator else None
         return cls(settings, emb, gen)
 

@@ -160,9 +160,9 @@ class RetrievalSettings(BaseModel):
         default="auto",
         description="bm25 (SQLite FTS5), dense (FAISS), hybrid (both, fused by rank), or auto: hybrid when the "
         "embedding model was made to embed (its GGUF declares a pooling type or its name says embed, like "
-        "Qwen3-Embedding), else bm25. A "
-        "generative model embedding by mean pooling (the offline demo model) drags fusion down: on 10 CUAD "
-        "contracts, recall@3 0.75 hybrid against 0.99 bm25.",
+        "Qwen3-Embedding), else bm25, and then nothing is embedded at all. A generative model embedding by mean "
+        "pooling (the offline demo model) drags fusion down: on 10 CUAD contracts, recall@3 0.75 hybrid against "
+        "0.99 bm25.",
     )
     candidates: int = Field(default=30, ge=1, description="Candidates each retriever contributes before fusion.")
     rrf_k: int = Field(default=60, ge=1, description="Reciprocal-rank-fusion constant.")

@@ -56,6 +56,13 @@ def _declared_pooling(metadata: dict[str, str]) -> int | None:
     return int(declared) if declared is not None and int(declared) > 0 else None
 
 
+def gguf_metadata(model_path: Path) -> dict[str, str]:
+    """A GGUF's key-value metadata, read without loading its weights."""
+    import llama_cpp
+
+    return dict(llama_cpp.Llama(str(model_path), vocab_only=True, verbose=False).metadata)
+
+
 def made_for_embedding(metadata: dict[str, str]) -> bool:
     """A model trained to embed: it declares its pooling, or says so in its name (the first public
     Qwen3-Embedding GGUFs declared no pooling; llama.cpp's converter has written it since)."""
@@ -121,7 +128,7 @@ class LlamaEmbedder:
         import llama_cpp
 
         self._settings = settings
-        metadata = llama_cpp.Llama(str(model_path), vocab_only=True, verbose=False).metadata
+        metadata = gguf_metadata(model_path)
         pooling = _pooling_from_metadata(metadata, settings.pooling)
         self.micro_batch = micro_batch(metadata, pooling, settings)
         self._llm = llama_cpp.Llama(

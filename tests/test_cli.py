@@ -17,8 +17,10 @@ pytestmark = pytest.mark.slow
 DOCQA = [sys.executable, "-m", "docqa"]
 
 
-def run(*args: str, data_dir: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "DOCQA_DATA_DIR": str(data_dir), "DOCQA_LLM_N_CTX": "4096"}
+def run(
+    *args: str, data_dir: Path, check: bool = True, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {**(env or os.environ), "DOCQA_DATA_DIR": str(data_dir), "DOCQA_LLM_N_CTX": "4096"}
     proc = subprocess.run([*DOCQA, *args], capture_output=True, text=True, env=env, timeout=600)
     if check:
         assert proc.returncode == 0, proc.stderr
@@ -71,7 +73,16 @@ def test_errors_are_one_line_without_traceback(tmp_path: Path) -> None:
 
 def test_bm25_only_ingest_reports_it(tmp_path: Path) -> None:
     proc = run("ingest", str(SAMPLE_DOCS / "operations_handbook.md"), "--no-embeddings", data_dir=tmp_path)
-    assert "1 added" in proc.stdout and "BM25 keyword search only" in proc.stdout
+    assert "1 added" in proc.stdout and "(--no-embeddings): these files are found by BM25" in proc.stdout
+    # With the default (auto) retriever the demo model, a generative one, embeds nothing; asked to, it does.
+    proc = run("ingest", str(SAMPLE_DOCS / "services_agreement_en.txt"), "--json", data_dir=tmp_path)
+    report = json.loads(proc.stdout)
+    assert report["added"] == 1 and report["embeddings"] is False and report["tokens_embedded"] == 0
+    plain = run("ingest", str(SAMPLE_DOCS / "annual_report_2025.pdf"), data_dir=tmp_path).stdout
+    assert "(the embedding model is not made to embed)" in plain
+    env = {**os.environ, "DOCQA_RETRIEVAL_RETRIEVER": "hybrid"}
+    proc = run("ingest", str(SAMPLE_DOCS / "supply_contract_zh.txt"), "--json", data_dir=tmp_path, env=env)
+    assert json.loads(proc.stdout)["embeddings"] is True
 
 
 def test_index_mismatch_is_reported_and_repaired(tmp_path: Path, sample_index: Path) -> None:

@@ -90,6 +90,7 @@ def test_kill_9_mid_ingest_twenty_times_leaves_a_consistent_index(tiny_qwen3: Pa
         **os.environ,
         "DOCQA_DATA_DIR": str(data),
         "DOCQA_EMBED_MODEL": str(tiny_qwen3),
+        "DOCQA_RETRIEVAL_RETRIEVER": "hybrid",  # embed with it although it is no embedding model
         "DOCQA_CHUNKING_MAX_TOKENS": "128",
         "DOCQA_CHUNKING_OVERLAP_TOKENS": "16",
         "DOCQA_INGEST_CHECKPOINT_SECONDS": "0.5",  # save FAISS often, so kills also land mid-save

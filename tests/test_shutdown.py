@@ -130,6 +130,7 @@ def test_sigterm_stops_an_ingest_cleanly(tiny_qwen3: Path, tmp_path: Path) -> No
         **os.environ,
         "DOCQA_DATA_DIR": str(data),
         "DOCQA_EMBED_MODEL": str(tiny_qwen3),
+        "DOCQA_RETRIEVAL_RETRIEVER": "hybrid",  # embed with it although it is no embedding model
         "DOCQA_CHUNKING_MAX_TOKENS": "128",
         "DOCQA_CHUNKING_OVERLAP_TOKENS": "16",
     }
