@@ -47,7 +47,12 @@ def test_sigterm_drains_streams_and_uploads_then_exits(sample_index: Path, tmp_p
     shutil.copytree(sample_index, data)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "DOCQA_API_SHUTDOWN_GRACE_S": "120", "DOCQA_LLM_N_CTX": "4096"}
+    env = {
+        **os.environ,
+        "DOCQA_API_SHUTDOWN_GRACE_S": "120",
+        "DOCQA_LLM_N_CTX": "4096",
+        "DOCQA_RETRIEVAL_RETRIEVER": "hybrid",  # the demo model embeds the upload: still at work at the signal
+    }
     proc = subprocess.Popen(
         [sys.executable, "-m", "docqa", "serve", "--port", str(port), "--data-dir", str(data)],
         cwd=ROOT,
