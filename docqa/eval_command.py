@@ -90,7 +90,7 @@ def eval_(
             if f.status == "failed":
                 click.secho(f"failed   {f.path}: {f.error}", fg="red", err=True)
         options = EvalOptions(
-            retriever="bm25" if no_embeddings else qa.retriever.resolve(retriever or settings.retrieval.retriever),
+            retriever="bm25" if no_embeddings else qa.retriever.resolve(settings.retrieval.retriever),
             ks=cutoffs,
             scope=scope,  # type: ignore[arg-type]
             answers=answers,

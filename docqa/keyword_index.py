@@ -299,11 +299,8 @@ def _in_document(
 ) -> list[tuple[int, float]]:
     """The document's chunks by the BM25 of their passages (docqa.passage_bm25: FTS5's scores,
     without FTS5 reading every term's posting list across the index)."""
-    query = lexical.match_expression(terms)
-    if query is None:
-        return []
     scored = passage_bm25.document_passages(
-        session, stats, query, terms, rows, document_id, (title_weight, 1.0), PASSAGES_PER_CHUNK
+        session, stats, terms, rows, document_id, (title_weight, 1.0), PASSAGES_PER_CHUNK
     )
     return _chunk_scores(((rowid // PASSAGES_PER_CHUNK, score) for rowid, score in scored), other_passages)
 

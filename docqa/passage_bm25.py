@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
+from docqa import lexical
 from docqa.term_stats import TermStats, index_totals, varints
 
 K1 = 1.2  # fts5_aux.c's constants
@@ -28,16 +29,18 @@ _OPEN, _CLOSE = "\x01", "\x02"  # highlight()'s marks; lexical.index_text keeps 
 def document_passages(
     session: Session,
     stats: TermStats,
-    match: str,
-    terms: Sequence[str],
+    terms: list[str],
     rows: tuple[int, int],
     document_id: int,
     weights: tuple[float, float],
     passages_per_chunk: int,
 ) -> list[tuple[int, float]]:
     """(passage rowid, BM25 score; higher is better) of every passage of the document in the rowid
-    range `rows` that matches `match` (the quoted `terms`, OR-ed), as FTS5's bm25(passage_fts,
-    *weights) would score it, best first (ties in rowid order)."""
+    range `rows` that matches any of `terms`, as FTS5's bm25(passage_fts, *weights) would score it,
+    best first (ties in rowid order)."""
+    match = lexical.match_expression(terms)
+    if match is None:
+        return []
     columns = [c for c, weight in enumerate(weights) if weight]
     marked = "".join(f", highlight(passage_fts, {c}, char(1), char(2))" for c in columns)
     found = session.execute(
@@ -58,7 +61,7 @@ def document_passages(
         )
     }
     totals = index_totals(session)  # this session's own view (stats.totals may be another thread's)
-    phrases = [tuple(s) for s in stats.stems(list(terms))]
+    phrases = [tuple(s) for s in stats.stems(terms)]
     idf = [
         _idf(totals.rows, stats.phrase_frequency(session, term, phrase))
         for term, phrase in zip(terms, phrases, strict=True)

@@ -120,8 +120,9 @@ class DocQA:
             path = resolve_model(settings.embed.model, "embedding", "DOCQA_EMBED_MODEL", settings.models_path)
             # With the `auto` retriever, vectors from a generative model (the demo model) are never searched
             # (they dragged fusion below BM25): ingest skips them, hours of CPU and gigabytes of logits.
-            if settings.retrieval.retriever != "auto" or made_for_embedding(gguf_metadata(path)):
-                emb = LlamaEmbedder(path, settings.embed)
+            metadata = gguf_metadata(path)
+            if settings.retrieval.retriever != "auto" or made_for_embedding(metadata):
+                emb = LlamaEmbedder(path, settings.embed, metadata)
             else:
                 logger.info(
                     "%s is not an embedding model: keyword search only, no vectors "

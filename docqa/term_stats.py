@@ -106,14 +106,7 @@ class TermStats:
             return [self._stems[t] for t in terms]
 
     def document_frequency(self, session: Session, stem: str) -> int:
-        cached = self._df.get(stem)
-        if cached is not None and time.monotonic() - cached[1] <= TTL_S:
-            return cached[0]
-        found = session.execute(text("SELECT doc FROM passage_vocab WHERE term = :t"), {"t": stem}).scalar()
-        if len(self._df) > 100_000:  # bound the cache; it refills from the queries that follow
-            self._df.clear()
-        self._df[stem] = (int(found or 0), time.monotonic())
-        return int(found or 0)
+        return self._count(session, stem, "SELECT doc FROM passage_vocab WHERE term = :q", stem)
 
     def phrase_frequency(self, session: Session, term: str, stems: tuple[str, ...]) -> int:
         """Passages holding the term: its one stem's count, or for a term the tokenizer splits
@@ -122,15 +115,20 @@ class TermStats:
             return self.document_frequency(session, stems[0])
         if not stems:
             return 0
+        phrase = '"' + term.replace('"', '""') + '"'
         key = "\x00" + " ".join(stems)  # no stem holds a NUL: phrase entries never meet stems
+        return self._count(session, key, "SELECT count(*) FROM passage_fts WHERE passage_fts MATCH :q", phrase)
+
+    def _count(self, session: Session, key: str, query: str, value: str) -> int:
+        """A passage count, from the cache while it is fresh, else from `query` (one parameter, :q)."""
         cached = self._df.get(key)
         if cached is not None and time.monotonic() - cached[1] <= TTL_S:
             return cached[0]
-        phrase = '"' + term.replace('"', '""') + '"'
-        found = session.execute(text("SELECT count(*) FROM passage_fts WHERE passage_fts MATCH :q"), {"q": phrase})
-        count = int(found.scalar() or 0)
-        self._df[key] = (count, time.monotonic())
-        return count
+        found = int(session.execute(text(query), {"q": value}).scalar() or 0)
+        if len(self._df) > 100_000:  # bound the cache; it refills from the queries that follow
+            self._df.clear()
+        self._df[key] = (found, time.monotonic())
+        return found
 
     def _frequencies(self, session: Session, terms: list[str]) -> dict[str, int]:
         return {

@@ -124,11 +124,12 @@ def l2_normalise(vectors: np.ndarray) -> np.ndarray:
 class LlamaEmbedder:
     """Embeds with llama-cpp-python. One llama.cpp context is not thread-safe, hence the lock."""
 
-    def __init__(self, model_path: Path, settings: EmbedSettings) -> None:
+    def __init__(self, model_path: Path, settings: EmbedSettings, metadata: dict[str, str] | None = None) -> None:
+        """metadata: the GGUF's, when the caller has read it already (gguf_metadata)."""
         import llama_cpp
 
         self._settings = settings
-        metadata = gguf_metadata(model_path)
+        metadata = metadata if metadata is not None else gguf_metadata(model_path)
         pooling = _pooling_from_metadata(metadata, settings.pooling)
         self.micro_batch = micro_batch(metadata, pooling, settings)
         self._llm = llama_cpp.Llama(

@@ -61,7 +61,7 @@ def test_scores_equal_fts5_bm25(tmp_path: Path, question: str, weights: tuple[fl
             rows = keyword_index._document_rows(session, document)
             assert rows is not None
             ours = passage_bm25.document_passages(
-                session, stats, query, terms, rows, document, weights, keyword_index.PASSAGES_PER_CHUNK
+                session, stats, terms, rows, document, weights, keyword_index.PASSAGES_PER_CHUNK
             )
             theirs = session.execute(
                 text(
