@@ -88,22 +88,27 @@ def _pooling_from_metadata(metadata: dict[str, str], choice: str) -> int:
     return llama_cpp.LLAMA_POOLING_TYPE_MEAN
 
 
-def micro_batch(metadata: dict[str, str], pooling: int, settings: EmbedSettings) -> int:
-    """llama.cpp's n_ubatch for the embedder: the whole context unless configured. A text may span
-    several micro-batches only where the pooled vector comes out right: causal attention (a token sees
-    only earlier ones, which the KV cache holds between pieces) and last-token pooling (taken from the
-    text's final piece). Mean or CLS pooling of a text cut in pieces would pool one piece only, and
-    llama.cpp aborts on a non-causal one. On an H200, 512-token pieces embedded at 84% of llama-bench's
-    rate against 95% for whole texts (docs/benchmarks.md), so pieces are only an option, for a
-    smaller compute buffer where GPU memory is short."""
+def pools_last_token_causally(metadata: dict[str, str], pooling: int) -> bool:
+    """Causal attention (a token sees only earlier ones, which the KV cache holds between decodes) and
+    last-token pooling (Qwen3-Embedding's): the vector is the final token's state, so a text may be
+    run in pieces and only its last token needs to be an output."""
     import llama_cpp
 
     arch = metadata.get("general.architecture", "")
     causal = metadata.get(f"{arch}.attention.causal", "true").lower() not in ("false", "0")
-    piecewise = causal and pooling == llama_cpp.LLAMA_POOLING_TYPE_LAST
+    return causal and pooling == llama_cpp.LLAMA_POOLING_TYPE_LAST
+
+
+def micro_batch(metadata: dict[str, str], pooling: int, settings: EmbedSettings) -> int:
+    """llama.cpp's n_ubatch for the embedder: the whole context unless configured. A text may span
+    several micro-batches only where the pooled vector comes out right (pools_last_token_causally).
+    Mean or CLS pooling of a text cut in pieces would pool one piece only, and llama.cpp aborts on a
+    non-causal one. On an H200, 512-token pieces embedded at 84% of llama-bench's rate against 95%
+    for whole texts (docs/benchmarks.md), so pieces are only an option, for a smaller compute buffer
+    where GPU memory is short."""
     if settings.micro_batch is None:
         return settings.n_ctx
-    if settings.micro_batch < settings.n_ctx and not piecewise:
+    if settings.micro_batch < settings.n_ctx and not pools_last_token_causally(metadata, pooling):
         raise ConfigError(
             f"embed.micro_batch {settings.micro_batch} is below embed.n_ctx {settings.n_ctx}, but this embedding "
             "model needs each text in one micro-batch (it pools by mean or CLS, or attends both ways): "
@@ -132,6 +137,11 @@ class LlamaEmbedder:
         metadata = metadata if metadata is not None else gguf_metadata(model_path)
         pooling = _pooling_from_metadata(metadata, settings.pooling)
         self.micro_batch = micro_batch(metadata, pooling, settings)
+        # llama.cpp's embedding mode makes every token an output: it runs the output layer over all of
+        # them and copies vocabulary x tokens logits to the host (2.5 GB for a 4k-token text with
+        # Qwen's vocabulary), none of which pooling reads. Where only the last token matters, the
+        # rest of each text runs first as a plain prefill without outputs (docs/benchmarks.md).
+        self.prefill_without_outputs = pools_last_token_causally(metadata, pooling)
         self._llm = llama_cpp.Llama(
             str(model_path),
             embedding=True,
@@ -179,29 +189,21 @@ class LlamaEmbedder:
         return self._tokenize(text)[: self._settings.n_ctx]
 
     def _embed_tokens(self, token_lists: Sequence[list[int]]) -> np.ndarray:
-        """Pooled vectors of already tokenised texts, one llama_decode for all of them.
+        """Pooled vectors of already tokenised texts, in one or two llama_decode calls for all of them.
 
         Llama.embed() would tokenise every text again (as long as a 4k-token text's GPU forward pass
         on an H200), hence this direct path over llama-cpp-python's context and a numpy-filled batch."""
         import llama_cpp
 
-        batch, ctx = self._batch, self._llm._ctx
-        total = sum(len(tokens) for tokens in token_lists)
-        pad = -total % self.pad_multiple
-        if total + pad > batch.capacity or len(token_lists) >= self._llm.context_params.n_seq_max:
-            pad = 0
-        batch.clear()
-        try:
-            for seq, tokens in enumerate(token_lists):
-                batch.add(tokens, 0, seq, True)  # embeddings need every token marked as an output
-            if pad:  # its own sequence: attention and pooling never mix it with the real texts
-                batch.add(token_lists[0][:1] * pad, 0, len(token_lists), True)
-            ctx.kv_cache_clear()
-            rc = llama_cpp.llama_decode(ctx.ctx, batch.struct)
-            if rc != 0:
-                raise RuntimeError(f"llama_decode returned {rc}")
-        finally:
-            batch.clear()
+        ctx = self._llm._ctx
+        ctx.kv_cache_clear()
+        if self.prefill_without_outputs:
+            # All but each text's last token, no outputs; then the last tokens, each its text's vector.
+            # (Only the prefill is padded: the last tokens' batch has few sizes, one per text count.)
+            self._decode([tokens[:-1] for tokens in token_lists], False, self.pad_multiple)
+            self._decode([tokens[-1:] for tokens in token_lists], True, 1, [len(t) - 1 for t in token_lists])
+        else:  # embeddings need every token marked as an output
+            self._decode(token_lists, True, self.pad_multiple)
         vectors = np.empty((len(token_lists), self.dim), dtype=np.float32)
         for seq in range(len(token_lists)):
             pointer = llama_cpp.llama_get_embeddings_seq(ctx.ctx, seq)
@@ -209,6 +211,33 @@ class LlamaEmbedder:
                 raise RuntimeError("llama.cpp returned no pooled embedding (pooling type none?)")
             vectors[seq] = np.ctypeslib.as_array(pointer, shape=(self.dim,))
         return vectors
+
+    def _decode(
+        self, token_lists: Sequence[list[int]], outputs: bool, pad_multiple: int, starts: Sequence[int] | None = None
+    ) -> None:
+        """One llama_decode, each list its own sequence from position starts[i] (else 0): embeddings
+        (outputs=True) or a prefill without outputs, padded to a multiple of pad_multiple tokens."""
+        import llama_cpp
+
+        batch, ctx = self._batch, self._llm._ctx
+        total = sum(len(tokens) for tokens in token_lists)
+        if total == 0:
+            return
+        pad = -total % pad_multiple
+        if total + pad > batch.capacity or len(token_lists) >= self._llm.context_params.n_seq_max:
+            pad = 0
+        batch.clear()
+        try:
+            for seq, tokens in enumerate(token_lists):
+                batch.add(tokens, starts[seq] if starts is not None else 0, seq, outputs)
+            if pad:  # its own sequence: attention and pooling never mix it with the real texts
+                batch.add([next(t[0] for t in token_lists if t)] * pad, 0, len(token_lists), outputs)
+            llama_cpp.llama_set_embeddings(ctx.ctx, outputs)
+            rc = llama_cpp.llama_decode(ctx.ctx, batch.struct)
+            if rc != 0:
+                raise RuntimeError(f"llama_decode returned {rc}")
+        finally:
+            batch.clear()
 
     def embed_documents(self, texts: Sequence[str], on_batch: Callable[[int, int], None] | None = None) -> np.ndarray:
         """Embed texts in token-bounded batches; on_batch(texts_done, tokens_in_batch) after each.

@@ -137,6 +137,29 @@ def test_last_token_embedder_runs_long_texts_in_micro_batches_with_the_same_vect
     assert np.abs(one[1] - one[2]).max() > 1e-3  # different texts, different vectors
 
 
+def test_last_token_embedder_prefills_without_outputs_and_keeps_the_vectors(tiny_qwen3: Path) -> None:
+    """A last-token embedder runs all but each text's last token as a prefill without outputs (no
+    logits over the vocabulary), then the last tokens: the vectors must equal those of llama.cpp's
+    embedding mode, where every token is an output. Mean pooling needs every token, so not there."""
+    import numpy as np
+
+    from docqa.settings import EmbedSettings
+    from ingest.embedding import LlamaEmbedder
+
+    texts = ["short one", "a", "termination for convenience on 30 days notice " * 40, "中文合同条款"]
+    embedder = LlamaEmbedder(tiny_qwen3, EmbedSettings(n_ctx=2048, pooling="last", batch_tokens=4096))
+    assert embedder.prefill_without_outputs is True
+    prefilled = embedder.embed_documents(texts)  # one batch of four sequences
+    one_by_one = np.vstack([embedder.embed_documents([t]) for t in texts])
+    embedder.prefill_without_outputs = False
+    every_token = embedder.embed_documents(texts)
+    assert np.abs(prefilled - every_token).max() < 1e-4
+    assert np.abs(one_by_one - every_token).max() < 1e-4
+    assert np.abs(prefilled[0] - prefilled[2]).max() > 1e-3  # different texts, different vectors
+    mean = LlamaEmbedder(tiny_qwen3, EmbedSettings(n_ctx=2048, pooling="mean"))
+    assert mean.prefill_without_outputs is False
+
+
 def test_mean_pooling_embedder_refuses_micro_batches_that_would_cut_a_text(tiny_qwen3: Path) -> None:
     """Mean pooling of a text cut in pieces would average its last piece only: a clear error instead."""
     from docqa.errors import ConfigError
