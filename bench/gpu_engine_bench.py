@@ -98,18 +98,19 @@ def stream_figures(prefix: str, traces: list[Trace], wall: float) -> dict[str, f
     }
 
 
-def ceilings(bin_dir: Path, model: Path) -> dict[str, float]:
-    """llama-bench and llama-batched-bench on the same model, in the same run."""
+def ceilings(bin_dir: Path, model: Path, only_64: bool = False) -> dict[str, float]:
+    """llama-bench and llama-batched-bench on the same model, in the same run (only_64: npl 64 only)."""
     out: dict[str, float] = {}
 
     def run(*args: str) -> str:
         return subprocess.run([str(bin_dir / args[0]), *args[1:]], capture_output=True, text=True, timeout=600).stdout
 
-    bench = run("llama-bench", "-m", str(model), "-p", "6144", "-n", "128", "-fa", "1", "-ngl", "99", "-o", "json")
-    for row in json.loads(bench):
-        key = "pp6144" if row["n_prompt"] else "tg128"
-        out[f"llama_bench_{key}_tps"] = float(row["avg_ts"])
-    for npp, ntg, npl in ((6144, 256, "1,16"), (512, 256, "64")):
+    if not only_64:
+        bench = run("llama-bench", "-m", str(model), "-p", "6144", "-n", "128", "-fa", "1", "-ngl", "99", "-o", "json")
+        for row in json.loads(bench):
+            key = "pp6144" if row["n_prompt"] else "tg128"
+            out[f"llama_bench_{key}_tps"] = float(row["avg_ts"])
+    for npp, ntg, npl in ((6144, 256, "1,16"), (512, 256, "64"))[1 if only_64 else 0 :]:
         text = run(
             "llama-batched-bench",
             "-m",
@@ -141,12 +142,28 @@ def ceilings(bin_dir: Path, model: Path) -> dict[str, float]:
 
 
 def engine_phases(
-    model: Path, backend_sampling: bool | None, tag: str, batched_from: int | None = None
+    model: Path,
+    backend_sampling: bool | None,
+    tag: str,
+    batched_from: int | None = None,
+    block_top_k: bool = True,
+    only_64: bool = False,
 ) -> dict[str, float]:
-    """docqa's engine on every RAG-shaped load; keys start with `tag`. Step timings say where each
-    phase's time went (batch building, llama_decode, waiting for the sampled tokens, streaming)."""
+    """docqa's engine on every RAG-shaped load (only_64: 64 x 512 only); keys start with `tag`. Step
+    timings say where each phase's time went (batch building, llama_decode, waiting for the sampled
+    tokens, streaming)."""
     out: dict[str, float] = {}
     rag = replace(NON_THINKING_SAMPLING, max_tokens=256, ignore_eos=True, seed=1)
+    if not only_64:
+        out.update(_rag_phases(model, backend_sampling, tag, batched_from, rag))
+    out.update(_short_phase(model, backend_sampling, tag, batched_from, block_top_k, rag))
+    return out
+
+
+def _rag_phases(
+    model: Path, backend_sampling: bool | None, tag: str, batched_from: int | None, rag: SamplingParams
+) -> dict[str, float]:
+    out: dict[str, float] = {}
     settings = LLMSettings(
         n_ctx=6144 + 256 + 64,
         n_parallel=16,
@@ -188,7 +205,18 @@ def engine_phases(
     out[f"{tag}_16x6144_sampling_mode_switches"] = engine.samplers.mode_switches
     timing("16x6144")
     engine.close()
+    return out
 
+
+def _short_phase(
+    model: Path,
+    backend_sampling: bool | None,
+    tag: str,
+    batched_from: int | None,
+    block_top_k: bool,
+    rag: SamplingParams,
+) -> dict[str, float]:
+    out: dict[str, float] = {}
     short_settings = LLMSettings(
         n_ctx=800,
         n_parallel=64,
@@ -197,6 +225,7 @@ def engine_phases(
         max_queue=64,
         backend_sampling=backend_sampling,
         batched_sampling_from=batched_from,
+        block_top_k=block_top_k,
     )
     engine = BatchingGenerator(model, short_settings)
     prompts = [make_prompt(engine, 512, 100 + i) for i in range(64)]
@@ -209,7 +238,11 @@ def engine_phases(
     out[f"{tag}_64x512_aggregate_decode_tps"] = in_window / max(first_done - all_decoding, 1e-9)
     out[f"{tag}_64x512_wall_s"] = wall
     out[f"{tag}_64x512_sampling_mode_switches"] = engine.samplers.mode_switches
-    timing("64x512")
+    if (group := engine.samplers.block_top_k) is not None:
+        out[f"{tag}_64x512_block_top_k_graphs_built"] = group.graphs_built
+        out[f"{tag}_64x512_block_top_k_errors"] = group.errors
+    for key, value in engine.timing.report().items():
+        out[f"{tag}_64x512_step_{key}"] = value
     engine.close()
     return out
 
@@ -225,6 +258,10 @@ def main() -> None:
     ap.add_argument(
         "--graph-sampling-too", action="store_true", help="also run the engine with every chain in the graph"
     )
+    ap.add_argument("--only-64", action="store_true", help="only the 64 x 512 load (and its batched-bench ceiling)")
+    ap.add_argument(
+        "--per-row-top-k-too", action="store_true", help="also run the engine with llama.cpp's top-k, one per row"
+    )
     args = ap.parse_args()
     results: dict[str, float] = {}
 
@@ -234,8 +271,10 @@ def main() -> None:
         args.out.write_text(json.dumps(results, indent=2))  # what is done survives a later failure
 
     if args.bin:
-        note(ceilings(args.bin, args.model))
-    note(engine_phases(args.model, None, "docqa"))
+        note(ceilings(args.bin, args.model, args.only_64))
+    note(engine_phases(args.model, None, "docqa", only_64=args.only_64))
+    if args.per_row_top_k_too:
+        note(engine_phases(args.model, None, "docqa_per_row_top_k", block_top_k=False, only_64=args.only_64))
     if args.graph_sampling_too:
         note(engine_phases(args.model, None, "docqa_graph_only", batched_from=0))
     if args.host_sampling_too:

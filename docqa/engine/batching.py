@@ -69,7 +69,7 @@ class BatchingGenerator:
         )
         workers = min(n_parallel, os.cpu_count() or 1)
         batched_from = batched_sampling_from(settings.batched_sampling_from, settings.n_gpu_layers)
-        self.samplers = SlotSamplers(self.llama, on_backend, workers, batched_from)
+        self.samplers = SlotSamplers(self.llama, on_backend, workers, batched_from, settings.block_top_k)
         self.timing = StepTiming()
         self.kv_cells = self.llama.n_ctx
         self.info = GeneratorInfo(

@@ -114,12 +114,17 @@ class LlamaContext:
         ptr = self.lib.llama_get_logits(self.ctx.ctx)
         return np.ctypeslib.as_array(ptr, shape=(n_outputs, self.n_vocab))
 
-    def sampled_top_k(self, batch_index: int) -> tuple[np.ndarray, np.ndarray]:
-        """(token IDs, logits) a top-k-only chain kept in the graph for this output."""
-        n = int(self.lib.llama_get_sampled_candidates_count_ith(self.ctx.ctx, batch_index))
-        ids = np.ctypeslib.as_array(self.lib.llama_get_sampled_candidates_ith(self.ctx.ctx, batch_index), shape=(n,))
-        values = np.ctypeslib.as_array(self.lib.llama_get_sampled_logits_ith(self.ctx.ctx, batch_index), shape=(n,))
-        return ids.astype(np.int64), values.copy()
+    def sampled_top_k(self, batch_index: int, float_ids: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """(token IDs, logits) a top-k-only chain kept in the graph for this output. float_ids: the IDs
+        are float32 (docqa.engine.block_top_k). No IDs at all: the chain left the whole row."""
+        ctx = self.ctx.ctx
+        n_values = int(self.lib.llama_get_sampled_logits_count_ith(ctx, batch_index))
+        values = np.ctypeslib.as_array(self.lib.llama_get_sampled_logits_ith(ctx, batch_index), shape=(n_values,))
+        n = int(self.lib.llama_get_sampled_candidates_count_ith(ctx, batch_index))
+        if n == 0:
+            return np.arange(n_values, dtype=np.int64), values.copy()
+        ids = np.ctypeslib.as_array(self.lib.llama_get_sampled_candidates_ith(ctx, batch_index), shape=(n,))
+        return (ids.view(np.float32) if float_ids else ids).astype(np.int64), values.copy()
 
     def logits(self, batch_index: int) -> np.ndarray:
         ptr = self.lib.llama_get_logits_ith(self.ctx.ctx, batch_index)

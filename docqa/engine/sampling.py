@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from docqa.engine.batched_sampling import BatchedSampler, RowSampler, draw, padded
+from docqa.engine.block_top_k import BlockTopK, block_size
 from docqa.engine.chain_key import RANDOM_SEED, ChainKey
 from docqa.engine.llama_context import LlamaContext
 from docqa.generation import SamplingParams
@@ -32,10 +33,24 @@ logger = logging.getLogger(__name__)
 class Sampler:
     """One llama.cpp sampler chain."""
 
-    def __init__(self, lib: Any, key: ChainKey, top_k_only: bool = False, with_draw: bool = True) -> None:
+    def __init__(
+        self,
+        lib: Any,
+        key: ChainKey,
+        top_k_only: bool = False,
+        with_draw: bool = True,
+        block_top_k: BlockTopK | None = None,
+    ) -> None:
         self._lib = lib
         self.key = key
         self.top_k_only = top_k_only  # the graph keeps the top-k; the host draws from them
+        # the top-k comes from one computation for all rows (its token IDs as float32), else llama.cpp's
+        self.block_top_k = bool(
+            top_k_only and block_top_k is not None and block_size(block_top_k.n_vocab, key.top_k) is not None
+        )
+        if self.block_top_k and block_top_k is not None:
+            self.chain = block_top_k.chain(key.top_k)
+            return
         chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
         if top_k_only:
             lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_top_k(key.top_k))
@@ -77,8 +92,16 @@ class SlotSamplers:
     Without a GPU, each chain runs on the host, in parallel threads, or from `batched_from` on, all
     rows at once over the full logits."""
 
-    def __init__(self, llama: LlamaContext, on_backend: bool, threads: int = 1, batched_from: int = 0) -> None:
+    def __init__(
+        self, llama: LlamaContext, on_backend: bool, threads: int = 1, batched_from: int = 0, block_top_k: bool = True
+    ) -> None:
         self._llama = llama
+        self.block_top_k: BlockTopK | None = None
+        if on_backend and batched_from and block_top_k:
+            try:
+                self.block_top_k = BlockTopK(llama.lib, llama.n_vocab)
+            except OSError as exc:  # no ggml library to build with: llama.cpp's own top-k, one per row
+                logger.warning("one top-k for all rows is not available (%s); llama.cpp's per row instead", exc)
         self.on_backend = on_backend
         self.batched_from = batched_from
         self.batched = False  # drawing every row on the host at once this step
@@ -169,18 +192,22 @@ class SlotSamplers:
     def _finish_top_k(self, ready: list[tuple[int, int]]) -> list[int]:
         """The graph kept each row's top-k (or drew the token, for a chain it runs whole): draw the rest."""
         tokens = [0] * len(ready)
-        partial = []
+        partial: list[tuple[int, int]] = []
+        rows: list[int] = []
         for n, (slot, index) in enumerate(ready):
             chain = self._chains[slot]
             if chain.top_k_only:
-                partial.append(n)
+                partial.append((slot, index))
+                rows.append(n)
             else:
                 tokens[n] = chain.sample(self._llama, index)
         if partial:
-            ids, values = padded([self._llama.sampled_top_k(ready[n][1]) for n in partial])
-            drawn = draw(ids, values, [self._rows[ready[n][0]] for n in partial])
+            ids, values = padded(
+                [self._llama.sampled_top_k(index, self._chains[slot].block_top_k) for slot, index in partial]
+            )
+            drawn = draw(ids, values, [self._rows[slot] for slot, _ in partial])
             self.rows_from_graph_top_k += len(partial)
-            for n, token in zip(partial, drawn, strict=True):
+            for n, token in zip(rows, drawn, strict=True):
                 tokens[n] = token
         return tokens
 
@@ -192,7 +219,7 @@ class SlotSamplers:
         if slot in self._spent or self._chains[slot].top_k_only != top_k_only:
             # llama.cpp initialises a chain for its graph once: a new one, same key
             old = self._chains[slot]
-            self._chains[slot] = Sampler(self._llama.lib, key, top_k_only)
+            self._chains[slot] = Sampler(self._llama.lib, key, top_k_only, block_top_k=self.block_top_k)
             old.free()
             self._spent.discard(slot)
             self.chains_built += 1

@@ -1,0 +1,178 @@
+"""One top-k for all rows of a decode step, inside llama.cpp's graph.
+
+With many sequences generating, the sampling step keeps each row's top-k in the decode graph and the
+host draws from them (SlotSamplers). llama.cpp's own top-k sampler is one per sequence, and its
+CUDA top-k runs row by row: 64 of them added 8 ms to a 24 ms step on an H200.
+
+Here the samplers of one context share one computation over the whole [vocabulary x rows] logits,
+from operations that each run once for all rows (pooling, argsort, gathers):
+  1. the maximum of each block of `block` consecutive logits, per row;
+  2. the k blocks with the largest maxima (an argsort of the maxima): the top-k tokens lie in them,
+     since a token in any other block has k larger block maxima above it;
+  3. those blocks' logits and token IDs (k x block candidates), and their top k (an argsort).
+Each sequence's sampler then hands llama.cpp views of its own row: k logits and k token IDs. The IDs
+come out of the graph as float32 (exact below 2^24), because ggml computes no integer arithmetic;
+LlamaContext.sampled_top_k reads them as such.
+
+The samplers are llama.cpp custom samplers (llama_sampler_i) whose callbacks are Python functions,
+building ggml operations through ctypes; llama.cpp calls them while it builds a graph, not per step.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+from pathlib import Path
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+_POOL_MAX = 0  # enum ggml_op_pool
+_SORT_DESC = 1  # enum ggml_sort_order
+_NAME = b"docqa-block-top-k"
+
+
+class GgmlTensor(ctypes.Structure):
+    """The head of ggml.h's struct ggml_tensor, as far as docqa reads it."""
+
+    _fields_ = [
+        ("type", ctypes.c_int),
+        ("buffer", ctypes.c_void_p),
+        ("ne", ctypes.c_int64 * 4),
+        ("nb", ctypes.c_size_t * 4),
+        ("op", ctypes.c_int),
+        ("op_params", ctypes.c_int32 * 16),
+        ("flags", ctypes.c_int32),
+        ("src", ctypes.c_void_p * 10),
+        ("view_src", ctypes.c_void_p),
+        ("view_offs", ctypes.c_size_t),
+        ("data", ctypes.c_void_p),
+        ("name", ctypes.c_char * 64),
+    ]
+
+
+def block_size(n_vocab: int, k: int) -> int | None:
+    """The block width for a top-k over n_vocab logits: the largest divisor of n_vocab from 32 to 256
+    (the blocks must tile the row; Qwen's 151,936 = 1,187 x 128), provided the k x block candidates
+    stay a small part of the row. None: no such block; llama.cpp's own top-k instead."""
+    for block in range(256, 31, -1):
+        if n_vocab % block == 0 and k * block * 8 <= n_vocab:
+            return block
+    return None
+
+
+def _ggml_library(llama: Any) -> Any:
+    """The ggml library that llama.cpp itself loaded (the same file: its tensors and contexts)."""
+    llama_path = Path(llama.llama_cpp._lib._name)
+    for name in ("libggml-base.so", "libggml-base.dylib", "ggml-base.dll"):
+        if (llama_path.parent / name).exists():
+            lib = ctypes.CDLL(str(llama_path.parent / name))
+            break
+    else:
+        raise OSError(f"no ggml-base library beside {llama_path}")
+    vp, i64, c_int = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int
+    signatures: dict[str, list[Any]] = {
+        "ggml_pool_1d": [vp, vp, c_int, c_int, c_int, c_int],
+        "ggml_argsort": [vp, vp, c_int],
+        "ggml_cont": [vp, vp],
+        "ggml_get_rows": [vp, vp, vp],
+        "ggml_arange": [vp, ctypes.c_float, ctypes.c_float, ctypes.c_float],
+        "ggml_reshape_1d": [vp, vp, i64],
+        "ggml_reshape_2d": [vp, vp, i64, i64],
+        "ggml_reshape_3d": [vp, vp, i64, i64, i64],
+        "ggml_view_1d": [vp, vp, i64, ctypes.c_size_t],
+        "ggml_view_2d": [vp, vp, i64, i64, ctypes.c_size_t, ctypes.c_size_t],
+    }
+    for function, argtypes in signatures.items():
+        getattr(lib, function).argtypes = argtypes
+        getattr(lib, function).restype = vp
+    return lib
+
+
+class BlockTopK:
+    """The block top-k samplers of one llama.cpp context, and the computation they share per graph."""
+
+    def __init__(self, llama: Any, n_vocab: int) -> None:
+        self._llama = llama
+        self._ggml = _ggml_library(llama)
+        self.n_vocab = n_vocab
+        self._k: dict[int, int] = {}  # sampler address -> its k
+        self._built: tuple[int, int, int, int, int] | None = None  # full logits, K, out logits, out IDs, row bytes
+        self.graphs_built = 0
+        self.errors = 0
+        i = llama.llama_sampler_i
+        # llama.cpp keeps the name's pointer: a buffer this object owns, not a Python bytes
+        self._name = ctypes.create_string_buffer(_NAME)
+        name_address = ctypes.addressof(self._name)
+        # ctypes callbacks must outlive every sampler: kept on this object, which SlotSamplers keeps
+        self._name_callback = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)(lambda _s: name_address)
+        self._callbacks = [
+            ctypes.cast(self._name_callback, i._fields_[0][1]),  # name
+            i._fields_[2][1](lambda _s, _cur: None),  # apply: never drawn on the host (see SlotSamplers)
+            i._fields_[5][1](self._free),  # free
+            i._fields_[6][1](lambda _s, _buft, _n: True),  # backend_init
+            i._fields_[8][1](self._backend_apply),  # backend_apply
+            i._fields_[10][1](self._backend_reset),  # backend_reset
+        ]
+        name, apply, free, init, backend_apply, reset = self._callbacks
+        self._iface = i(
+            name=name, apply=apply, free=free, backend_init=init, backend_apply=backend_apply, backend_reset=reset
+        )
+
+    def chain(self, k: int) -> Any:
+        """A sampler chain holding one block top-k sampler (llama.cpp offloads chains only)."""
+        lib = self._llama
+        sampler = lib.llama_sampler_init(ctypes.byref(self._iface), None)
+        self._k[ctypes.cast(sampler, ctypes.c_void_p).value or 0] = k
+        chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
+        lib.llama_sampler_chain_add(chain, sampler)
+        return chain
+
+    def _free(self, sampler: Any) -> None:
+        self._k.pop(ctypes.cast(sampler, ctypes.c_void_p).value or 0, None)
+
+    def _backend_reset(self, _sampler: Any) -> None:
+        self._built = None  # llama.cpp resets every sampler before it builds a new graph
+
+    def _backend_apply(self, _sampler: Any, ctx: int, _graph: int, data_pointer: Any) -> None:
+        try:
+            data = data_pointer.contents
+            row_view = GgmlTensor.from_address(data.logits)
+            # In a decode graph each sampler gets a view of its row of all the logits; when llama.cpp
+            # probes a chain (to count its graph nodes) it gets a lone row.
+            full = row_view.view_src or data.logits
+            if self._built is None or self._built[0] != full:
+                self._built = self._build(ctx, full)
+            _, k, out_logits, out_ids, row_bytes = self._built
+            row = row_view.view_offs // GgmlTensor.from_address(full).nb[1] if row_view.view_src else 0
+            data.logits = self._ggml.ggml_view_1d(ctx, out_logits, k, row * row_bytes)
+            data.candidates = self._ggml.ggml_view_1d(ctx, out_ids, k, row * row_bytes)
+        except Exception:  # an exception must not cross into llama.cpp: the row keeps its full logits
+            self.errors += 1
+            logger.exception("block top-k could not be built into llama.cpp's graph")
+
+    def _build(self, ctx: int, full: int) -> tuple[int, int, int, int, int]:
+        g = self._ggml
+        shape = GgmlTensor.from_address(full)
+        vocab, rows = int(shape.ne[0]), int(shape.ne[1])
+        k = max(self._k.values())
+        block = block_size(vocab, k)
+        if block is None:
+            raise ValueError(f"no block top-k for a vocabulary of {vocab} and k={k}")
+        n_blocks = vocab // block
+        maxima = g.ggml_pool_1d(ctx, full, _POOL_MAX, block, block, 0)  # [n_blocks, rows]
+        top_blocks = self._first_columns(ctx, g.ggml_argsort(ctx, maxima, _SORT_DESC), k, rows)  # [k, rows]
+        blocks = g.ggml_reshape_3d(ctx, full, block, n_blocks, rows)
+        candidates = g.ggml_reshape_2d(ctx, g.ggml_get_rows(ctx, blocks, top_blocks), block * k, rows)
+        token_ids = g.ggml_reshape_2d(ctx, g.ggml_arange(ctx, 0.0, float(vocab), 1.0), block, n_blocks)
+        candidate_ids = g.ggml_get_rows(ctx, token_ids, g.ggml_reshape_1d(ctx, top_blocks, k * rows))
+        candidate_ids = g.ggml_reshape_2d(ctx, candidate_ids, block * k, rows)
+        best = self._first_columns(ctx, g.ggml_argsort(ctx, candidates, _SORT_DESC), k, rows)  # [k, rows]
+        out_logits = g.ggml_get_rows(ctx, g.ggml_reshape_3d(ctx, candidates, 1, block * k, rows), best)
+        out_ids = g.ggml_get_rows(ctx, g.ggml_reshape_3d(ctx, candidate_ids, 1, block * k, rows), best)
+        self.graphs_built += 1
+        return full, k, out_logits, out_ids, k * 4  # [1, k, rows] float32 each: a row is k x 4 bytes
+
+    def _first_columns(self, ctx: int, tensor: int, k: int, rows: int) -> int:
+        row_bytes = GgmlTensor.from_address(tensor).nb[1]
+        return int(self._ggml.ggml_cont(ctx, self._ggml.ggml_view_2d(ctx, tensor, k, rows, row_bytes, 0)))

@@ -1,0 +1,112 @@
+"""One top-k for all rows inside llama.cpp's graph (docqa.engine.block_top_k), on the CPU backend."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from docqa.engine.block_top_k import block_size
+
+PROMPTS = [[1, 2, 3, 4, 5], [100, 200, 300], [5000, 6000, 7000, 8000], [42], [9, 99, 999, 9999, 99999, 7]]
+
+
+def test_block_size_tiles_the_vocabulary_and_keeps_the_candidates_few() -> None:
+    assert block_size(151_936, 20) == 128  # Qwen: 1,187 blocks of 128
+    assert block_size(262_144, 20) == 256  # Gemma 3
+    assert block_size(151_936, 200) == 64  # 200 x 128 candidates would be a sixth of the row
+    assert block_size(151_937, 20) is None  # a prime: no blocks, llama.cpp's own top-k
+    assert block_size(151_936, 5_000) is None
+
+
+def _context(model: Path, backend_sampling: bool):  # type: ignore[no-untyped-def]
+    from docqa.engine.llama_context import LlamaContext
+
+    return LlamaContext(
+        model,
+        n_ctx=2048,
+        n_batch=512,
+        n_seq_max=len(PROMPTS),
+        kv_unified=True,
+        n_gpu_layers=0,
+        flash_attn=False,
+        n_threads=2,
+        backend_sampling=backend_sampling,
+    )
+
+
+def _decode_prompts(llama) -> list[int]:  # type: ignore[no-untyped-def]
+    """Each prompt its own sequence, its last token an output; the outputs' batch indices."""
+    indices, at = [], 0
+    for seq, tokens in enumerate(PROMPTS):
+        llama.batch.add(tokens, 0, seq, "last")
+        at += len(tokens)
+        indices.append(at - 1)
+    assert llama.decode() == 0
+    return indices
+
+
+@pytest.mark.parametrize("k", [1, 20, 40])
+def test_graph_keeps_exactly_each_rows_top_k(tiny_qwen3: Path, k: int) -> None:
+    """The candidates the graph keeps for each sequence are that row's top-k token IDs with their
+    logits, the same as sorting the row's raw logits (a row given another's logits would differ)."""
+    from docqa.engine.block_top_k import BlockTopK
+
+    plain = _context(tiny_qwen3, backend_sampling=False)
+    graph = _context(tiny_qwen3, backend_sampling=True)
+    try:
+        rows = [plain.logits(i) for i in _decode_prompts(plain)]
+        group = BlockTopK(graph.lib, graph.n_vocab)
+        chains = [group.chain(k) for _ in PROMPTS]
+        for seq, chain in enumerate(chains):
+            assert graph.attach_sampler(seq, chain)
+        for n, index in enumerate(_decode_prompts(graph)):
+            ids, values = graph.sampled_top_k(index, float_ids=True)
+            expected = np.argsort(-rows[n], kind="stable")[:k]
+            assert len(ids) == k
+            assert set(ids.tolist()) == set(expected.tolist())
+            assert np.allclose(values, rows[n][ids], atol=1e-4)
+        assert group.errors == 0 and group.graphs_built >= 1
+        for seq, chain in enumerate(chains):
+            graph.attach_sampler(seq, None)
+            graph.lib.llama_sampler_free(chain)
+        assert group._k == {}  # llama.cpp's free reached the Python side
+    finally:
+        plain.close()
+        graph.close()
+
+
+def test_engine_draws_from_the_block_top_k_like_from_llama_cpps(tiny_qwen3: Path) -> None:
+    """The engine under load in graph mode, with the block top-k and with llama.cpp's per-row top-k:
+    top-1 sampling is deterministic, so both give the same text; and the block path really ran."""
+    from docqa.engine.batching import BatchingGenerator
+    from docqa.generation import NON_THINKING_SAMPLING
+    from docqa.settings import LLMSettings
+    from tests.test_engine import PROMPTS as TEXT_PROMPTS
+    from tests.test_engine import _together
+
+    top_1 = replace(NON_THINKING_SAMPLING, top_k=1, max_tokens=16, ignore_eos=True, seed=3)
+    texts = {}
+    for block in (True, False):
+        settings = LLMSettings(
+            n_ctx=1024,
+            n_parallel=4,
+            n_batch=256,
+            prefix_cache_slots=0,
+            backend_sampling=True,
+            batched_sampling_from=2,
+            block_top_k=block,
+        )
+        eng = BatchingGenerator(tiny_qwen3, settings)
+        try:
+            texts[block] = _together(eng, TEXT_PROMPTS[:4], top_1)
+            group = eng.samplers.block_top_k
+            assert (group is not None and group.graphs_built > 0) == block
+            assert group is None or group.errors == 0
+            assert eng.samplers.rows_from_graph_top_k > 0
+        finally:
+            eng.close()
+    assert len(set(texts[True])) == 4
+    assert texts[True] == texts[False]
