@@ -62,12 +62,16 @@ def test_graph_keeps_exactly_each_rows_top_k(tiny_qwen3: Path, k: int) -> None:
         chains = [group.chain(k) for _ in PROMPTS]
         for seq, chain in enumerate(chains):
             assert graph.attach_sampler(seq, chain)
-        for n, index in enumerate(_decode_prompts(graph)):
+        indices = _decode_prompts(graph)
+        together = graph.sampled_block_top_k(indices)  # all rows in one gather
+        assert together is not None
+        for n, index in enumerate(indices):
             ids, values = graph.sampled_top_k(index, float_ids=True)
             expected = np.argsort(-rows[n], kind="stable")[:k]
             assert len(ids) == k
             assert set(ids.tolist()) == set(expected.tolist())
             assert np.allclose(values, rows[n][ids], atol=1e-4)
+            assert np.array_equal(together[0][n], ids) and np.array_equal(together[1][n], values)
         assert group.errors == 0 and group.graphs_built >= 1
         for seq, chain in enumerate(chains):
             graph.attach_sampler(seq, None)

@@ -202,7 +202,10 @@ class SlotSamplers:
             else:
                 tokens[n] = chain.sample(self._llama, index)
         if partial:
-            ids, values = padded(
+            together = None
+            if all(self._chains[slot].block_top_k for slot, _ in partial):
+                together = self._llama.sampled_block_top_k([index for _, index in partial])
+            ids, values = together or padded(
                 [self._llama.sampled_top_k(index, self._chains[slot].block_top_k) for slot, index in partial]
             )
             drawn = draw(ids, values, [self._rows[slot] for slot, _ in partial])
