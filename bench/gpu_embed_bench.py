@@ -71,10 +71,10 @@ def embedder_throughput(
     """Qwen3-Embedding pools its last token (its GGUF says so; this synthetic one does not, hence
     pooling="last"), which lets llama.cpp run a text in micro-batches. all_outputs: every token an
     output, as llama.cpp's embedding mode (and llama-bench -embd 1) does, not just each text's last."""
-    settings = EmbedSettings(model=model, n_ctx=8192, pooling="last", micro_batch=micro_batch)
+    settings = EmbedSettings(
+        model=model, n_ctx=8192, pooling="last", micro_batch=micro_batch, last_token_only=not all_outputs
+    )
     embedder = LlamaEmbedder(model, settings)
-    if all_outputs:
-        embedder.prefill_without_outputs = False
     tokens = sum(min(embedder.count_tokens(t), 8192) for t in texts)
     embedder.embed_documents(texts[:2])  # warm-up: CUDA graphs, allocations
     started = time.perf_counter()

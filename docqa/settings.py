@@ -125,6 +125,13 @@ class EmbedSettings(BaseModel):
         "text runs in pieces: a smaller compute buffer, but slower (84% against 95% of llama-bench on an H200), "
         "and only for a causal model that pools its last token (Qwen3-Embedding); mean and CLS pooling refuse it.",
     )
+    last_token_only: bool = Field(
+        default=True,
+        description="For a model that pools its last token (Qwen3-Embedding): run each text but its last token "
+        "without outputs, then the last tokens, so llama.cpp computes no logits for the rest (an H200: 1.5x "
+        "the throughput; compute buffer at 8k tokens 0.55 GB instead of 4.9); false: every token an output, "
+        "as llama.cpp's embedding mode does.",
+    )
     query_instruction: str | None = Field(
         default=None,
         description="Prefix for questions before embedding; unset picks the model's documented one "

@@ -7,11 +7,12 @@ batches of up to `batch_tokens` tokens; the caller gets progress after every bat
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -117,6 +118,44 @@ def micro_batch(metadata: dict[str, str], pooling: int, settings: EmbedSettings)
     return min(settings.micro_batch, settings.n_ctx)
 
 
+# Texts embedded in one llama_decode at most, where only their last tokens are outputs: llama.cpp sizes
+# its compute buffer for this many rows of logits instead of one per token of the batch. Measured with
+# a Qwen3-Embedding-0.6B-shaped model, 8,192-token context, flash attention (as on a GPU), CPU backend:
+# 4,908 -> 548 MiB of compute buffer.
+MAX_OUTPUTS = 64
+
+
+def _open_context(model_path: Path, settings: EmbedSettings, pooling: int, n_ubatch: int, max_outputs: int) -> Any:
+    """llama.cpp's model and an embedding context, through llama-cpp-python's low-level wrappers:
+    its high-level Llama cannot bound the outputs a batch may have (n_outputs_max)."""
+    import llama_cpp
+    from llama_cpp import _internals, _logger
+
+    _logger.set_verbose(bool(os.environ.get("DOCQA_LLAMA_LOG")))  # DOCQA_LLAMA_LOG=1: llama.cpp's log
+    model_params = llama_cpp.llama_model_default_params()
+    # llama-cpp-python's convention: -1 means every layer (llama.cpp itself wants a large count)
+    model_params.n_gpu_layers = 0x7FFFFFFF if settings.n_gpu_layers < 0 else settings.n_gpu_layers
+    # verbose=True only skips llama-cpp-python's descriptor swapping (see docqa.engine.llama_context)
+    model = _internals.LlamaModel(path_model=str(model_path), params=model_params, verbose=True)
+    params = llama_cpp.llama_context_default_params()
+    params.n_ctx = params.n_batch = settings.n_ctx
+    params.n_ubatch = n_ubatch
+    params.n_seq_max = min(settings.n_ctx, int(llama_cpp.llama_max_parallel_sequences()))
+    if max_outputs:  # each sequence has an output (llama.cpp requires n_seq_max <= n_outputs_max)
+        params.n_seq_max = params.n_outputs_max = min(params.n_seq_max, max_outputs)
+    params.kv_unified = True
+    params.embeddings = True
+    params.pooling_type = pooling
+    params.n_threads = params.n_threads_batch = cpu_threads(settings.n_threads)
+    params.flash_attn_type = (
+        llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED
+        if use_flash_attention(settings.flash_attn, settings.n_gpu_layers)
+        else llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
+    )
+    params.no_perf = True
+    return model, _internals.LlamaContext(model=model, params=params, verbose=True), params
+
+
 def default_query_instruction(metadata: dict[str, str]) -> str:
     return QWEN3_EMBEDDING_INSTRUCTION if _is_qwen3_embedding(metadata) else ""
 
@@ -141,22 +180,13 @@ class LlamaEmbedder:
         # them and copies vocabulary x tokens logits to the host (2.5 GB for a 4k-token text with
         # Qwen's vocabulary), none of which pooling reads. Where only the last token matters, the
         # rest of each text runs first as a plain prefill without outputs (docs/benchmarks.md).
-        self.prefill_without_outputs = pools_last_token_causally(metadata, pooling)
-        self._llm = llama_cpp.Llama(
-            str(model_path),
-            embedding=True,
-            n_ctx=settings.n_ctx,
-            n_batch=settings.n_ctx,
-            n_ubatch=self.micro_batch,
-            n_gpu_layers=settings.n_gpu_layers,
-            flash_attn=use_flash_attention(settings.flash_attn, settings.n_gpu_layers),
-            n_threads=cpu_threads(settings.n_threads),
-            n_threads_batch=cpu_threads(settings.n_threads),
-            pooling_type=pooling,
-            verbose=False,
+        self.prefill_without_outputs = settings.last_token_only and pools_last_token_causally(metadata, pooling)
+        self._model, self._ctx, params = _open_context(
+            model_path, settings, pooling, self.micro_batch, MAX_OUTPUTS + 1 if self.prefill_without_outputs else 0
         )
+        self._max_texts = max(1, int(params.n_seq_max) - 1)  # texts in one llama_decode, besides the padding
         self.model_id = model_label(model_path)
-        self.dim = int(self._llm.n_embd())
+        self.dim = int(self._model.n_embd())
         self.made_for_embedding = made_for_embedding(metadata)
         self.query_instruction = (
             settings.query_instruction
@@ -171,7 +201,7 @@ class LlamaEmbedder:
         # H200: 72% of llama-bench's embedding throughput instead of 90% (docs/benchmarks.md).
         offloaded = settings.n_gpu_layers != 0 and bool(llama_cpp.llama_supports_gpu_offload())
         self.pad_multiple = 256 if offloaded else 1
-        self._batch = TokenBatch(int(self._llm.n_batch))
+        self._batch = TokenBatch(settings.n_ctx)
         if offloaded:
             # As llama.cpp's own tools do at load: the first decode on a GPU pays one-off set-up
             # (kernels, cuBLAS, buffers); pay it while loading, not inside the first ingest or query.
@@ -179,7 +209,7 @@ class LlamaEmbedder:
         logger.info("embedder %s loaded (%d dims, %d-token micro-batches)", self.model_id, self.dim, self.micro_batch)
 
     def _tokenize(self, text: str) -> list[int]:
-        return self._llm.tokenize(text.encode("utf-8"), add_bos=True, special=False)
+        return list(self._model.tokenize(text.encode("utf-8"), add_bos=True, special=False))
 
     def count_tokens(self, text: str) -> int:
         return len(self._tokenize(text))
@@ -195,7 +225,7 @@ class LlamaEmbedder:
         on an H200), hence this direct path over llama-cpp-python's context and a numpy-filled batch."""
         import llama_cpp
 
-        ctx = self._llm._ctx
+        ctx = self._ctx
         ctx.kv_cache_clear()
         if self.prefill_without_outputs:
             # All but each text's last token, no outputs; then the last tokens, each its text's vector.
@@ -219,12 +249,12 @@ class LlamaEmbedder:
         (outputs=True) or a prefill without outputs, padded to a multiple of pad_multiple tokens."""
         import llama_cpp
 
-        batch, ctx = self._batch, self._llm._ctx
+        batch, ctx = self._batch, self._ctx
         total = sum(len(tokens) for tokens in token_lists)
         if total == 0:
             return
         pad = -total % pad_multiple
-        if total + pad > batch.capacity or len(token_lists) >= self._llm.context_params.n_seq_max:
+        if total + pad > batch.capacity or len(token_lists) > self._max_texts:
             pad = 0
         batch.clear()
         try:
@@ -245,7 +275,7 @@ class LlamaEmbedder:
         A background thread tokenises ahead while llama.cpp embeds (both release the GIL), so on a GPU
         the tokeniser's CPU time hides behind the forward passes."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        max_seqs = max(1, int(self._llm.context_params.n_seq_max))
+        max_seqs = self._max_texts
         batch: list[tuple[int, list[int]]] = []
         batch_tokens = 0
         done = 0

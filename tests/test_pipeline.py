@@ -101,6 +101,7 @@ def test_a_collection_refuses_a_different_embedding_model(sample_qa) -> None:  #
 def test_embedder_direct_path_and_gpu_padding_keep_the_vectors(tiny_qwen3: Path) -> None:
     """docqa embeds pre-tokenised texts through llama.cpp's batch directly, and on a GPU pads each
     batch with a throw-away sequence; neither may change a vector (checked here on the CPU)."""
+    import llama_cpp
     import numpy as np
 
     from docqa.settings import EmbedSettings
@@ -108,7 +109,17 @@ def test_embedder_direct_path_and_gpu_padding_keep_the_vectors(tiny_qwen3: Path)
 
     embedder = LlamaEmbedder(tiny_qwen3, EmbedSettings(n_ctx=2048))
     texts = ["short one", "termination for convenience on 30 days notice", "word " * 1500, "中文合同条款"]
-    reference = l2_normalise(np.asarray(embedder._llm.embed(texts, normalize=False), dtype=np.float32))
+    # the reference: llama-cpp-python's own embedding path, on a context of its own
+    llm = llama_cpp.Llama(
+        str(tiny_qwen3),
+        embedding=True,
+        n_ctx=2048,
+        n_batch=2048,
+        n_ubatch=2048,
+        pooling_type=llama_cpp.LLAMA_POOLING_TYPE_MEAN,
+        verbose=False,
+    )
+    reference = l2_normalise(np.asarray(llm.embed(texts, normalize=False), dtype=np.float32))
     assert embedder.pad_multiple == 1  # no GPU here: padding would only cost time
     direct = embedder.embed_documents(texts)
     embedder.pad_multiple = 256
@@ -151,8 +162,9 @@ def test_last_token_embedder_prefills_without_outputs_and_keeps_the_vectors(tiny
     assert embedder.prefill_without_outputs is True
     prefilled = embedder.embed_documents(texts)  # one batch of four sequences
     one_by_one = np.vstack([embedder.embed_documents([t]) for t in texts])
-    embedder.prefill_without_outputs = False
-    every_token = embedder.embed_documents(texts)
+    every = LlamaEmbedder(tiny_qwen3, EmbedSettings(n_ctx=2048, pooling="last", last_token_only=False))
+    assert every.prefill_without_outputs is False
+    every_token = every.embed_documents(texts)
     assert np.abs(prefilled - every_token).max() < 1e-4
     assert np.abs(one_by_one - every_token).max() < 1e-4
     assert np.abs(prefilled[0] - prefilled[2]).max() > 1e-3  # different texts, different vectors
