@@ -86,7 +86,30 @@ def _ggml_library(llama: Any) -> Any:
     for function, argtypes in signatures.items():
         getattr(lib, function).argtypes = argtypes
         getattr(lib, function).restype = vp
+    _check_layout(lib)
     return lib
+
+
+class _InitParams(ctypes.Structure):
+    _fields_ = [("mem_size", ctypes.c_size_t), ("mem_buffer", ctypes.c_void_p), ("no_alloc", ctypes.c_bool)]
+
+
+def _check_layout(lib: Any) -> None:
+    """GgmlTensor mirrors ggml.h by hand: check it on a real tensor and view before trusting it, so a
+    llama.cpp whose struct has moved falls back to its own top-k instead of reading garbage."""
+    lib.ggml_init.argtypes, lib.ggml_init.restype = [_InitParams], ctypes.c_void_p
+    lib.ggml_new_tensor_2d.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int64, ctypes.c_int64]
+    lib.ggml_new_tensor_2d.restype = ctypes.c_void_p
+    lib.ggml_free.argtypes, lib.ggml_free.restype = [ctypes.c_void_p], None
+    ctx = lib.ggml_init(_InitParams(1 << 16, None, True))
+    try:
+        tensor = lib.ggml_new_tensor_2d(ctx, 0, 7, 3)  # GGML_TYPE_F32
+        row = lib.ggml_view_1d(ctx, tensor, 7, 28)
+        t, v = GgmlTensor.from_address(tensor), GgmlTensor.from_address(row)
+        if (t.ne[0], t.ne[1], t.nb[1], v.view_src, v.view_offs) != (7, 3, 28, tensor, 28):
+            raise OSError("ggml's tensor layout is not the one docqa.engine.block_top_k reads")
+    finally:
+        lib.ggml_free(ctx)
 
 
 class BlockTopK:
