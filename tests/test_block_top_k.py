@@ -84,7 +84,8 @@ def test_graph_keeps_exactly_each_rows_top_k(tiny_qwen3: Path, k: int) -> None:
 
 def test_engine_draws_from_the_block_top_k_like_from_llama_cpps(tiny_qwen3: Path) -> None:
     """The engine under load in graph mode, with the block top-k and with llama.cpp's per-row top-k:
-    top-1 sampling is deterministic, so both give the same text; and the block path really ran."""
+    top-1 sampling is deterministic, so both give the same text, and so do seeded top-20 draws mixed
+    with greedy requests in the same steps; and the block path really ran."""
     from docqa.engine.batching import BatchingGenerator
     from docqa.generation import NON_THINKING_SAMPLING
     from docqa.settings import LLMSettings
@@ -92,7 +93,9 @@ def test_engine_draws_from_the_block_top_k_like_from_llama_cpps(tiny_qwen3: Path
     from tests.test_engine import _together
 
     top_1 = replace(NON_THINKING_SAMPLING, top_k=1, max_tokens=16, ignore_eos=True, seed=3)
-    texts = {}
+    sampled = replace(NON_THINKING_SAMPLING, max_tokens=16, ignore_eos=True, seed=5)  # top-k 20, seeded
+    greedy = replace(sampled, temperature=0.0)  # a whole chain (argmax) in the graph beside the block top-k
+    texts, mixed = {}, {}
     for block in (True, False):
         settings = LLMSettings(
             n_ctx=1024,
@@ -106,6 +109,9 @@ def test_engine_draws_from_the_block_top_k_like_from_llama_cpps(tiny_qwen3: Path
         eng = BatchingGenerator(tiny_qwen3, settings)
         try:
             texts[block] = _together(eng, TEXT_PROMPTS[:4], top_1)
+            with eng._step_lock:  # requests of different kinds in the same steps
+                streams = [eng.submit(p, greedy if n % 2 else sampled) for n, p in enumerate(TEXT_PROMPTS[:4])]
+            mixed[block] = ["".join(e.text for e in s if e.kind == "text") for s in streams]
             group = eng.samplers.block_top_k
             assert (group is not None and group.graphs_built > 0) == block
             assert group is None or group.errors == 0
@@ -114,3 +120,6 @@ def test_engine_draws_from_the_block_top_k_like_from_llama_cpps(tiny_qwen3: Path
             eng.close()
     assert len(set(texts[True])) == 4
     assert texts[True] == texts[False]
+    # the seeded draws see the same top-20 either way (in another order), the greedy rows their argmax
+    assert mixed[True] == mixed[False]
+    assert len(set(mixed[True])) == 4
