@@ -140,16 +140,22 @@ class LlamaContext:
         if k == 0:
             return None
         # every output's row sits at a fixed stride in llama.cpp's host buffers: read them as one array
-        values = self._gather(self._sampled_logits_address, batch_indices, k, np.float32)
-        ids = self._gather(self._sampled_candidates_address, batch_indices, k, np.float32)  # float32 IDs
+        values = self._gather(self._sampled_logits_address, batch_indices, k)
+        ids = self._gather(self._sampled_candidates_address, batch_indices, k)  # the IDs are float32 too
+        if values is None or ids is None:
+            return None
         return ids.astype(np.int64), values
 
-    def _gather(self, address_of: Any, batch_indices: list[int], k: int, dtype: Any) -> np.ndarray:
-        addresses = np.array([address_of(self.ctx.ctx, i) for i in batch_indices], dtype=np.int64)
+    def _gather(self, address_of: Any, batch_indices: list[int], k: int) -> np.ndarray | None:
+        """k float32 at each output's row; None unless every row is in the buffer (a row whose step
+        part kept no candidates points elsewhere, or nowhere: the caller reads row by row instead)."""
+        addresses = np.array([address_of(self.ctx.ctx, i) or 0 for i in batch_indices], dtype=np.int64)
         base = int(addresses.min())
-        span = (int(addresses.max()) - base) // 4 + k
-        whole = np.ctypeslib.as_array((ctypes.c_float * span).from_address(base)).view(dtype)
-        return whole[((addresses - base) // 4)[:, None] + np.arange(k)[None, :]]
+        offsets = addresses - base
+        if base == 0 or np.any(offsets % (self.n_vocab * 4)):
+            return None
+        whole = np.ctypeslib.as_array((ctypes.c_float * (int(offsets.max()) // 4 + k)).from_address(base))
+        return whole[(offsets // 4)[:, None] + np.arange(k)[None, :]]
 
     def logits(self, batch_index: int) -> np.ndarray:
         ptr = self.lib.llama_get_logits_ith(self.ctx.ctx, batch_index)
