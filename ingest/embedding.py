@@ -7,7 +7,6 @@ batches of up to `batch_tokens` tokens; the caller gets progress after every bat
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -129,30 +128,24 @@ def _open_context(model_path: Path, settings: EmbedSettings, pooling: int, n_uba
     """llama.cpp's model and an embedding context, through llama-cpp-python's low-level wrappers:
     its high-level Llama cannot bound the outputs a batch may have (n_outputs_max)."""
     import llama_cpp
-    from llama_cpp import _internals, _logger
+    from llama_cpp import _internals
 
-    _logger.set_verbose(bool(os.environ.get("DOCQA_LLAMA_LOG")))  # DOCQA_LLAMA_LOG=1: llama.cpp's log
-    model_params = llama_cpp.llama_model_default_params()
-    # llama-cpp-python's convention: -1 means every layer (llama.cpp itself wants a large count)
-    model_params.n_gpu_layers = 0x7FFFFFFF if settings.n_gpu_layers < 0 else settings.n_gpu_layers
-    # verbose=True only skips llama-cpp-python's descriptor swapping (see docqa.engine.llama_context)
-    model = _internals.LlamaModel(path_model=str(model_path), params=model_params, verbose=True)
-    params = llama_cpp.llama_context_default_params()
-    params.n_ctx = params.n_batch = settings.n_ctx
-    params.n_ubatch = n_ubatch
+    from docqa.engine.llama_context import context_params, load_model
+
+    model = load_model(model_path, settings.n_gpu_layers)
+    params = context_params(
+        n_ctx=settings.n_ctx,
+        n_batch=settings.n_ctx,
+        n_ubatch=n_ubatch,
+        n_threads=cpu_threads(settings.n_threads),
+        flash_attn=use_flash_attention(settings.flash_attn, settings.n_gpu_layers),
+    )
     params.n_seq_max = min(settings.n_ctx, int(llama_cpp.llama_max_parallel_sequences()))
     if max_outputs:  # each sequence has an output (llama.cpp requires n_seq_max <= n_outputs_max)
         params.n_seq_max = params.n_outputs_max = min(params.n_seq_max, max_outputs)
     params.kv_unified = True
     params.embeddings = True
     params.pooling_type = pooling
-    params.n_threads = params.n_threads_batch = cpu_threads(settings.n_threads)
-    params.flash_attn_type = (
-        llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED
-        if use_flash_attention(settings.flash_attn, settings.n_gpu_layers)
-        else llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
-    )
-    params.no_perf = True
     return model, _internals.LlamaContext(model=model, params=params, verbose=True), params
 
 

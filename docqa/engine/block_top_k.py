@@ -61,12 +61,13 @@ def block_size(n_vocab: int, k: int) -> int | None:
     return None
 
 
-def _ggml_library(llama: Any) -> Any:
-    """The ggml library that llama.cpp itself loaded (the same file: its tensors and contexts)."""
-    llama_path = Path(llama.llama_cpp._lib._name)
+def _ggml_library(lib: Any) -> Any:
+    """The ggml library that llama.cpp itself loaded (the same file: its tensors and contexts);
+    lib: llama-cpp-python's llama_cpp package."""
+    llama_path = Path(lib.llama_cpp._lib._name)
     for name in ("libggml-base.so", "libggml-base.dylib", "ggml-base.dll"):
         if (llama_path.parent / name).exists():
-            lib = ctypes.CDLL(str(llama_path.parent / name))
+            ggml = ctypes.CDLL(str(llama_path.parent / name))
             break
     else:
         raise OSError(f"no ggml-base library beside {llama_path}")
@@ -84,10 +85,10 @@ def _ggml_library(llama: Any) -> Any:
         "ggml_view_2d": [vp, vp, i64, i64, ctypes.c_size_t, ctypes.c_size_t],
     }
     for function, argtypes in signatures.items():
-        getattr(lib, function).argtypes = argtypes
-        getattr(lib, function).restype = vp
-    _check_layout(lib)
-    return lib
+        getattr(ggml, function).argtypes = argtypes
+        getattr(ggml, function).restype = vp
+    _check_layout(ggml)
+    return ggml
 
 
 class _InitParams(ctypes.Structure):
@@ -115,15 +116,16 @@ def _check_layout(lib: Any) -> None:
 class BlockTopK:
     """The block top-k samplers of one llama.cpp context, and the computation they share per graph."""
 
-    def __init__(self, llama: Any, n_vocab: int) -> None:
-        self._llama = llama
-        self._ggml = _ggml_library(llama)
+    def __init__(self, lib: Any, n_vocab: int) -> None:
+        """lib: llama-cpp-python's llama_cpp package (LlamaContext.lib)."""
+        self._lib = lib
+        self._ggml = _ggml_library(lib)
         self.n_vocab = n_vocab
         self._k: dict[int, int] = {}  # sampler address -> its k
         self._built: tuple[int, int, int, int, int] | None = None  # full logits, K, out logits, out IDs, row bytes
         self.graphs_built = 0
         self.errors = 0
-        i = llama.llama_sampler_i
+        i = lib.llama_sampler_i
         # llama.cpp keeps the name's pointer: a buffer this object owns, not a Python bytes
         self._name = ctypes.create_string_buffer(_NAME)
         name_address = ctypes.addressof(self._name)
@@ -144,7 +146,7 @@ class BlockTopK:
 
     def chain(self, k: int) -> Any:
         """A sampler chain holding one block top-k sampler (llama.cpp offloads chains only)."""
-        lib = self._llama
+        lib = self._lib
         sampler = lib.llama_sampler_init(ctypes.byref(self._iface), None)
         self._k[ctypes.cast(sampler, ctypes.c_void_p).value or 0] = k
         chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())

@@ -17,6 +17,37 @@ import numpy as np
 from docqa.token_batch import TokenBatch
 
 
+def load_model(model_path: Path, n_gpu_layers: int) -> Any:
+    """llama.cpp's model through llama-cpp-python's low-level wrapper (the engine's and the embedder's)."""
+    import llama_cpp
+    from llama_cpp import _internals, _logger
+
+    # the high-level Llama sets llama.cpp's log level; the low-level API does not (DOCQA_LLAMA_LOG=1: all)
+    _logger.set_verbose(bool(os.environ.get("DOCQA_LLAMA_LOG")))
+    model_params = llama_cpp.llama_model_default_params()
+    # llama-cpp-python's convention: -1 means every layer (llama.cpp itself wants a large count)
+    model_params.n_gpu_layers = 0x7FFFFFFF if n_gpu_layers < 0 else n_gpu_layers
+    # verbose=True skips llama-cpp-python's stdout/stderr descriptor swapping, which crashed the
+    # first model load of a process on the GPU device; the log level above keeps llama.cpp quiet.
+    return _internals.LlamaModel(path_model=str(model_path), params=model_params, verbose=True)
+
+
+def context_params(*, n_ctx: int, n_batch: int, n_ubatch: int, n_threads: int, flash_attn: bool) -> Any:
+    """llama.cpp context parameters with what the engine's and the embedder's contexts share."""
+    import llama_cpp
+
+    params = llama_cpp.llama_context_default_params()
+    params.n_ctx = n_ctx
+    params.n_batch = n_batch
+    params.n_ubatch = n_ubatch
+    params.n_threads = params.n_threads_batch = n_threads
+    params.flash_attn_type = (
+        llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED if flash_attn else llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
+    )
+    params.no_perf = True
+    return params
+
+
 class LlamaContext:
     def __init__(
         self,
@@ -32,29 +63,15 @@ class LlamaContext:
         backend_sampling: bool = False,
     ) -> None:
         import llama_cpp
-        from llama_cpp import _internals, _logger
+        from llama_cpp import _internals
 
-        # the high-level Llama sets llama.cpp's log level; the low-level API does not (DOCQA_LLAMA_LOG=1: all)
-        _logger.set_verbose(bool(os.environ.get("DOCQA_LLAMA_LOG")))
         self.lib: Any = llama_cpp
-        model_params = llama_cpp.llama_model_default_params()
-        # llama-cpp-python's convention: -1 means every layer (llama.cpp itself wants a large count)
-        model_params.n_gpu_layers = 0x7FFFFFFF if n_gpu_layers < 0 else n_gpu_layers
-        # verbose=True skips llama-cpp-python's stdout/stderr descriptor swapping, which crashed the
-        # first model load of a process on the GPU device; the log level above keeps llama.cpp quiet.
-        self.model = _internals.LlamaModel(path_model=str(model_path), params=model_params, verbose=True)
-        params = llama_cpp.llama_context_default_params()
-        params.n_ctx = n_ctx
-        params.n_batch = n_batch
-        params.n_ubatch = min(n_batch, 512)
+        self.model = load_model(model_path, n_gpu_layers)
+        params = context_params(
+            n_ctx=n_ctx, n_batch=n_batch, n_ubatch=min(n_batch, 512), n_threads=n_threads, flash_attn=flash_attn
+        )
         params.n_seq_max = n_seq_max
         params.kv_unified = kv_unified
-        params.n_threads = n_threads
-        params.n_threads_batch = n_threads
-        params.flash_attn_type = (
-            llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED if flash_attn else llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
-        )
-        params.no_perf = True
         if backend_sampling:
             # the engine asks one output per sequence per batch; a backend sampler plans for this many
             params.n_outputs_max_per_seq = 1
