@@ -75,10 +75,10 @@ def main() -> None:
         for i, row in enumerate(questions):
             answer = qa.ask(AskRequest(row["question"], collection="bench-txt", max_tokens=args.max_tokens, seed=i))
             timings.append(answer.timings)
-            chunks = qa.store.fetch_chunks([c.chunk_id for c in answer.citations])
+            cited = qa.store.fetch_chunks([c.chunk_id for c in answer.citations])
             hit = any(
-                chunks[c.chunk_id].document_name == Path(row["doc"]).name
-                and any(is_hit(chunks[c.chunk_id].text, a["text"]) for a in row["answers"])
+                cited[c.chunk_id].document_name == Path(row["doc"]).name
+                and any(is_hit(cited[c.chunk_id].text, a["text"]) for a in row["answers"])
                 for c in answer.citations
             )
             hits += hit

@@ -247,6 +247,54 @@ def _short_phase(
     return out
 
 
+def single_stream_variants(bin_dir: Path | None, model: Path, repeats: int = 3) -> dict[str, float]:
+    """Single-stream decode from an empty context under each way of sampling, in turns, with llama-bench
+    tg128 before and after them: the top-k of a whole chain in the graph from block maxima (the default)
+    or llama.cpp's top-k; greedy (no top-k at all); the graph keeping the top-k and the host drawing."""
+    out: dict[str, float] = {}
+    rag = replace(NON_THINKING_SAMPLING, max_tokens=256, ignore_eos=True, seed=1)
+    variants: dict[str, tuple[dict[str, object], SamplingParams]] = {
+        "block_chain": ({"block_top_k": True}, rag),
+        "llama_top_k_chain": ({"block_top_k": False}, rag),
+        "greedy": ({}, replace(rag, temperature=0.0)),
+        "host_draw_block": ({"batched_sampling_from": 1}, rag),
+    }
+    tg: list[float] = []
+
+    def llama_bench_tg() -> None:
+        if bin_dir is None:
+            return
+        command = [str(bin_dir / "llama-bench"), "-m", str(model), "-p", "0", "-n", "128", "-fa", "1", "-ngl", "99"]
+        text = subprocess.run(
+            [*command, "-o", "json"],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        ).stdout
+        tg.extend(float(row["avg_ts"]) for row in json.loads(text))
+
+    llama_bench_tg()
+    for name, (overrides, params) in variants.items():
+        settings = LLMSettings(n_ctx=6464, n_parallel=16, n_batch=2048, prefix_cache_slots=2, **overrides)  # type: ignore[arg-type]
+        engine = BatchingGenerator(model, settings)
+        run_requests(engine, ["Warm up the graphs."], replace(params, max_tokens=8))
+        rates = []
+        for _ in range(repeats):
+            (trace,), _ = run_requests(engine, ["Summarise the agreement."], params)
+            rates.append((trace.tokens - 1) / (trace.finished - trace.stamps[0]))
+        out[f"single_{name}_tps_median"] = statistics.median(rates)
+        out[f"single_{name}_tps_max"] = max(rates)
+        engine.close()
+    llama_bench_tg()
+    if tg:
+        out["llama_bench_tg128_tps_runs"] = len(tg)
+        out["llama_bench_tg128_tps_min"] = min(tg)
+        out["llama_bench_tg128_tps_max"] = max(tg)
+        for name in variants:
+            out[f"single_{name}_share_of_tg128"] = out[f"single_{name}_tps_median"] / statistics.mean(tg)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", type=Path, required=True)
@@ -262,6 +310,9 @@ def main() -> None:
     ap.add_argument(
         "--per-row-top-k-too", action="store_true", help="also run the engine with llama.cpp's top-k, one per row"
     )
+    ap.add_argument(
+        "--single-variants", action="store_true", help="only single-stream decode, under each way of sampling"
+    )
     args = ap.parse_args()
     results: dict[str, float] = {}
 
@@ -270,6 +321,9 @@ def main() -> None:
         print(json.dumps(part), file=sys.stderr, flush=True)
         args.out.write_text(json.dumps(results, indent=2))  # what is done survives a later failure
 
+    if args.single_variants:
+        note(single_stream_variants(args.bin, args.model))
+        return
     if args.bin:
         note(ceilings(args.bin, args.model, args.only_64))
     note(engine_phases(args.model, None, "docqa", only_64=args.only_64))

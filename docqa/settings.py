@@ -87,9 +87,10 @@ class LLMSettings(BaseModel):
     )
     block_top_k: bool = Field(
         default=True,
-        description="When llama.cpp's graph keeps each row's top-k (batched_sampling_from), compute it once for "
-        "all rows from block maxima (a few operations in all); false: llama.cpp's own top-k, one per sequence "
-        "(on an H200, 64 of them added 8 ms to a 24 ms decode step).",
+        description="With sampling in llama.cpp's graph (backend_sampling), compute every row's top-k once for "
+        "all rows from block maxima (a few operations in all), both where the graph keeps the top-k for the host "
+        "(batched_sampling_from) and where a whole sampler chain runs in it; false: llama.cpp's own top-k, one "
+        "per sequence (on an H200, 64 of them added 8 ms to a 24 ms decode step).",
     )
     thinking_budget: int | None = Field(
         default=None,

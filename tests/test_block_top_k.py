@@ -123,3 +123,42 @@ def test_engine_draws_from_the_block_top_k_like_from_llama_cpps(tiny_qwen3: Path
     # the seeded draws see the same top-20 either way (in another order), the greedy rows their argmax
     assert mixed[True] == mixed[False]
     assert len(set(mixed[True])) == 4
+
+
+def test_whole_chains_in_the_graph_draw_the_same_with_the_block_top_k(tiny_qwen3: Path) -> None:
+    """A few sequences, each with its whole chain in the graph (block top-k, then llama.cpp's top-p,
+    temperature and draw): seeded top-20 draws give the same text as with llama.cpp's top-k, so the
+    int32 candidates map the draw back to the right vocabulary IDs; and the block path really ran."""
+    from docqa.engine.batching import BatchingGenerator
+    from docqa.generation import NON_THINKING_SAMPLING
+    from docqa.settings import LLMSettings
+    from tests.test_engine import PROMPTS as TEXT_PROMPTS
+
+    sampled = replace(NON_THINKING_SAMPLING, max_tokens=16, ignore_eos=True, seed=5)  # top-k 20, top-p 0.8
+    wide = replace(sampled, top_k=40, top_p=0.95, seed=9)  # another k beside it in the same graph
+    texts = {}
+    for block in (True, False):
+        settings = LLMSettings(
+            n_ctx=1024,
+            n_parallel=4,
+            n_batch=256,
+            prefix_cache_slots=0,
+            backend_sampling=True,
+            batched_sampling_from=0,  # never the host's draw: every chain whole in the graph
+            block_top_k=block,
+        )
+        eng = BatchingGenerator(tiny_qwen3, settings)
+        try:
+            with eng._step_lock:
+                streams = [eng.submit(p, wide if n % 2 else sampled) for n, p in enumerate(TEXT_PROMPTS[:4])]
+            events = [list(s) for s in streams]
+            texts[block] = ["".join(e.text for e in es if e.kind == "text") for es in events]
+            assert [es[-1].finish_reason for es in events] == ["length"] * 4
+            group = eng.samplers.block_top_k
+            assert (group is not None and group.graphs_built > 0) == block
+            assert group is None or group.errors == 0
+            assert eng.samplers.rows_from_graph_top_k == 0
+        finally:
+            eng.close()
+    assert len(set(texts[True])) == 4
+    assert texts[True] == texts[False]

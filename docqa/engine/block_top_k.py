@@ -12,7 +12,9 @@ from operations that each run once for all rows (pooling, argsort, gathers):
   3. those blocks' logits and token IDs (k x block candidates), and their top k (an argsort).
 Each sequence's sampler then hands llama.cpp views of its own row: k logits and k token IDs. The IDs
 come out of the graph as float32 (exact below 2^24), because ggml computes no integer arithmetic;
-LlamaContext.sampled_top_k reads them as such.
+LlamaContext.sampled_top_k reads them as such. A sampler that leads a whole chain in the graph (top-p,
+temperature and the draw after it, llama.cpp's own) hands on its own k IDs cast to int32, as llama.cpp's
+top-k sampler does, so that the draw maps back to vocabulary IDs.
 
 The samplers are llama.cpp custom samplers (llama_sampler_i) whose callbacks are Python functions,
 building ggml operations through ctypes; llama.cpp calls them while it builds a graph, not per step.
@@ -28,6 +30,7 @@ from typing import Any
 logger = logging.getLogger(__name__)
 
 _POOL_MAX = 0  # enum ggml_op_pool
+_TYPE_I32 = 26  # enum ggml_type
 _SORT_DESC = 1  # enum ggml_sort_order
 _NAME = b"docqa-block-top-k"
 
@@ -77,6 +80,7 @@ def _ggml_library(lib: Any) -> Any:
         "ggml_argsort": [vp, vp, c_int],
         "ggml_cont": [vp, vp],
         "ggml_get_rows": [vp, vp, vp],
+        "ggml_cast": [vp, vp, c_int],
         "ggml_arange": [vp, ctypes.c_float, ctypes.c_float, ctypes.c_float],
         "ggml_reshape_1d": [vp, vp, i64],
         "ggml_reshape_2d": [vp, vp, i64, i64],
@@ -121,7 +125,7 @@ class BlockTopK:
         self._lib = lib
         self._ggml = _ggml_library(lib)
         self.n_vocab = n_vocab
-        self._k: dict[int, int] = {}  # sampler address -> its k
+        self._k: dict[int, tuple[int, bool]] = {}  # sampler address -> its k, and whether a chain follows it
         self._built: tuple[int, int, int, int, int] | None = None  # full logits, K, out logits, out IDs, row bytes
         self.graphs_built = 0
         self.errors = 0
@@ -145,13 +149,19 @@ class BlockTopK:
         )
 
     def chain(self, k: int) -> Any:
-        """A sampler chain holding one block top-k sampler (llama.cpp offloads chains only)."""
+        """A sampler chain holding one block top-k sampler (llama.cpp offloads chains only): the graph
+        keeps the largest k of all the samplers, IDs as float32, for the host to draw from."""
         lib = self._lib
-        sampler = lib.llama_sampler_init(ctypes.byref(self._iface), None)
-        self._k[ctypes.cast(sampler, ctypes.c_void_p).value or 0] = k
         chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
-        lib.llama_sampler_chain_add(chain, sampler)
+        lib.llama_sampler_chain_add(chain, self.sampler(k, chain_follows=False))
         return chain
+
+    def sampler(self, k: int, chain_follows: bool = True) -> Any:
+        """A block top-k sampler; chain_follows: llama.cpp's samplers take its own k candidates on in
+        the graph (int32 IDs). It never runs on the host: a chain holding it must stay in a graph."""
+        sampler = self._lib.llama_sampler_init(ctypes.byref(self._iface), None)
+        self._k[ctypes.cast(sampler, ctypes.c_void_p).value or 0] = (k, chain_follows)
+        return sampler
 
     def _free(self, sampler: Any) -> None:
         self._k.pop(ctypes.cast(sampler, ctypes.c_void_p).value or 0, None)
@@ -159,7 +169,7 @@ class BlockTopK:
     def _backend_reset(self, _sampler: Any) -> None:
         self._built = None  # llama.cpp resets every sampler before it builds a new graph
 
-    def _backend_apply(self, _sampler: Any, ctx: int, _graph: int, data_pointer: Any) -> None:
+    def _backend_apply(self, sampler: Any, ctx: int, _graph: int, data_pointer: Any) -> None:
         try:
             data = data_pointer.contents
             row_view = GgmlTensor.from_address(data.logits)
@@ -169,9 +179,14 @@ class BlockTopK:
             if self._built is None or self._built[0] != full:
                 self._built = self._build(ctx, full)
             _, k, out_logits, out_ids, row_bytes = self._built
+            own_k, chain_follows = self._k[ctypes.cast(sampler, ctypes.c_void_p).value or 0]
             row = row_view.view_offs // GgmlTensor.from_address(full).nb[1] if row_view.view_src else 0
-            data.logits = self._ggml.ggml_view_1d(ctx, out_logits, k, row * row_bytes)
-            data.candidates = self._ggml.ggml_view_1d(ctx, out_ids, k, row * row_bytes)
+            # each row's candidates are sorted, best first: its own top-k are the first own_k
+            width = own_k if chain_follows else k
+            data.logits = self._ggml.ggml_view_1d(ctx, out_logits, width, row * row_bytes)
+            data.candidates = self._ggml.ggml_view_1d(ctx, out_ids, width, row * row_bytes)
+            if chain_follows:
+                data.candidates = self._ggml.ggml_cast(ctx, data.candidates, _TYPE_I32)
         except Exception:  # an exception must not cross into llama.cpp: the row keeps its full logits
             self.errors += 1
             logger.exception("block top-k could not be built into llama.cpp's graph")
@@ -180,7 +195,7 @@ class BlockTopK:
         g = self._ggml
         shape = GgmlTensor.from_address(full)
         vocab, rows = int(shape.ne[0]), int(shape.ne[1])
-        k = max(self._k.values())
+        k = max(own_k for own_k, _ in self._k.values())
         block = block_size(vocab, k)
         if block is None:
             raise ValueError(f"no block top-k for a vocabulary of {vocab} and k={k}")

@@ -44,11 +44,9 @@ class Sampler:
         self._lib = lib
         self.key = key
         self.top_k_only = top_k_only  # the graph keeps the top-k; the host draws from them
-        # the top-k comes from one computation for all rows (its token IDs as float32), else llama.cpp's
-        self.block_top_k = bool(
-            top_k_only and block_top_k is not None and block_size(block_top_k.n_vocab, key.top_k) is not None
-        )
-        if self.block_top_k and block_top_k is not None:
+        # the top-k comes from one computation for all rows in the graph, else llama.cpp's per row
+        self.block_top_k = block_top_k is not None and self.takes_block_top_k(key, top_k_only, block_top_k)
+        if self.block_top_k and block_top_k is not None and top_k_only:
             self.chain = block_top_k.chain(key.top_k)
             return
         chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
@@ -57,7 +55,9 @@ class Sampler:
         elif key.temperature <= 0:
             lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_greedy())
         else:
-            if key.top_k > 0:
+            if self.block_top_k and block_top_k is not None:
+                lib.llama_sampler_chain_add(chain, block_top_k.sampler(key.top_k))
+            elif key.top_k > 0:
                 lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_top_k(key.top_k))
             if key.top_p < 1.0:
                 lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_top_p(key.top_p, 1))
@@ -67,6 +67,14 @@ class Sampler:
             if with_draw:  # without it the chain only filters and scales (tests compare its probabilities)
                 lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_dist(ctypes.c_uint32(key.seed).value))
         self.chain = chain
+
+    @staticmethod
+    def takes_block_top_k(key: ChainKey, top_k_only: bool, block_top_k: BlockTopK | None) -> bool:
+        """Whether a chain for the graph takes its top-k from the block top-k: it has a top-k, and a
+        block size tiles the vocabulary for it. Such a chain cannot be sampled on the host."""
+        if block_top_k is None or key.top_k <= 0 or (key.temperature <= 0 and not top_k_only):
+            return False
+        return block_size(block_top_k.n_vocab, key.top_k) is not None
 
     def sample(self, ctx: LlamaContext, batch_index: int) -> int:
         """The token for this output: the one the GPU drew, or drawn here from the logits."""
@@ -97,7 +105,7 @@ class SlotSamplers:
     ) -> None:
         self._llama = llama
         self.block_top_k: BlockTopK | None = None
-        if on_backend and batched_from and block_top_k:
+        if on_backend and block_top_k:
             try:
                 self.block_top_k = BlockTopK(llama.lib, llama.n_vocab)
             except OSError as exc:  # no ggml library to build with: llama.cpp's own top-k, one per row
@@ -137,7 +145,8 @@ class SlotSamplers:
             self._rows[slot].reset()
         else:
             self._drop(slot)
-            self._chains[slot] = Sampler(self._llama.lib, key)
+            block = self.block_top_k if self.on_backend else None
+            self._chains[slot] = Sampler(self._llama.lib, key, block_top_k=block)
             self._rows[slot] = RowSampler(key)
             self.chains_built += 1
         self._busy.add(slot)
@@ -219,7 +228,9 @@ class SlotSamplers:
             return
         key = self._chains[slot].key
         top_k_only = self.batched and key.temperature > 0 and key.top_k > 0
-        if slot in self._spent or self._chains[slot].top_k_only != top_k_only:
+        block = Sampler.takes_block_top_k(key, top_k_only, self.block_top_k)
+        current = self._chains[slot]
+        if slot in self._spent or current.top_k_only != top_k_only or current.block_top_k != block:
             # llama.cpp initialises a chain for its graph once: a new one, same key
             old = self._chains[slot]
             self._chains[slot] = Sampler(self._llama.lib, key, top_k_only, block_top_k=self.block_top_k)
@@ -231,7 +242,7 @@ class SlotSamplers:
         else:  # llama.cpp cannot run this chain on its backend: every chain is sampled on the host
             logger.warning("llama.cpp cannot run sampler chain %s in its graph; sampling on the host", key)
             self.on_backend = False
-            if top_k_only:  # a top-k-only chain draws nothing on the host: the whole chain instead
+            if top_k_only or block:  # neither a top-k-only chain nor a block top-k runs on the host
                 self._chains[slot].free()
                 self._chains[slot] = Sampler(self._llama.lib, key)
 
