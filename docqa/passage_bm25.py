@@ -13,6 +13,7 @@ equal `bm25()`'s (a test compares them).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 
 from sqlalchemy import text
@@ -24,6 +25,27 @@ from docqa.term_stats import TermStats, index_totals, varints
 K1 = 1.2  # fts5_aux.c's constants
 B = 0.75
 _OPEN, _CLOSE = "\x01", "\x02"  # highlight()'s marks; lexical.index_text keeps control characters out
+# A heading: a short title after a section number ("12.3 Governing Law.", "Section 2. Retention of
+# Agent;", "4.1 Formation of the Channel   (a)"), or a line in capitals ("TERMS AND CONDITIONS").
+_NUMBERED_HEADING = re.compile(
+    r"(?m)^[ \t]*(?:(?:section|article|clause)[ \t]+)?(?:\d+(?:\.\d+)*|[ivxlc]+)\.?[ \t]+"
+    r"([^\n.:;]{3,80}?)(?=[.:;]|[ \t]{3}|\n|$)",
+    re.I,
+)
+_CAPS_HEADING = re.compile(r"(?m)^[ \t]*(\x01?[A-Z][A-Z0-9 ,&/'()\x01\x02-]{3,80})[ \t]*$")
+_HEADING_WORDS = 10
+_MARKED = re.compile("\x01([^\x02]*)\x02")
+
+
+def heading_spans(marked: str) -> list[str]:
+    """The marked spans (highlight()'s) of a passage that sit in its headings, lower-cased."""
+    found = []
+    for pattern in (_NUMBERED_HEADING, _CAPS_HEADING):
+        for match in pattern.finditer(marked):
+            title = match.group(1)
+            if len(title.split()) <= _HEADING_WORDS:
+                found += [span.lower() for span in _MARKED.findall(title)]
+    return found
 
 
 def document_passages(
@@ -34,10 +56,12 @@ def document_passages(
     document_id: int,
     weights: tuple[float, float],
     passages_per_chunk: int,
+    heading_weight: float = 0.0,
 ) -> list[tuple[int, float]]:
     """(passage rowid, BM25 score; higher is better) of every passage of the document in the rowid
     range `rows` that matches any of `terms`, as FTS5's bm25(passage_fts, *weights) would score it,
-    best first (ties in rowid order)."""
+    best first (ties in rowid order). heading_weight: each term found in one of the passage's
+    headings (body only) adds this share of its IDF, as a heading field would in BM25F."""
     match = lexical.match_expression(terms)
     if match is None:
         return []
@@ -78,14 +102,20 @@ def document_passages(
     for (n, weight, _), stems in zip(spans, stats.stems([span for _, _, span in spans]), strict=True):
         counter.add(frequencies[n], stems, weight)
     average_length = totals.average_length or 1.0  # 0 only for an empty index, which matches nothing
+    in_headings = [[0.0] * len(phrases) for _ in found]
+    if heading_weight:
+        for n, (_, *texts) in enumerate(found):
+            for stems in stats.stems(heading_spans(texts[columns.index(1)] or "") if 1 in columns else []):
+                counter.add(in_headings[n], stems, 1.0)
     scored = []
-    for (rowid, *_), frequency in zip(found, frequencies, strict=True):
+    for (rowid, *_), frequency, heading in zip(found, frequencies, in_headings, strict=True):
         length = float(sizes.get(int(rowid), 0))
         score = 0.0
         for n in range(len(phrases)):
             score += idf[n] * (
                 (frequency[n] * (K1 + 1.0)) / (frequency[n] + K1 * (1 - B + B * length / average_length))
             )
+        score += heading_weight * sum(idf[n] for n in range(len(phrases)) if heading[n])
         scored.append((int(rowid), score))
     scored.sort(key=lambda item: -item[1])
     return scored

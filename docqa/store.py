@@ -72,6 +72,9 @@ class DocumentRow(Base):
     warnings: Mapped[str] = mapped_column(Text, default="[]")  # JSON list
     n_chunks: Mapped[int] = mapped_column(Integer, default=0)
     n_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    # How it was read and chunked (ingest.pipeline.ingest_recipe): the same bytes read another way
+    # (a newer reader, other chunk sizes) are ingested again. None: a store older than the column.
+    recipe: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(default=_now)
     updated_at: Mapped[datetime] = mapped_column(default=_now, onupdate=_now)
 
@@ -150,6 +153,8 @@ class Store:
         with self.engine.begin() as conn:
             for ddl in _EXTRA_DDL:
                 conn.execute(text(ddl))
+            if "recipe" not in {row[1] for row in conn.execute(text("PRAGMA table_info(documents)"))}:
+                conn.execute(text("ALTER TABLE documents ADD COLUMN recipe TEXT"))
             keyword_index.create_or_migrate(conn)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         self._term_stats = TermStats()
@@ -219,6 +224,7 @@ class Store:
         warnings: Sequence[str],
         chunks: Sequence[ChunkDraft],
         embeddings: np.ndarray | None,
+        recipe: str | None = None,
     ) -> SavedDocument:
         """Insert or replace a document and all its chunks in one transaction."""
         if embeddings is not None and len(embeddings) != len(chunks):
@@ -236,7 +242,7 @@ class Store:
                 s.execute(delete(ChunkRow).where(ChunkRow.document_id == doc.id))
             doc.name, doc.sha256, doc.size_bytes, doc.pages = name, sha256, size_bytes, pages
             doc.status, doc.error, doc.warnings = "ready", None, json.dumps(list(warnings))
-            doc.n_chunks = len(chunks)
+            doc.n_chunks, doc.recipe = len(chunks), recipe
             doc.n_tokens = sum(c.n_tokens for c in chunks)
             s.flush()
             rows = [

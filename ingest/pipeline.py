@@ -29,7 +29,7 @@ from docqa.types import ChunkDraft, ParsedDocument
 from ingest.chunking import chunk_pages, tiktoken_counter
 from ingest.embedding import Embedder
 from ingest.isolation import read_document_safely
-from ingest.readers import is_supported
+from ingest.readers import READER_VERSION, is_supported
 
 logger = logging.getLogger(__name__)
 
@@ -147,11 +147,26 @@ class _Prepared:
     chunks: list[ChunkDraft] = field(default_factory=list)
     error: str | None = None
     unreadable: bool = False  # could not even be hashed: nothing is recorded for it
+    recipe: str = ""  # how this docqa reads and chunks it (ingest_recipe)
 
     @property
     def unchanged(self) -> bool:
-        """Already ingested from these very bytes: nothing to do."""
-        return self.existing is not None and self.existing.sha256 == self.sha and self.existing.status == "ready"
+        """Already ingested from these very bytes, read and chunked the same way: nothing to do."""
+        existing = self.existing
+        return (
+            existing is not None
+            and existing.sha256 == self.sha
+            and existing.status == "ready"
+            and existing.recipe == self.recipe
+        )
+
+
+def ingest_recipe(chunking: ChunkingSettings) -> str:
+    """What decides a document's chunks besides its bytes: the readers' version and the chunking."""
+    return (
+        f"readers {READER_VERSION}; chunks of {chunking.max_tokens} {chunking.tokenizer} tokens, "
+        f"{chunking.overlap_tokens} overlapping"
+    )
 
 
 class Ingestor:
@@ -169,6 +184,7 @@ class Ingestor:
         self._chunking = chunking
         self._limits = limits
         self._counter = tiktoken_counter(chunking.tokenizer)
+        self._recipe = ingest_recipe(chunking)
         self._locks: dict[int, threading.Lock] = {}
         self._locks_guard = threading.Lock()
 
@@ -247,7 +263,9 @@ class Ingestor:
             sha = sha256_file(source.path)
         except OSError as exc:
             return _Prepared(error=f"cannot read file: {exc.strerror}", unreadable=True)
-        prepared = _Prepared(size=size, sha=sha, existing=self._store.find_document(collection.id, source.key))
+        prepared = _Prepared(
+            size=size, sha=sha, existing=self._store.find_document(collection.id, source.key), recipe=self._recipe
+        )
         if prepared.unchanged:
             return prepared
         try:
@@ -332,6 +350,7 @@ class Ingestor:
             warnings=parsed.warnings,
             chunks=chunks,
             embeddings=vectors,
+            recipe=prepared.recipe,
         )
         vector_index = self._indexes.get(collection)
         if vector_index is not None:

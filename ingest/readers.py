@@ -18,6 +18,9 @@ logger = logging.getLogger(__name__)
 TEXT_SUFFIXES = frozenset({".txt", ".text", ".md", ".markdown"})
 PDF_SUFFIXES = frozenset({".pdf"})
 SUPPORTED_SUFFIXES = TEXT_SUFFIXES | PDF_SUFFIXES
+# Raise it whenever a reader's text changes for the same bytes (cleaning, page handling): documents
+# read by an older version are then read again on the next ingest instead of kept as "unchanged".
+READER_VERSION = 3
 
 _CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 # PDF text layers break Chinese lines anywhere; a space or newline left between two CJK characters

@@ -109,3 +109,49 @@ def test_varints_read_sqlite_encoding() -> None:
 
 def test_control_characters_in_text_never_pass_for_match_marks(tmp_path: Path) -> None:
     assert lexical.index_text("a\x01b\x02c\td\ne") == "a b c\td\ne"
+
+
+def test_heading_spans_find_numbered_titles_and_capital_lines() -> None:
+    marked = "\n".join(
+        [
+            "  15.5 \x01Severability\x02. If any \x01law\x02 says otherwise",  # numbered title, then body
+            "\x01GOVERNING\x02 \x01LAW\x02",  # a line in capitals, its first word marked
+            "Section 2. Retention of \x01Agent\x02;  Compensation",
+            "  4.1 Formation of the \x01Channel\x02   (a) During the term",  # ends at a wide gap
+            "2. The \x01Company\x02 shall pay whatever falls due under this agreement to the other party promptly.",
+            "The \x01Company\x02 agrees.",  # no number, not capitals: body text
+        ]
+    )
+    assert passage_bm25.heading_spans(marked) == ["severability", "agent", "channel", "governing", "law"]
+
+
+def test_a_term_in_a_heading_lifts_its_passage(tmp_path: Path) -> None:
+    """Two passages of one contract use the question's words; the one that uses them more wins on
+    BM25 alone, and the section titled with one of them wins with the heading weight."""
+    store, _ = _store(tmp_path)  # other contracts: the question's words are rare, their IDF high
+    coll = store.collection("c")
+    chunks = [
+        "Any assignment of receivables needs consent, and consent is given in writing by the lender.",
+        "12. Assignment. Neither party may transfer this Agreement to any third party, in whole or in part, "
+        "without the prior written consent of the other party, which shall not be unreasonably withheld.",
+    ]
+    saved = store.save_document(
+        collection_id=coll.id, source="d", name="d.txt", sha256="d", size_bytes=1, pages=1, warnings=[],
+        chunks=[ChunkDraft(i, t, 0, len(t), 1, 1, len(t.split())) for i, t in enumerate(chunks)], embeddings=None,
+    )  # fmt: skip
+    stats = TermStats()
+    terms = lexical.query_terms("assignment consent")
+    with store.session() as session:
+        stats.refresh(session)
+        rows = keyword_index._document_rows(session, saved.document_id)
+        assert rows is not None
+        ranked = {
+            weight: passage_bm25.document_passages(
+                session, stats, terms, rows, saved.document_id, (0.0, 1.0), keyword_index.PASSAGES_PER_CHUNK, weight
+            )
+            for weight in (0.0, keyword_index.HEADING_WEIGHT)
+        }
+    titled_row = rows[0] + keyword_index.PASSAGES_PER_CHUNK  # the second chunk's first passage
+    assert [r for r, _ in ranked[0.0]] == [rows[0], titled_row]
+    assert [r for r, _ in ranked[keyword_index.HEADING_WEIGHT]] == [titled_row, rows[0]]
+    store.close()

@@ -54,6 +54,35 @@ def test_reingest_is_a_noop_and_a_changed_file_replaces_its_chunks(qa_factory, t
     assert [d.n_chunks for d in qa.documents()] == [1]
 
 
+def test_same_bytes_read_another_way_are_ingested_again(qa_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Other chunk sizes, or a store written before docqa recorded how it read a file (an older reader),
+    re-ingest an unchanged file instead of keeping its old chunks; the same way again is a no-op."""
+    import sqlite3
+
+    from docqa.settings import ChunkingSettings
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    shutil.copy(SAMPLE_DOCS / "operations_handbook.md", folder)
+    data = tmp_path / "data"
+    qa = qa_factory(data, with_embedder=False)
+    assert qa.ingest([folder]).as_dict()["added"] == 1
+    assert qa.ingest([folder]).as_dict()["unchanged"] == 1
+    qa.store.close()
+
+    smaller = qa_factory(data, with_embedder=False, chunking=ChunkingSettings(max_tokens=256, overlap_tokens=32))
+    report = smaller.ingest([folder])
+    assert report.as_dict()["updated"] == 1 and report.files[0].chunks > 1
+    assert smaller.ingest([folder]).as_dict()["unchanged"] == 1
+    smaller.store.close()
+
+    with sqlite3.connect(data / "docqa.sqlite3") as conn:  # the store as an older docqa left it
+        conn.execute("ALTER TABLE documents DROP COLUMN recipe")
+    old = qa_factory(data, with_embedder=False, chunking=ChunkingSettings(max_tokens=256, overlap_tokens=32))
+    assert old.ingest([folder]).as_dict()["updated"] == 1
+    assert old.ingest([folder]).as_dict()["unchanged"] == 1
+
+
 def test_broken_pdf_is_recorded_as_failed_and_the_rest_goes_on(qa_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     folder = tmp_path / "docs"
     folder.mkdir()
