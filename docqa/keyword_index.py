@@ -150,29 +150,34 @@ def search(
     and a question that says little beyond naming its document gets the document's head chunk."""
     terms = lexical.query_terms(question)
     stats.refresh(session)
-    rows: tuple[int, int] | None = None  # the passage rowid range of the document the second pass re-ranks
+    ranked: list[tuple[int, float]] | None = None  # the first pass: every term, title and body
     if document_id is not None:
         top_document, rows = document_id, _document_rows(session, document_id)
-        ranked = _in_document(session, stats, document_id, rows, terms, TITLE_WEIGHT) if rows else []
+        if rows is None:
+            return []
     else:
-        first = stats.selective(session, terms)
-        ranked = _in_collection(session, collection_id, first, limit)
-        if ranked:
-            top_document = _document_of(session, ranked[0][0])
-            rows = _document_rows(session, top_document)
-    if not ranked or rows is None:
-        return ranked[:limit]
+        ranked = _in_collection(session, collection_id, stats.selective(session, terms), limit)
+        if not ranked:
+            return []
+        top_document = _document_of(session, ranked[0][0])
+        rows = _document_rows(session, top_document)  # the passage rowid range the second pass re-ranks
+        if rows is None:
+            return ranked[:limit]
     rest = _rest_terms(session, rows, terms)
     focused = _focused(session, top_document, rows, terms, rest, must_name=document_id is None, stats=stats)
+    if ranked is None and len(focused) < limit:
+        # Inside one document the first pass only fills places the second leaves empty: skipped
+        # otherwise (a 300-page report's passages, highlighted twice, took half of a question's time).
+        ranked = _in_document(session, stats, top_document, rows, terms, TITLE_WEIGHT)
     if not focused:
-        return ranked[:limit]
-    lead = ranked[0][1]
+        return (ranked or [])[:limit]
+    lead = ranked[0][1] if ranked else 0.0
     merged = [(chunk_id, lead + score) for chunk_id, score in focused]
-    if document_id is None:
+    if document_id is None and ranked:
         merged = _with_twin(session, ranked, top_document, terms, merged, stats)
     merged = _with_head(rows, rest, merged)
     first_ids = {chunk_id for chunk_id, _ in merged}
-    merged += [(chunk_id, score) for chunk_id, score in ranked if chunk_id not in first_ids]
+    merged += [(chunk_id, score) for chunk_id, score in ranked or [] if chunk_id not in first_ids]
     return merged[:limit]
 
 
