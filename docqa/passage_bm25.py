@@ -28,23 +28,25 @@ _OPEN, _CLOSE = "\x01", "\x02"  # highlight()'s marks; lexical.index_text keeps 
 # A heading: a short title after a section number ("12.3 Governing Law.", "Section 2. Retention of
 # Agent;", "4.1 Formation of the Channel   (a)"), or a line in capitals ("TERMS AND CONDITIONS").
 _NUMBERED_HEADING = re.compile(
-    r"(?m)^[ \t]*(?:(?:section|article|clause)[ \t]+)?(?:\d+(?:\.\d+)*|[ivxlc]+)\.?[ \t]+"
-    r"([^\n.:;]{3,80}?)(?=[.:;]|[ \t]{3}|\n|$)",
+    r"[ \t]*(?:(?:section|article|clause)[ \t]+)?(?:\d+(?:\.\d+)*|[ivxlc]+)\.?[ \t]+"
+    r"([^.:;]{3,80}?)(?=[.:;]|[ \t]{3}|$)",
     re.I,
 )
-_CAPS_HEADING = re.compile(r"(?m)^[ \t]*(\x01?[A-Z][A-Z0-9 ,&/'()\x01\x02-]{3,80})[ \t]*$")
+_CAPS_HEADING = re.compile(r"[ \t]*(\x01?[A-Z][A-Z0-9 ,&/'()\x01\x02-]{3,80})[ \t]*$")
 _HEADING_WORDS = 10
 _MARKED = re.compile("\x01([^\x02]*)\x02")
 
 
 def heading_spans(marked: str) -> list[str]:
-    """The marked spans (highlight()'s) of a passage that sit in its headings, lower-cased."""
+    """The marked spans (highlight()'s) of a passage that sit in its headings, lower-cased. Only
+    lines holding a mark are looked at: at 100k chunks, scanning every line cost ~10 ms a question."""
     found = []
-    for pattern in (_NUMBERED_HEADING, _CAPS_HEADING):
-        for match in pattern.finditer(marked):
-            title = match.group(1)
-            if len(title.split()) <= _HEADING_WORDS:
-                found += [span.lower() for span in _MARKED.findall(title)]
+    for line in marked.split("\n"):
+        if _OPEN not in line:
+            continue
+        match = _NUMBERED_HEADING.match(line) or _CAPS_HEADING.match(line)
+        if match is not None and len(match.group(1).split()) <= _HEADING_WORDS:
+            found += [span.lower() for span in _MARKED.findall(match.group(1))]
     return found
 
 
