@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import re
 import sys
 from pathlib import Path
@@ -49,6 +51,12 @@ def _ks(value: str) -> tuple[int, ...]:
 @click.option("--answers", is_flag=True, help="Also generate answers: token F1, and declines on impossible rows.")
 @click.option("--limit", type=click.IntRange(1), default=None, help="Score only the first N answerable rows.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option(
+    "--details",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    default=None,
+    help="Write every scored question's rank and retrieved chunks to this file (JSON Lines), to read the misses.",
+)
 @common_options
 def eval_(
     qa_file: Path,
@@ -63,6 +71,7 @@ def eval_(
     answers: bool,
     limit: int | None,
     as_json: bool,
+    details: Path | None,
     data_dir: Path | None,
     verbose: bool,
 ) -> None:
@@ -89,14 +98,22 @@ def eval_(
         for f in report.files:
             if f.status == "failed":
                 click.secho(f"failed   {f.path}: {f.error}", fg="red", err=True)
-        options = EvalOptions(
-            retriever="bm25" if no_embeddings else qa.retriever.resolve(settings.retrieval.retriever),
-            ks=cutoffs,
-            scope=scope,  # type: ignore[arg-type]
-            answers=answers,
-            limit=limit,
-        )
-        result = evaluate(qa, rows, document_ids_for(qa, name, docs_dir, rows), name, options)
+        with contextlib.ExitStack() as stack:
+            details_file = stack.enter_context(details.open("w", encoding="utf-8")) if details else None
+
+            def write_details(row: dict[str, object]) -> None:
+                if details_file is not None:
+                    details_file.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+            options = EvalOptions(
+                retriever="bm25" if no_embeddings else qa.retriever.resolve(settings.retrieval.retriever),
+                ks=cutoffs,
+                scope=scope,  # type: ignore[arg-type]
+                answers=answers,
+                limit=limit,
+                details=write_details if details_file is not None else None,
+            )
+            result = evaluate(qa, rows, document_ids_for(qa, name, docs_dir, rows), name, options)
         result["collection"] = name
         result["ingest"] = {
             k: v for k, v in report.as_dict().items() if k in ("added", "updated", "unchanged", "seconds")

@@ -126,6 +126,7 @@ class EvalOptions:
     scope: Scope = "corpus"
     answers: bool = False
     limit: int | None = None
+    details: Callable[[dict[str, Any]], None] | None = None  # receives each scored row's ranks and chunks
 
 
 @dataclass
@@ -178,8 +179,11 @@ def evaluate(
         rank = first_hit(chunks, doc_id, row, by_page=False)
         tally.ranks.append(rank)
         tally.by_category[row.category].append(rank)
+        page_rank = first_hit(chunks, doc_id, row, by_page=True) if by_page else None
         if by_page:
-            tally.page_ranks.append(first_hit(chunks, doc_id, row, by_page=True))
+            tally.page_ranks.append(page_rank)
+        if options.details is not None:
+            options.details(_row_details(row, doc_id, rank, page_rank, chunks))
         if progress:
             progress(i + 1, len(scored))
     result: dict[str, Any] = {
@@ -204,6 +208,31 @@ def evaluate(
     if options.answers:
         result["answers"] = _answer_quality(qa, rows, document_ids, collection, options)
     return result
+
+
+def _row_details(
+    row: EvalRow, document_id: int, rank: int | None, page_rank: int | None, chunks: Sequence[RetrievedChunk]
+) -> dict[str, Any]:
+    """One scored row, for reading misses: where its first hit ranked and what came back instead."""
+    return {
+        "id": row.id,
+        "category": row.category,
+        "question": row.question,
+        "document_id": document_id,
+        "rank": rank,
+        "page_rank": page_rank,
+        "retrieved": [
+            {
+                "chunk_id": c.chunk_id,
+                "document_id": c.document_id,
+                "document": c.document_name,
+                "ordinal": c.ordinal,
+                "pages": [c.first_page, c.last_page],
+                "score": round(c.score, 6),
+            }
+            for c in chunks
+        ],
+    }
 
 
 def _answer_quality(

@@ -81,9 +81,14 @@ def test_docqa_eval_on_a_small_set(tmp_path: Path) -> None:
     assert report["recall@2"] == 1.0 and report["mrr"] > 0.5
     assert set(report["by_category"]) == {"law", "support"}
     assert report["retriever"] == "bm25" and report["ingest"]["added"] == 3
-    again = CliRunner().invoke(main, [*args, "--scope", "document"])  # the index is reused
+    details = tmp_path / "details.jsonl"
+    again = CliRunner().invoke(main, [*args, "--scope", "document", "--details", str(details)])  # index reused
     report = json.loads(again.output[again.output.index("{") :])
     assert report["ingest"]["unchanged"] == 3 and report["scope"] == "document" and report["recall@1"] == 1.0
+    rows = [json.loads(line) for line in details.read_text(encoding="utf-8").splitlines()]
+    assert [r["id"] for r in rows] == ["1", "2"] and [r["rank"] for r in rows] == [1, 1]
+    for row in rows:  # document scope: everything retrieved is the row's own document
+        assert row["retrieved"] and {c["document_id"] for c in row["retrieved"]} == {row["document_id"]}
 
 
 def test_keyword_search_finds_small_returns_big_and_old_indexes_migrate(tmp_path: Path) -> None:
