@@ -105,10 +105,12 @@ def document_passages(
         counter.add(frequencies[n], stems, weight)
     average_length = totals.average_length or 1.0  # 0 only for an empty index, which matches nothing
     in_headings = [[0.0] * len(phrases) for _ in found]
-    if heading_weight:
-        for n, (_, *texts) in enumerate(found):
-            for stems in stats.stems(heading_spans(texts[columns.index(1)] or "") if 1 in columns else []):
-                counter.add(in_headings[n], stems, 1.0)
+    if heading_weight and 1 in columns:
+        # The body's marked spans that sit in headings, stemmed in one call like those above: (row, span)
+        body = 1 + columns.index(1)  # its place in a found row, after the rowid
+        titled = [(n, span) for n, row in enumerate(found) for span in heading_spans(row[body] or "")]
+        for (n, _), stems in zip(titled, stats.stems([span for _, span in titled]), strict=True):
+            counter.add(in_headings[n], stems, 1.0)
     scored = []
     for (rowid, *_), frequency, heading in zip(found, frequencies, in_headings, strict=True):
         length = float(sizes.get(int(rowid), 0))
