@@ -45,7 +45,7 @@ class Sampler:
         self.key = key
         self.top_k_only = top_k_only  # the graph keeps the top-k; the host draws from them
         # the top-k comes from one computation for all rows in the graph, else llama.cpp's per row
-        self.block_top_k = block_top_k is not None and self.takes_block_top_k(key, top_k_only, block_top_k)
+        self.block_top_k = self.takes_block_top_k(key, top_k_only, block_top_k)
         if self.block_top_k and block_top_k is not None and top_k_only:
             self.chain = block_top_k.chain(key.top_k)
             return
@@ -228,15 +228,14 @@ class SlotSamplers:
     def _attach(self, slot: int) -> None:
         if slot in self._attached:
             return
-        key = self._chains[slot].key
+        current = self._chains[slot]
+        key = current.key
         top_k_only = self.batched and key.temperature > 0 and key.top_k > 0
         block = Sampler.takes_block_top_k(key, top_k_only, self.block_top_k)
-        current = self._chains[slot]
         if slot in self._spent or current.top_k_only != top_k_only or current.block_top_k != block:
             # llama.cpp initialises a chain for its graph once: a new one, same key
-            old = self._chains[slot]
             self._chains[slot] = Sampler(self._llama.lib, key, top_k_only, block_top_k=self.block_top_k)
-            old.free()
+            current.free()
             self._spent.discard(slot)
             self.chains_built += 1
         if self._llama.attach_sampler(slot, self._chains[slot].chain):
