@@ -6,7 +6,9 @@ import contextlib
 import json
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -99,10 +101,11 @@ def eval_(
             if f.status == "failed":
                 click.secho(f"failed   {f.path}: {f.error}", fg="red", err=True)
         with contextlib.ExitStack() as stack:
-            details_file = stack.enter_context(details.open("w", encoding="utf-8")) if details else None
+            write_details: Callable[[dict[str, Any]], None] | None = None
+            if details is not None:
+                details_file = stack.enter_context(details.open("w", encoding="utf-8"))
 
-            def write_details(row: dict[str, object]) -> None:
-                if details_file is not None:
+                def write_details(row: dict[str, Any]) -> None:
                     details_file.write(json.dumps(row, ensure_ascii=False) + "\n")
 
             options = EvalOptions(
@@ -111,7 +114,7 @@ def eval_(
                 scope=scope,  # type: ignore[arg-type]
                 answers=answers,
                 limit=limit,
-                details=write_details if details_file is not None else None,
+                details=write_details,
             )
             result = evaluate(qa, rows, document_ids_for(qa, name, docs_dir, rows), name, options)
         result["collection"] = name
