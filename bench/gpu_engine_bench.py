@@ -98,20 +98,37 @@ def stream_figures(prefix: str, traces: list[Trace], wall: float) -> dict[str, f
     }
 
 
+def llama_tool(bin_dir: Path, tool: str, *args: str) -> str:
+    """The standard output of one of llama.cpp's tools."""
+    return subprocess.run([str(bin_dir / tool), *args], capture_output=True, text=True, timeout=600).stdout
+
+
+def rag_settings(**overrides: object) -> LLMSettings:
+    """The engine for the RAG-shaped loads: 16 sequences with room for 6,144 prompt + 256 answer tokens."""
+    return LLMSettings(
+        n_ctx=6144 + 256 + 64,
+        n_parallel=16,
+        n_batch=2048,
+        prefix_cache_slots=2,
+        max_queue=64,
+        **overrides,  # type: ignore[arg-type]
+    )
+
+
 def ceilings(bin_dir: Path, model: Path, only_64: bool = False) -> dict[str, float]:
     """llama-bench and llama-batched-bench on the same model, in the same run (only_64: npl 64 only)."""
     out: dict[str, float] = {}
 
-    def run(*args: str) -> str:
-        return subprocess.run([str(bin_dir / args[0]), *args[1:]], capture_output=True, text=True, timeout=600).stdout
-
     if not only_64:
-        bench = run("llama-bench", "-m", str(model), "-p", "6144", "-n", "128", "-fa", "1", "-ngl", "99", "-o", "json")
+        bench = llama_tool(
+            bin_dir, "llama-bench", "-m", str(model), "-p", "6144", "-n", "128", "-fa", "1", "-ngl", "99", "-o", "json"
+        )
         for row in json.loads(bench):
             key = "pp6144" if row["n_prompt"] else "tg128"
             out[f"llama_bench_{key}_tps"] = float(row["avg_ts"])
     for npp, ntg, npl in ((6144, 256, "1,16"), (512, 256, "64"))[1 if only_64 else 0 :]:
-        text = run(
+        text = llama_tool(
+            bin_dir,
             "llama-batched-bench",
             "-m",
             str(model),
@@ -164,16 +181,9 @@ def _rag_phases(
     model: Path, backend_sampling: bool | None, tag: str, batched_from: int | None, rag: SamplingParams
 ) -> dict[str, float]:
     out: dict[str, float] = {}
-    settings = LLMSettings(
-        n_ctx=6144 + 256 + 64,
-        n_parallel=16,
-        n_batch=2048,
-        prefix_cache_slots=2,
-        max_queue=64,
-        backend_sampling=backend_sampling,
-        batched_sampling_from=batched_from,
+    engine = BatchingGenerator(
+        model, rag_settings(backend_sampling=backend_sampling, batched_sampling_from=batched_from)
     )
-    engine = BatchingGenerator(model, settings)
     out[f"{tag}_sampling_on_backend"] = engine.memory_report()["sampling_on_backend"]
     prompts = [make_prompt(engine, 6144, i) for i in range(17)]
     run_requests(engine, [prompts[16][:2000]], replace(rag, max_tokens=8))  # warm-up
@@ -264,19 +274,14 @@ def single_stream_variants(bin_dir: Path | None, model: Path, repeats: int = 3) 
     def llama_bench_tg() -> None:
         if bin_dir is None:
             return
-        command = [str(bin_dir / "llama-bench"), "-m", str(model), "-p", "0", "-n", "128", "-fa", "1", "-ngl", "99"]
-        text = subprocess.run(
-            [*command, "-o", "json"],
-            capture_output=True,
-            text=True,
-            timeout=600,
-        ).stdout
+        text = llama_tool(
+            bin_dir, "llama-bench", "-m", str(model), "-p", "0", "-n", "128", "-fa", "1", "-ngl", "99", "-o", "json"
+        )
         tg.extend(float(row["avg_ts"]) for row in json.loads(text))
 
     llama_bench_tg()
     for name, (overrides, params) in variants.items():
-        settings = LLMSettings(n_ctx=6464, n_parallel=16, n_batch=2048, prefix_cache_slots=2, **overrides)  # type: ignore[arg-type]
-        engine = BatchingGenerator(model, settings)
+        engine = BatchingGenerator(model, rag_settings(**overrides))
         run_requests(engine, ["Warm up the graphs."], replace(params, max_tokens=8))
         rates = []
         for _ in range(repeats):
