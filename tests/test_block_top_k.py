@@ -48,23 +48,6 @@ def _decode_prompts(llama) -> list[int]:  # type: ignore[no-untyped-def]
     return indices
 
 
-def _engine(model: Path, block: bool, batched_from: int):  # type: ignore[no-untyped-def]
-    """A 4-sequence engine sampling in llama.cpp's graph, with the block top-k or llama.cpp's own."""
-    from docqa.engine.batching import BatchingGenerator
-    from docqa.settings import LLMSettings
-
-    settings = LLMSettings(
-        n_ctx=1024,
-        n_parallel=4,
-        n_batch=256,
-        prefix_cache_slots=0,
-        backend_sampling=True,
-        batched_sampling_from=batched_from,
-        block_top_k=block,
-    )
-    return BatchingGenerator(model, settings)
-
-
 @pytest.mark.parametrize("k", [1, 20, 40])
 def test_graph_keeps_exactly_each_rows_top_k(tiny_qwen3: Path, k: int) -> None:
     """The candidates the graph keeps for each sequence are that row's top-k token IDs with their
@@ -105,14 +88,14 @@ def test_engine_draws_from_the_block_top_k_like_from_llama_cpps(tiny_qwen3: Path
     with greedy requests in the same steps; and the block path really ran."""
     from docqa.generation import NON_THINKING_SAMPLING
     from tests.test_engine import PROMPTS as TEXT_PROMPTS
-    from tests.test_engine import _together
+    from tests.test_engine import _together, four_sequences
 
     top_1 = replace(NON_THINKING_SAMPLING, top_k=1, max_tokens=16, ignore_eos=True, seed=3)
     sampled = replace(NON_THINKING_SAMPLING, max_tokens=16, ignore_eos=True, seed=5)  # top-k 20, seeded
     greedy = replace(sampled, temperature=0.0)  # a whole chain (argmax) in the graph beside the block top-k
     texts, mixed = {}, {}
     for block in (True, False):
-        eng = _engine(tiny_qwen3, block, batched_from=2)
+        eng = four_sequences(tiny_qwen3, backend_sampling=True, batched_sampling_from=2, block_top_k=block)
         try:
             texts[block] = _together(eng, TEXT_PROMPTS[:4], top_1)
             with eng._step_lock:  # requests of different kinds in the same steps
@@ -137,12 +120,14 @@ def test_whole_chains_in_the_graph_draw_the_same_with_the_block_top_k(tiny_qwen3
     int32 candidates map the draw back to the right vocabulary IDs; and the block path really ran."""
     from docqa.generation import NON_THINKING_SAMPLING
     from tests.test_engine import PROMPTS as TEXT_PROMPTS
+    from tests.test_engine import four_sequences
 
     sampled = replace(NON_THINKING_SAMPLING, max_tokens=16, ignore_eos=True, seed=5)  # top-k 20, top-p 0.8
     wide = replace(sampled, top_k=40, top_p=0.95, seed=9)  # another k beside it in the same graph
     texts = {}
     for block in (True, False):
-        eng = _engine(tiny_qwen3, block, batched_from=0)  # never the host's draw: every chain whole in the graph
+        # never the host's draw: every chain whole in the graph
+        eng = four_sequences(tiny_qwen3, backend_sampling=True, batched_sampling_from=0, block_top_k=block)
         try:
             with eng._step_lock:
                 streams = [eng.submit(p, wide if n % 2 else sampled) for n, p in enumerate(TEXT_PROMPTS[:4])]

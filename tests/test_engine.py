@@ -211,6 +211,12 @@ def test_backend_sampling_draws_what_host_sampling_draws(tiny_qwen3: Path) -> No
 # --- drawing every row on the host at once under load (docqa.engine.batched_sampling) ------------
 
 
+def four_sequences(model: Path, **overrides: object) -> BatchingGenerator:
+    """A small engine for sampling tests: four sequences, no prefix cache."""
+    settings = LLMSettings(n_ctx=1024, n_parallel=4, n_batch=256, prefix_cache_slots=0, **overrides)  # type: ignore[arg-type]
+    return BatchingGenerator(model, settings)
+
+
 def _together(eng: BatchingGenerator, prompts: list[str], params: SamplingParams) -> list[str]:
     """Submit all prompts while the engine loop is held, so they are admitted in the same step
     (the same batches, hence the same logits, in every engine given the same prompts)."""
@@ -227,15 +233,7 @@ def test_batched_sampling_reads_each_sequence_its_own_logits(tiny_qwen3: Path, g
     top_1 = replace(NON_THINKING_SAMPLING, top_k=1, max_tokens=24, ignore_eos=True, seed=3)
     texts = {}
     for batched_from in (0, 2):
-        settings = LLMSettings(
-            n_ctx=1024,
-            n_parallel=4,
-            n_batch=256,
-            prefix_cache_slots=0,
-            backend_sampling=graph,
-            batched_sampling_from=batched_from,
-        )
-        eng = BatchingGenerator(tiny_qwen3, settings)
+        eng = four_sequences(tiny_qwen3, backend_sampling=graph, batched_sampling_from=batched_from)
         try:
             texts[batched_from] = _together(eng, PROMPTS[:4], top_1)
             assert eng.samplers.mode_switches == (1 if batched_from else 0)
@@ -252,10 +250,7 @@ def test_sampling_moves_to_the_host_under_load_and_back(tiny_qwen3: Path) -> Non
     generating sequences on the graph keeps only each row's top-k and the host draws; below half,
     whole chains go back into the graph."""
     sampled = replace(NON_THINKING_SAMPLING, max_tokens=24, ignore_eos=True, seed=5)
-    settings = LLMSettings(
-        n_ctx=1024, n_parallel=4, n_batch=256, prefix_cache_slots=0, backend_sampling=True, batched_sampling_from=4
-    )
-    eng = BatchingGenerator(tiny_qwen3, settings)
+    eng = four_sequences(tiny_qwen3, backend_sampling=True, batched_sampling_from=4)
     try:
         alone = run(eng, PROMPTS[0], sampled)[0]
         assert eng.samplers.mode_switches == 0 and not eng.samplers.attached_slots  # detached when done
