@@ -315,5 +315,12 @@ def test_a_question_about_the_document_itself_gets_its_head(tmp_path: Path, monk
     top = [chunk_id for chunk_id, _ in store.bm25(coll.id, about_itself, 3)]
     assert top[2] == acme[0]  # third, after the best two chunks of the second pass
     assert acme[0] not in [chunk_id for chunk_id, _ in store.bm25(coll.id, clause, 3)]  # five other words
+    # Every word but "contract" is in the head ("dated as of"): nothing is left to rank the others by.
+    dated = naming + "when was the contract dated?"
+    assert store.bm25(coll.id, dated, 3)[0][0] == acme[0]
+    short_clause = naming + "which law governs it?"  # two words the head lacks: the head stays third
+    assert store.bm25(coll.id, short_clause, 3)[2][0] == acme[0]
+    monkeypatch.setattr(keyword_index, "HEAD_FIRST_TERMS", 0)
+    assert store.bm25(coll.id, dated, 3)[0][0] != acme[0]
     monkeypatch.setattr(keyword_index, "HEAD_QUESTION_TERMS", 0)
     assert acme[0] not in [chunk_id for chunk_id, _ in store.bm25(coll.id, about_itself, 3)]
