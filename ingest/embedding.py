@@ -178,6 +178,10 @@ class LlamaEmbedder:
             model_path, settings, pooling, self.micro_batch, MAX_OUTPUTS + 1 if self.prefill_without_outputs else 0
         )
         self._max_texts = max(1, int(params.n_seq_max) - 1)  # texts in one llama_decode, besides the padding
+        # The longest piece embedded at once: a BERT-style model (all-MiniLM, bge-small: 512 learned
+        # positions) reads garbage past its training context, so longer texts go in pieces (_windows).
+        self.window = min(settings.n_ctx, int(self._model.n_ctx_train()) or settings.n_ctx)
+        self._wrap = self._special_wrap()
         self.model_id = model_label(model_path)
         self.dim = int(self._model.n_embd())
         self.made_for_embedding = made_for_embedding(metadata)
@@ -207,9 +211,26 @@ class LlamaEmbedder:
     def count_tokens(self, text: str) -> int:
         return len(self._tokenize(text))
 
-    def _tokens(self, text: str) -> list[int]:
-        """What is embedded of a text: its tokens, cut at the context size."""
-        return self._tokenize(text)[: self._settings.n_ctx]
+    def _windows(self, text: str) -> list[list[int]]:
+        """What is embedded of a text: its tokens in one piece, or, when they do not fit the window
+        (the context, or the model's training context if shorter: a BERT-style model has 512 position
+        embeddings), consecutive pieces, each wrapped in the model's special tokens ([CLS] ... [SEP]).
+        Their vectors are averaged by length (embed_documents): the tail of a long text counts
+        instead of being cut off."""
+        tokens = self._tokenize(text)
+        if len(tokens) <= self.window:
+            return [tokens]
+        body = list(self._model.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+        width = self.window - len(self._wrap[0]) - len(self._wrap[1])
+        return [[*self._wrap[0], *body[i : i + width], *self._wrap[1]] for i in range(0, len(body), width)]
+
+    def _special_wrap(self) -> tuple[list[int], list[int]]:
+        """The special tokens the tokenizer puts before and after a text (BOS; BERT's [CLS] and [SEP])."""
+        marker = "x"
+        plain = list(self._model.tokenize(marker.encode(), add_bos=False, special=False))
+        wrapped = self._tokenize(marker)
+        at = next((i for i in range(len(wrapped)) if wrapped[i : i + len(plain)] == plain), None)
+        return ([], []) if at is None else (wrapped[:at], wrapped[at + len(plain) :])
 
     def _embed_tokens(self, token_lists: Sequence[list[int]]) -> np.ndarray:
         """Pooled vectors of already tokenised texts, in one or two llama_decode calls for all of them.
@@ -266,36 +287,42 @@ class LlamaEmbedder:
         """Embed texts in token-bounded batches; on_batch(texts_done, tokens_in_batch) after each.
 
         A background thread tokenises ahead while llama.cpp embeds (both release the GIL), so on a GPU
-        the tokeniser's CPU time hides behind the forward passes."""
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        the tokeniser's CPU time hides behind the forward passes. A text longer than the window is
+        embedded in pieces (_windows), its vector their mean weighted by their lengths."""
+        sums = np.zeros((len(texts), self.dim), dtype=np.float64)
+        lengths = np.zeros(len(texts), dtype=np.float64)
         max_seqs = self._max_texts
         batch: list[tuple[int, list[int]]] = []
         batch_tokens = 0
-        done = 0
+        done = 0  # texts whose every piece is embedded
 
-        def flush() -> None:
+        def flush(texts_done: int) -> None:
             nonlocal batch, batch_tokens, done
             if not batch:
                 return
             with self._lock:
                 vectors = self._embed_tokens([tokens for _, tokens in batch])
-            out[[i for i, _ in batch]] = l2_normalise(vectors)
-            done += len(batch)
+            for (i, tokens), vector in zip(batch, vectors, strict=True):
+                sums[i] += len(tokens) * vector.astype(np.float64)
+                lengths[i] += len(tokens)
+            done = texts_done
             if on_batch is not None:
                 on_batch(done, batch_tokens)
             batch, batch_tokens = [], 0
 
         with ThreadPoolExecutor(1, thread_name_prefix="docqa-tokenise") as tokeniser:
-            for i, tokens in enumerate(tokeniser.map(self._tokens, texts)):
-                if batch and (batch_tokens + len(tokens) > self._settings.batch_tokens or len(batch) >= max_seqs):
-                    flush()
-                batch.append((i, tokens))
-                batch_tokens += len(tokens)
-            flush()
-        return out
+            for i, windows in enumerate(tokeniser.map(self._windows, texts)):
+                for tokens in windows:
+                    if batch and (batch_tokens + len(tokens) > self._settings.batch_tokens or len(batch) >= max_seqs):
+                        flush(i)  # the texts before this one are complete
+                    batch.append((i, tokens))
+                    batch_tokens += len(tokens)
+            flush(len(texts))
+        return l2_normalise(sums / np.maximum(lengths, 1.0)[:, None])
 
     def embed_query(self, text: str) -> np.ndarray:
-        tokens = self._tokens(self.query_instruction + text)
-        with self._lock:
-            vector = self._embed_tokens([tokens])
-        return l2_normalise(vector)[0]
+        windows = self._windows(self.query_instruction + text)
+        with self._lock:  # one decode a piece: a question is nearly always one
+            vectors = np.vstack([self._embed_tokens([tokens]) for tokens in windows]).astype(np.float64)
+        weights = np.array([len(tokens) for tokens in windows], dtype=np.float64)
+        return l2_normalise((weights @ vectors)[None, :] / weights.sum())[0]

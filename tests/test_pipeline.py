@@ -237,3 +237,71 @@ def test_auto_retrieval_fuses_only_with_a_model_made_to_embed(embedder: Any, tin
         retriever = Retriever(None, None, model, RetrievalSettings())  # type: ignore[arg-type]
         assert retriever.resolve(RetrievalSettings().retriever) == expected
         assert retriever.resolve("dense") == "dense"  # asked for by name: as asked
+
+
+def _bert_reference(folder: Path, ids: list[int]) -> Any:
+    """all-MiniLM's forward pass in numpy (embeddings, post-norm encoder layers, mean of the tokens)."""
+    import math
+
+    import numpy as np
+
+    from bench.bert_gguf import read_safetensors
+
+    w = read_safetensors(folder / "model.safetensors")
+    heads = 2
+
+    def norm(x: Any, name: str) -> Any:
+        mean, var = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
+        return (x - mean) / np.sqrt(var + 1e-12) * w[name + ".weight"] + w[name + ".bias"]
+
+    def dense(x: Any, name: str) -> Any:
+        return x @ w[name + ".weight"].T + w[name + ".bias"]
+
+    n = len(ids)
+    x = w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:n]
+    x = norm(x + w["embeddings.token_type_embeddings.weight"][0], "embeddings.LayerNorm")
+    layer = "encoder.layer.0."
+    q, k, v = (dense(x, layer + f"attention.self.{p}").reshape(n, heads, -1) for p in ("query", "key", "value"))
+    scores = np.einsum("qhd,khd->hqk", q, k) / math.sqrt(q.shape[-1])
+    weights = np.exp(scores - scores.max(-1, keepdims=True))
+    weights /= weights.sum(-1, keepdims=True)
+    attended = np.einsum("hqk,khd->qhd", weights, v).reshape(n, -1)
+    x = norm(x + dense(attended, layer + "attention.output.dense"), layer + "attention.output.LayerNorm")
+    hidden = dense(x, layer + "intermediate.dense")
+    hidden = 0.5 * hidden * (1 + np.vectorize(math.erf)(hidden / math.sqrt(2)))
+    x = norm(x + dense(hidden, layer + "output.dense"), layer + "output.LayerNorm")
+    return x.mean(0)
+
+
+def test_a_bert_embedder_embeds_long_texts_in_pieces_of_its_context(tmp_path: Path) -> None:
+    """A BERT-style embedder (all-MiniLM, bge-small) has learned positions up to its training context
+    (512): llama.cpp aborted the process on a longer chunk. Its texts go in wrapped pieces of that
+    length, averaged by length, and the tail counts. Also checks bench/bert_gguf.py's conversion
+    against the forward pass in numpy."""
+    import numpy as np
+
+    from bench.bert_gguf import write_bert_gguf
+    from docqa.settings import EmbedSettings
+    from ingest.embedding import LlamaEmbedder, l2_normalise
+    from tests.tiny_bert import write_tiny_bert
+
+    folder = write_tiny_bert(tmp_path / "tiny-bert", max_positions=32)
+    embedder = LlamaEmbedder(write_bert_gguf(folder, tmp_path / "tiny-bert.gguf"), EmbedSettings(n_ctx=512))
+    assert embedder.window == 32 and embedder.made_for_embedding
+    short = "the supplier shall terminate on notice"
+    ids = embedder._tokenize(short)
+    assert ids[0] == 2 and ids[-1] == 3  # [CLS] ... [SEP]
+    reference = _bert_reference(folder, ids)
+    assert np.abs(embedder.embed_documents([short])[0] - reference / np.linalg.norm(reference)).max() < 1e-3
+
+    long = "the agreement shall be governed by the laws of new york " * 12
+    windows = embedder._windows(long)
+    assert len(windows) == 5 and all(len(w) <= 32 and w[0] == 2 and w[-1] == 3 for w in windows)
+    body = list(embedder._model.tokenize(long.encode(), add_bos=False, special=False))
+    assert [t for w in windows for t in w[1:-1]] == body
+    vectors = embedder.embed_documents([short, long, long + " the supplier goods"])
+    pieces = np.vstack([embedder._embed_tokens([w]) for w in windows])
+    lengths = np.array([len(w) for w in windows], dtype=np.float64)
+    assert np.abs(vectors[1] - l2_normalise((lengths @ pieces)[None, :])[0]).max() < 1e-4
+    assert np.abs(vectors[1] - vectors[2]).max() > 1e-3  # the tail past the first pieces counts
+    assert np.abs(embedder.embed_query(long) - vectors[1]).max() < 1e-4
