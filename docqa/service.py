@@ -69,6 +69,7 @@ class AskRequest:
     seed: int | None = None
     temperature: float | None = None  # None: the mode's recommended value (greedy for base models)
     use_cache: bool = True  # False: always generate, and leave the answer cache as it is
+    ignore_eos: bool = False  # max_tokens whatever the model says: no EOS, no stop strings (benchmarks; not cached)
 
 
 @dataclass(frozen=True)
@@ -250,7 +251,14 @@ class DocQA:
         )
         seed = request.seed if request.seed is not None else self.settings.llm.seed
         budget = self.settings.llm.thinking_budget if request.thinking else None
-        params = replace(base, max_tokens=max_tokens, seed=seed, stop=plan.stop, thinking_budget=budget)
+        params = replace(
+            base,
+            max_tokens=max_tokens,
+            seed=seed,
+            stop=() if request.ignore_eos else plan.stop,
+            thinking_budget=budget,
+            ignore_eos=request.ignore_eos,
+        )
         mode: Mode = "thinking" if request.thinking else "non-thinking"
         return _Prepared(mode, plan, params, started, retrieval_ms)
 
@@ -287,7 +295,7 @@ class DocQA:
     # --- the answer cache ----------------------------------------------------------------------
 
     def _cache_key(self, request: AskRequest) -> CacheKey | None:
-        if not (self.settings.answer_cache and request.use_cache) or self.generator is None:
+        if not (self.settings.answer_cache and request.use_cache) or request.ignore_eos or self.generator is None:
             return None
         return cache_key(
             self.collection(request.collection).id,

@@ -36,6 +36,15 @@ def test_ask_json(live_server: str) -> None:
     assert top["document"] == "annual_report_2025.pdf" and top["page"] == 2
 
 
+def test_ignore_eos_generates_max_tokens_and_skips_the_answer_cache(live_server: str) -> None:
+    """For benchmarks (as llama-server's ignore_eos): every answer exactly max_tokens long."""
+    body = {"question": "Who is the chief executive of Northwind Robotics?", "max_tokens": 40, "seed": 2}
+    normal = httpx.post(f"{live_server}/v1/ask", json=body, timeout=120).json()
+    assert normal["timings"]["completion_tokens"] < 40  # the demo model ends this answer early
+    forced = httpx.post(f"{live_server}/v1/ask", json={**body, "ignore_eos": True}, timeout=120).json()
+    assert forced["timings"]["completion_tokens"] == 40 and not forced.get("cached")
+
+
 def test_ask_streams_server_sent_events_token_by_token(live_server: str) -> None:
     body = {"question": "Who is the CEO of Northwind Robotics?", "max_tokens": 24, "seed": 3, "stream": True}
     arrivals: list[float] = []

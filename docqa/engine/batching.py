@@ -31,9 +31,9 @@ from docqa.generation import GeneratorInfo, OutputText, SamplingParams, detect_p
 from docqa.models import (
     batched_sampling_from,
     cpu_threads,
+    engine_flash_attention,
     model_label,
     use_backend_sampling,
-    use_flash_attention,
 )
 from docqa.settings import LLMSettings
 from docqa.streams import GenerationStream, GenEvent, WaitQueue, deliver
@@ -63,7 +63,7 @@ class BatchingGenerator:
             n_seq_max=n_parallel + n_cache,
             kv_unified=settings.kv_unified,
             n_gpu_layers=settings.n_gpu_layers,
-            flash_attn=use_flash_attention(settings.flash_attn, settings.n_gpu_layers),
+            flash_attn=engine_flash_attention(settings.flash_attn, settings.n_gpu_layers, settings.kv_unified),
             n_threads=cpu_threads(settings.n_threads),
             backend_sampling=(on_backend := use_backend_sampling(settings.backend_sampling, settings.n_gpu_layers)),
         )

@@ -32,8 +32,9 @@ def load_model(model_path: Path, n_gpu_layers: int) -> Any:
     return _internals.LlamaModel(path_model=str(model_path), params=model_params, verbose=True)
 
 
-def context_params(*, n_ctx: int, n_batch: int, n_ubatch: int, n_threads: int, flash_attn: bool) -> Any:
-    """llama.cpp context parameters with what the engine's and the embedder's contexts share."""
+def context_params(*, n_ctx: int, n_batch: int, n_ubatch: int, n_threads: int, flash_attn: bool | None) -> Any:
+    """llama.cpp context parameters with what the engine's and the embedder's contexts share;
+    flash_attn None leaves it to llama.cpp (on where the device has the kernel, as its own tools do)."""
     import llama_cpp
 
     params = llama_cpp.llama_context_default_params()
@@ -42,7 +43,11 @@ def context_params(*, n_ctx: int, n_batch: int, n_ubatch: int, n_threads: int, f
     params.n_ubatch = n_ubatch
     params.n_threads = params.n_threads_batch = n_threads
     params.flash_attn_type = (
-        llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED if flash_attn else llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
+        llama_cpp.LLAMA_FLASH_ATTN_TYPE_AUTO
+        if flash_attn is None
+        else llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED
+        if flash_attn
+        else llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
     )
     params.no_perf = True
     return params
@@ -58,7 +63,7 @@ class LlamaContext:
         n_seq_max: int,
         kv_unified: bool,
         n_gpu_layers: int,
-        flash_attn: bool,
+        flash_attn: bool | None,
         n_threads: int,
         backend_sampling: bool = False,
     ) -> None:

@@ -30,6 +30,11 @@ class AskBody(BaseModel):
     temperature: float | None = Field(default=None, ge=0, le=2, description="Override the mode's temperature.")
     stream: bool = Field(default=False, description="Stream Server-Sent Events instead of one JSON answer.")
     cache: bool = Field(default=True, description="Answer from the answer cache when this question was asked before.")
+    ignore_eos: bool = Field(
+        default=False,
+        description="Generate max_tokens tokens whatever the model says: end-of-generation tokens and stop strings "
+        "are ignored, as llama-server's ignore_eos does for the former (for benchmarks).",
+    )
 
     def request(self) -> AskRequest:
         return AskRequest(
@@ -42,6 +47,7 @@ class AskBody(BaseModel):
             self.seed,
             self.temperature,
             use_cache=self.cache,
+            ignore_eos=self.ignore_eos,
         )
 
 
