@@ -111,7 +111,7 @@ def ingest(
             )
         )
         if not report.embeddings:
-            why = "--no-embeddings" if no_embeddings else "the embedding model is not made to embed"
+            why = "--no-embeddings" if no_embeddings else "retriever auto: DOCQA_RETRIEVAL_RETRIEVER=hybrid embeds"
             click.echo(f"embeddings skipped ({why}): these files are found by BM25 keyword search only")
     if report.count("failed") and not (report.count("added") or report.count("updated") or report.count("unchanged")):
         sys.exit(1)

@@ -113,23 +113,24 @@ class DocQA:
     def open(cls, settings: Settings | None = None, *, embedder: bool = True, generator: bool = True) -> DocQA:
         """Load the configured models (the offline demo model when none is set) and open the data home."""
         from docqa.models import resolve_model
-        from ingest.embedding import LlamaEmbedder, gguf_metadata, made_for_embedding
+        from docqa.retrieval import Retriever
+        from ingest.embedding import LlamaEmbedder
 
         settings = settings or Settings()
         emb = None
-        if embedder:
+        if embedder and Retriever.resolve(settings.retrieval.retriever) != "bm25":
             path = resolve_model(settings.embed.model, "embedding", "DOCQA_EMBED_MODEL", settings.models_path)
-            # With the `auto` retriever, vectors from a generative model (the demo model) are never searched
-            # (they dragged fusion below BM25): ingest skips them, hours of CPU and gigabytes of logits.
-            metadata = gguf_metadata(path)
-            if settings.retrieval.retriever != "auto" or made_for_embedding(metadata):
-                emb = LlamaEmbedder(path, settings.embed, metadata)
-            else:
-                logger.info(
-                    "%s is not an embedding model: keyword search only, no vectors "
-                    "(DOCQA_RETRIEVAL_RETRIEVER=hybrid embeds with it anyway)",
-                    path.name,
-                )
+            emb = LlamaEmbedder(path, settings.embed)
+        elif embedder and settings.embed.model is not None:
+            # `auto` searches by keyword alone (the best on the dev set with every embedder measured), so
+            # nothing is embedded: a configured model would only cost ingest time. It is still checked
+            # (a wrong path is an error now, not when hybrid is switched on), and the choice said once.
+            path = resolve_model(settings.embed.model, "embedding", "DOCQA_EMBED_MODEL", settings.models_path)
+            logger.info(
+                "retriever %s: keyword search only, %s is not loaded (DOCQA_RETRIEVAL_RETRIEVER=hybrid uses it)",
+                settings.retrieval.retriever,
+                path.name,
+            )
         gen = load_generator(settings) if generator else None
         return cls(settings, emb, gen)
 

@@ -174,14 +174,22 @@ class RetrievalSettings(BaseModel):
     top_k: int = Field(default=3, ge=1, le=50, description="Chunks put in the prompt.")
     retriever: RetrieverKind = Field(
         default="auto",
-        description="bm25 (SQLite FTS5), dense (FAISS), hybrid (both, fused by rank), or auto: hybrid when the "
-        "embedding model was made to embed (its GGUF declares a pooling type or its name says embed, like "
-        "Qwen3-Embedding), else bm25, and then nothing is embedded at all. A generative model embedding by mean "
-        "pooling (the offline demo model) drags fusion down: on 10 CUAD contracts, recall@3 0.75 hybrid against "
-        "0.99 bm25.",
+        description="bm25 (SQLite FTS5), dense (FAISS), hybrid (both, fused by rank), or auto: bm25, the best on "
+        "the CUAD dev set with every embedding model measured (40 contracts, recall@1 / @3: bm25 0.813 / 0.974, "
+        "hybrid with all-MiniLM-L6-v2 0.807 / 0.963, dense alone 0.533 / 0.757; the demo model did worse), and "
+        "then no embedding model is loaded and nothing is embedded. hybrid or dense load the embedding model.",
     )
     candidates: int = Field(default=30, ge=1, description="Candidates each retriever contributes before fusion.")
-    rrf_k: int = Field(default=60, ge=1, description="Reciprocal-rank-fusion constant.")
+    rrf_k: int = Field(
+        default=10, ge=1, description="Reciprocal-rank-fusion constant (smaller: the first ranks count more)."
+    )
+    dense_weight: float = Field(
+        default=0.25,
+        ge=0.0,
+        description="Weight of the dense ranking against BM25's 1.0 in hybrid fusion. With all-MiniLM-L6-v2 on 40 "
+        "CUAD contracts, recall@1 / @3: weight 1 (k 60) 0.699 / 0.913, 0.5 (k 10) 0.778 / 0.955, 0.25 (k 10) "
+        "0.807 / 0.963; bm25 alone 0.813 / 0.974.",
+    )
 
 
 class IngestSettings(BaseModel):

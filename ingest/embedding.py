@@ -31,7 +31,6 @@ QWEN3_EMBEDDING_INSTRUCTION = (
 class Embedder(Protocol):
     model_id: str
     dim: int
-    made_for_embedding: bool  # a model trained to embed, not a generative model pooled (see RetrievalSettings)
 
     def embed_documents(
         self, texts: Sequence[str], on_batch: Callable[[int, int], None] | None = None
@@ -61,12 +60,6 @@ def gguf_metadata(model_path: Path) -> dict[str, str]:
     import llama_cpp
 
     return dict(llama_cpp.Llama(str(model_path), vocab_only=True, verbose=False).metadata)
-
-
-def made_for_embedding(metadata: dict[str, str]) -> bool:
-    """A model trained to embed: it declares its pooling, or says so in its name (the first public
-    Qwen3-Embedding GGUFs declared no pooling; llama.cpp's converter has written it since)."""
-    return _declared_pooling(metadata) is not None or "embed" in _model_name(metadata)
 
 
 def _pooling_from_metadata(metadata: dict[str, str], choice: str) -> int:
@@ -184,7 +177,6 @@ class LlamaEmbedder:
         self._wrap = self._special_wrap()
         self.model_id = model_label(model_path)
         self.dim = int(self._model.n_embd())
-        self.made_for_embedding = made_for_embedding(metadata)
         self.query_instruction = (
             settings.query_instruction
             if settings.query_instruction is not None

@@ -74,12 +74,12 @@ def test_errors_are_one_line_without_traceback(tmp_path: Path) -> None:
 def test_bm25_only_ingest_reports_it(tmp_path: Path) -> None:
     proc = run("ingest", str(SAMPLE_DOCS / "operations_handbook.md"), "--no-embeddings", data_dir=tmp_path)
     assert "1 added" in proc.stdout and "(--no-embeddings): these files are found by BM25" in proc.stdout
-    # With the default (auto) retriever the demo model, a generative one, embeds nothing; asked to, it does.
+    # With the default (auto) retriever nothing is embedded; asked to (hybrid), it is.
     proc = run("ingest", str(SAMPLE_DOCS / "services_agreement_en.txt"), "--json", data_dir=tmp_path)
     report = json.loads(proc.stdout)
     assert report["added"] == 1 and report["embeddings"] is False and report["tokens_embedded"] == 0
     plain = run("ingest", str(SAMPLE_DOCS / "annual_report_2025.pdf"), data_dir=tmp_path).stdout
-    assert "(the embedding model is not made to embed)" in plain
+    assert "(retriever auto: DOCQA_RETRIEVAL_RETRIEVER=hybrid embeds)" in plain
     env = {**os.environ, "DOCQA_RETRIEVAL_RETRIEVER": "hybrid"}
     proc = run("ingest", str(SAMPLE_DOCS / "supply_contract_zh.txt"), "--json", data_dir=tmp_path, env=env)
     assert json.loads(proc.stdout)["embeddings"] is True

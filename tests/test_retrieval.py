@@ -44,8 +44,8 @@ class _Indexes:
 
 
 class _Embedder:
-    def __init__(self, model_id: str, made_for_embedding: bool = True) -> None:
-        self.model_id, self.dim, self.made_for_embedding = model_id, 4, made_for_embedding
+    def __init__(self, model_id: str) -> None:
+        self.model_id, self.dim = model_id, 4
 
     def embed_query(self, text: str) -> np.ndarray:
         return np.ones(4, dtype=np.float32) / 2
@@ -65,6 +65,18 @@ def test_hybrid_runs_bm25_in_a_worker_and_fuses_both_rankings() -> None:
     assert chunks[0].chunk_id == 3  # in both rankings: fusion puts it first
     assert {c.chunk_id for c in chunks} == {1, 2, 3, 4}
     assert store.keyword_threads and store.keyword_threads[0].startswith("docqa-keyword-search")
+
+
+def test_fusion_weights_the_dense_ranking_below_bm25s() -> None:
+    """With equal weights, dense search's first chunk (4, unknown to BM25) passes BM25's second; at a
+    quarter of BM25's weight it stays below BM25's own chunks. Chunk 3, in both lists, leads either way."""
+    from docqa.retrieval import reciprocal_rank_fusion
+
+    keyword, dense = [1, 2, 3], [4, 3]
+    assert [chunk_id for chunk_id, _ in reciprocal_rank_fusion([keyword, dense], 10)] == [3, 1, 4, 2]
+    weighted = reciprocal_rank_fusion([keyword, dense], 10, [1.0, 0.25])
+    assert [chunk_id for chunk_id, _ in weighted] == [3, 1, 2, 4]
+    assert weighted[0][1] == pytest.approx(1 / 13 + 0.25 / 12)
 
 
 def test_a_dense_error_surfaces_after_the_keyword_search_has_finished() -> None:
