@@ -52,12 +52,16 @@ def write_bert_gguf(model_dir: Path, out: Path) -> Path:
     arch = gguf.MODEL_ARCH.BERT
     writer = gguf.GGUFWriter(str(out), gguf.MODEL_ARCH_NAMES[arch])
     writer.add_name(model_dir.name)
-    writer.add_context_length(config["max_position_embeddings"])
-    writer.add_embedding_length(config["hidden_size"])
-    writer.add_feed_forward_length(config["intermediate_size"])
-    writer.add_block_count(config["num_hidden_layers"])
-    writer.add_head_count(config["num_attention_heads"])
-    writer.add_layer_norm_eps(config["layer_norm_eps"])
+    hyperparameters = {  # the GGUF writer call -> the Hugging Face config key it writes
+        writer.add_context_length: "max_position_embeddings",
+        writer.add_embedding_length: "hidden_size",
+        writer.add_feed_forward_length: "intermediate_size",
+        writer.add_block_count: "num_hidden_layers",
+        writer.add_head_count: "num_attention_heads",
+        writer.add_layer_norm_eps: "layer_norm_eps",
+    }
+    for add, key in hyperparameters.items():
+        add(config[key])
     writer.add_causal_attention(False)
     writer.add_pooling_type(gguf.PoolingType.MEAN)  # sentence-transformers' 1_Pooling: mean of the tokens
 
@@ -76,13 +80,16 @@ def write_bert_gguf(model_dir: Path, out: Path) -> Path:
     writer.add_tokenizer_pre("default")
     writer.add_token_list(tokens)
     writer.add_token_types(types)
-    ids = {name: vocab[f"[{name.upper()}]"] for name in ("cls", "sep", "unk", "pad", "mask")}
-    writer.add_bos_token_id(ids["cls"])
-    writer.add_eos_token_id(ids["sep"])
-    writer.add_sep_token_id(ids["sep"])
-    writer.add_unk_token_id(ids["unk"])
-    writer.add_pad_token_id(ids["pad"])
-    writer.add_mask_token_id(ids["mask"])
+    special_ids = {  # llama.cpp's BOS is BERT's [CLS], its EOS [SEP]
+        writer.add_bos_token_id: "[CLS]",
+        writer.add_eos_token_id: "[SEP]",
+        writer.add_sep_token_id: "[SEP]",
+        writer.add_unk_token_id: "[UNK]",
+        writer.add_pad_token_id: "[PAD]",
+        writer.add_mask_token_id: "[MASK]",
+    }
+    for add_id, piece in special_ids.items():
+        add_id(vocab[piece])
     writer.add_add_bos_token(True)  # [CLS] text [SEP], as BERT was trained (llama.cpp: BOS, then SEP)
     writer.add_add_sep_token(True)
     writer.add_add_eos_token(False)
