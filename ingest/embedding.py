@@ -171,8 +171,8 @@ class LlamaEmbedder:
             model_path, settings, pooling, self.micro_batch, MAX_OUTPUTS + 1 if self.prefill_without_outputs else 0
         )
         self._max_texts = max(1, int(params.n_seq_max) - 1)  # texts in one llama_decode, besides the padding
-        # The longest piece embedded at once: a BERT-style model (all-MiniLM, bge-small: 512 learned
-        # positions) reads garbage past its training context, so longer texts go in pieces (_windows).
+        # The longest piece embedded at once: a BERT-style model (all-MiniLM, bge-small) has 512 learned
+        # positions, and llama.cpp aborts the process past them, so longer texts go in pieces (_windows).
         self.window = min(settings.n_ctx, int(self._model.n_ctx_train()) or settings.n_ctx)
         self._wrap = self._special_wrap()
         self.model_id = model_label(model_path)

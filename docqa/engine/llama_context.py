@@ -42,13 +42,11 @@ def context_params(*, n_ctx: int, n_batch: int, n_ubatch: int, n_threads: int, f
     params.n_batch = n_batch
     params.n_ubatch = n_ubatch
     params.n_threads = params.n_threads_batch = n_threads
-    params.flash_attn_type = (
-        llama_cpp.LLAMA_FLASH_ATTN_TYPE_AUTO
-        if flash_attn is None
-        else llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED
-        if flash_attn
-        else llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
-    )
+    params.flash_attn_type = {
+        None: llama_cpp.LLAMA_FLASH_ATTN_TYPE_AUTO,
+        True: llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED,
+        False: llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED,
+    }[flash_attn]
     params.no_perf = True
     return params
 
