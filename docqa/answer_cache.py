@@ -49,9 +49,13 @@ def cache_key(
     max_tokens: int,
     temperature: float | None,
     seed: int | None,
+    retrieval: str = "bm25",
 ) -> CacheKey:
+    """retrieval: how the sources were found (Retriever.signature): another retriever, embedding model or
+    fusion weight finds other sources, so its answers are other entries."""
     parts = {
         "q": normalise_question(question),
+        "retrieval": retrieval,
         "thinking": thinking,
         "model": model_id,
         "top_k": top_k,

@@ -88,6 +88,16 @@ class Retriever:
         rows = self._store.fetch_chunks([cid for cid, _ in fused])
         return [replace(rows[cid], score=score) for cid, score in fused if cid in rows]
 
+    def signature(self) -> str:
+        """What decides the sources this retriever finds by default, for the answer cache's key."""
+        kind = self.resolve(self._settings.retriever)
+        if kind == "bm25":
+            return kind
+        model = self._embedder.model_id if self._embedder is not None else None
+        if kind == "dense":
+            return f"dense:{model}"
+        return f"hybrid:{model}:{self._settings.dense_weight}:{self._settings.rrf_k}:{self._settings.candidates}"
+
     @staticmethod
     def resolve(kind: str) -> str:
         """auto -> bm25, the best on the dev set with every embedder measured (RetrievalSettings.retriever)."""

@@ -308,6 +308,7 @@ class DocQA:
             max_tokens=request.max_tokens or self.settings.llm.max_tokens,
             temperature=request.temperature,
             seed=request.seed,
+            retrieval=self.retriever.signature(),
         )
 
     def _replay(self, answer: Answer, started: float) -> Iterator[AskEvent]:

@@ -79,6 +79,23 @@ def test_fusion_weights_the_dense_ranking_below_bm25s() -> None:
     assert weighted[0][1] == pytest.approx(1 / 13 + 0.25 / 12)
 
 
+def test_the_signature_names_what_decides_the_sources() -> None:
+    """The answer cache keys on it: answers found by another retriever, model or weight are other entries."""
+    store = _Store()
+    signatures = {
+        Retriever(store, _Indexes(), _Embedder(model), settings).signature()  # type: ignore[arg-type]
+        for model in ("model-a", "model-b")
+        for settings in (
+            RetrievalSettings(),
+            RetrievalSettings(retriever="hybrid"),
+            RetrievalSettings(retriever="hybrid", dense_weight=0.5),
+            RetrievalSettings(retriever="dense"),
+        )
+    }
+    assert len(signatures) == 7  # bm25 does not depend on the embedding model
+    assert Retriever(store, _Indexes(), None, RetrievalSettings()).signature() == "bm25"  # type: ignore[arg-type]
+
+
 def test_a_dense_error_surfaces_after_the_keyword_search_has_finished() -> None:
     store = _Store()
     with pytest.raises(EmbeddingModelMismatchError):
