@@ -88,15 +88,15 @@ def fresh_server() -> Iterator[tuple[str, int]]:
             yield base, doc_id
 
 
-def one_pair(base_questions: list[str]) -> tuple[float, float, int, int]:
+def one_pair(questions: list[str]) -> tuple[float, float, int, int]:
     """The 8 asks one after another, then at once, each on a fresh server: (seconds, seconds, tokens, tokens)."""
     with fresh_server() as (base, doc_id):
         start = time.perf_counter()
-        sequential = [ask(base, q, doc_id) for q in base_questions]
+        sequential = [ask(base, q, doc_id) for q in questions]
         sequential_s = time.perf_counter() - start
     with fresh_server() as (base, doc_id):
         results: list[tuple[float, float, int]] = []
-        threads = [threading.Thread(target=lambda q=q: results.append(ask(base, q, doc_id))) for q in base_questions]
+        threads = [threading.Thread(target=lambda q=q: results.append(ask(base, q, doc_id))) for q in questions]
         start = time.perf_counter()
         for t in threads:
             t.start()

@@ -49,7 +49,7 @@ def cache_key(
     max_tokens: int,
     temperature: float | None,
     seed: int | None,
-    retrieval: str = "bm25",
+    retrieval: str,
 ) -> CacheKey:
     """retrieval: how the sources were found (Retriever.signature): another retriever, embedding model or
     fusion weight finds other sources, so its answers are other entries."""

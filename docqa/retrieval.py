@@ -62,7 +62,7 @@ class Retriever:
         kind = self.resolve(retriever or self._settings.retriever)
         n = max(self._settings.candidates, top_k)
         rankings: list[list[int]] = []
-        weights: list[float] = []
+        dense: list[int] | None = None
         keyword: Future[list[tuple[int, float]]] | None = None
         if kind == "hybrid":
             # BM25 (SQLite) runs beside the question's embedding and the FAISS scan: both release the
@@ -70,7 +70,6 @@ class Retriever:
             keyword = self._keyword_pool.submit(self._store.bm25, collection.id, question, n, document_id)
         elif kind == "bm25":
             rankings.append([cid for cid, _ in self._store.bm25(collection.id, question, n, document_id)])
-            weights.append(1.0)
         if kind in ("dense", "hybrid"):
             try:
                 dense = self._dense(collection, question, n, document_id, query_vector)
@@ -80,10 +79,11 @@ class Retriever:
                 raise
             if keyword is not None:
                 rankings.append([cid for cid, _ in keyword.result()])
-                weights.append(1.0)
             if dense is not None:
                 rankings.append(dense)
-                weights.append(self._settings.dense_weight if kind == "hybrid" else 1.0)
+        weights = [1.0] * len(rankings)
+        if kind == "hybrid" and dense is not None:
+            weights[-1] = self._settings.dense_weight  # the dense ranking comes last, BM25's keeps 1.0
         fused = reciprocal_rank_fusion(rankings, self._settings.rrf_k, weights)[:top_k]
         rows = self._store.fetch_chunks([cid for cid, _ in fused])
         return [replace(rows[cid], score=score) for cid, score in fused if cid in rows]

@@ -243,8 +243,6 @@ def _bert_reference(folder: Path, ids: list[int]) -> Any:
     """all-MiniLM's forward pass in numpy (embeddings, post-norm encoder layers, mean of the tokens)."""
     import math
 
-    import numpy as np
-
     from bench.bert_gguf import read_safetensors
 
     w = read_safetensors(folder / "model.safetensors")
@@ -278,8 +276,6 @@ def test_a_bert_embedder_embeds_long_texts_in_pieces_of_its_context(tmp_path: Pa
     (512): llama.cpp aborted the process on a longer chunk. Its texts go in wrapped pieces of that
     length, averaged by length, and the tail counts. Also checks bench/bert_gguf.py's conversion
     against the forward pass in numpy."""
-    import numpy as np
-
     from bench.bert_gguf import write_bert_gguf
     from docqa.settings import EmbedSettings
     from ingest.embedding import LlamaEmbedder, l2_normalise
