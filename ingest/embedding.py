@@ -208,21 +208,30 @@ class LlamaEmbedder:
         (the context, or the model's training context if shorter: a BERT-style model has 512 position
         embeddings), consecutive pieces, each wrapped in the model's special tokens ([CLS] ... [SEP]).
         Their vectors are averaged by length (embed_documents): the tail of a long text counts
-        instead of being cut off."""
-        tokens = self._tokenize(text)
-        if len(tokens) <= self.window:
-            return [tokens]
+        instead of being cut off. The text is tokenised once, without its special tokens, which are
+        added here (tokenising a 4k-token chunk costs about as much as its forward pass on a GPU)."""
+        if self._wrap is None:  # special tokens the tokeniser does not put around a text in one block
+            tokens = self._tokenize(text)
+            if len(tokens) <= self.window:
+                return [tokens]
+            head: list[int] = []
+            tail: list[int] = []
+        else:
+            head, tail = self._wrap
         body = list(self._model.tokenize(text.encode("utf-8"), add_bos=False, special=False))
-        width = self.window - len(self._wrap[0]) - len(self._wrap[1])
-        return [[*self._wrap[0], *body[i : i + width], *self._wrap[1]] for i in range(0, len(body), width)]
+        if len(head) + len(body) + len(tail) <= self.window:
+            return [[*head, *body, *tail]]
+        width = self.window - len(head) - len(tail)
+        return [[*head, *body[i : i + width], *tail] for i in range(0, len(body), width)]
 
-    def _special_wrap(self) -> tuple[list[int], list[int]]:
-        """The special tokens the tokenizer puts before and after a text (BOS; BERT's [CLS] and [SEP])."""
+    def _special_wrap(self) -> tuple[list[int], list[int]] | None:
+        """The special tokens the tokenizer puts before and after a text (BOS; BERT's [CLS] and [SEP]),
+        or None when a text's plain tokens are not found whole inside its tokens with them."""
         marker = "x"
         plain = list(self._model.tokenize(marker.encode(), add_bos=False, special=False))
         wrapped = self._tokenize(marker)
         at = next((i for i in range(len(wrapped)) if wrapped[i : i + len(plain)] == plain), None)
-        return ([], []) if at is None else (wrapped[:at], wrapped[at + len(plain) :])
+        return None if at is None else (wrapped[:at], wrapped[at + len(plain) :])
 
     def _embed_tokens(self, token_lists: Sequence[list[int]]) -> np.ndarray:
         """Pooled vectors of already tokenised texts, in one or two llama_decode calls for all of them.
