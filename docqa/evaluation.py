@@ -194,6 +194,7 @@ def evaluate(
         "retrieval_ms_p50": round(_pct(tally.retrieval_ms, 50), 2),
         "retrieval_ms_p95": round(_pct(tally.retrieval_ms, 95), 2),
         "retriever": options.retriever if dense or options.retriever == "bm25" else "bm25 (no embeddings)",
+        "reranker": qa.reranker.model_id if qa.reranker is not None else None,
         "scope": options.scope,
         "chunks": qa.store.count_chunks(coll.id),
         "by_category": {

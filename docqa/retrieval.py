@@ -4,7 +4,8 @@ Dense search (FAISS over the embedder's vectors) and BM25 (SQLite FTS5) each pro
 already filtered to the collection (and to one document when asked); reciprocal rank fusion merges
 them, which needs no score calibration, with the dense ranking at a fraction of BM25's weight: with a
 real embedding model (all-MiniLM-L6-v2) equal weights took 40 CUAD contracts from BM25's recall@3
-0.974 to 0.913 (docs/benchmarks.md).
+0.974 to 0.913 (docs/benchmarks.md). An optional reranker (docqa.reranking) then reorders the
+best few.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import numpy as np
 
 from docqa.consistency import VectorIndexes
 from docqa.errors import EmbeddingModelMismatchError
-from docqa.settings import RetrievalSettings
+from docqa.reranking import Reranker, rerank
+from docqa.settings import RerankSettings, RetrievalSettings
 from docqa.store import CollectionRow, Store
 from docqa.types import RetrievedChunk
 from ingest.embedding import Embedder
@@ -41,11 +43,15 @@ class Retriever:
         indexes: VectorIndexes,
         embedder: Embedder | None,
         settings: RetrievalSettings,
+        reranker: Reranker | None = None,
+        rerank_settings: RerankSettings | None = None,
     ) -> None:
         self._store = store
         self._indexes = indexes
         self._embedder = embedder
         self._settings = settings
+        self._reranker = reranker
+        self._rerank = rerank_settings or RerankSettings()
         self._keyword_pool = ThreadPoolExecutor(4, thread_name_prefix="docqa-keyword-search")
 
     def retrieve(
@@ -84,19 +90,29 @@ class Retriever:
         weights = [1.0] * len(rankings)
         if kind == "hybrid" and dense is not None:
             weights[-1] = self._settings.dense_weight  # the dense ranking comes last, BM25's keeps 1.0
-        fused = reciprocal_rank_fusion(rankings, self._settings.rrf_k, weights)[:top_k]
+        keep = max(top_k, self._rerank.candidates) if self._reranker is not None else top_k
+        fused = reciprocal_rank_fusion(rankings, self._settings.rrf_k, weights)[:keep]
         rows = self._store.fetch_chunks([cid for cid, _ in fused])
-        return [replace(rows[cid], score=score) for cid, score in fused if cid in rows]
+        chunks = [replace(rows[cid], score=score) for cid, score in fused if cid in rows]
+        if self._reranker is not None and len(chunks) > 1:
+            chunks = rerank(self._reranker, question, chunks, self._rerank)
+        return chunks[:top_k]
 
     def signature(self) -> str:
         """What decides the sources this retriever finds by default, for the answer cache's key."""
         kind = self.resolve(self._settings.retriever)
-        if kind == "bm25":
-            return kind
         model = self._embedder.model_id if self._embedder is not None else None
-        if kind == "dense":
-            return f"dense:{model}"
-        return f"hybrid:{model}:{self._settings.dense_weight}:{self._settings.rrf_k}:{self._settings.candidates}"
+        s = self._settings
+        first = {
+            "bm25": kind,
+            "dense": f"dense:{model}",
+            "hybrid": f"hybrid:{model}:{s.dense_weight}:{s.rrf_k}:{s.candidates}",
+        }[kind]
+        if self._reranker is None:
+            return first
+        r = self._rerank
+        reranking = f"{self._reranker.model_id}:{r.candidates}:{r.windows_per_chunk}:{r.window_tokens}:{r.instruction}"
+        return f"{first}|rerank:{reranking}"
 
     @staticmethod
     def resolve(kind: str) -> str:

@@ -27,6 +27,7 @@ from docqa.consistency import ConsistencyReport, VectorIndexes
 from docqa.errors import ChunkNotFoundError, ConfigError, DocqaError, InvalidRequestError
 from docqa.generation import NON_THINKING_SAMPLING, THINKING_SAMPLING, Generator, SamplingParams
 from docqa.prompting import PromptPlan, build_prompt
+from docqa.reranking import Reranker
 from docqa.settings import Settings
 from docqa.store import CollectionRow, DocumentRow, Store
 from docqa.streams import GenEvent
@@ -93,16 +94,21 @@ class _Prepared:
 
 class DocQA:
     def __init__(
-        self, settings: Settings, embedder: Embedder | None = None, generator: Generator | None = None
+        self,
+        settings: Settings,
+        embedder: Embedder | None = None,
+        generator: Generator | None = None,
+        reranker: Reranker | None = None,
     ) -> None:
         self.settings = settings
         self.embedder = embedder
         self.generator = generator
+        self.reranker = reranker
         self.store = Store(settings.database_path)
         self.indexes = VectorIndexes(self.store, settings.vectors_dir, settings.auto_repair)
         from docqa.retrieval import Retriever
 
-        self.retriever = Retriever(self.store, self.indexes, embedder, settings.retrieval)
+        self.retriever = Retriever(self.store, self.indexes, embedder, settings.retrieval, reranker, settings.rerank)
         self.ingestor = Ingestor(self.store, self.indexes, embedder, settings.chunking, settings.ingest)
         self.answer_cache = AnswerCache(self.store, settings.answer_cache_entries)
         # Called once per finished answer and per ingest run (metrics hook in here).
@@ -131,8 +137,14 @@ class DocQA:
                 settings.retrieval.retriever,
                 path.name,
             )
+        rer = None
+        if settings.rerank.model is not None:
+            from docqa.reranking import LlamaReranker
+
+            path = resolve_model(settings.rerank.model, "reranker", "DOCQA_RERANK_MODEL", settings.models_path)
+            rer = LlamaReranker(path, settings.rerank)
         gen = load_generator(settings) if generator else None
-        return cls(settings, emb, gen)
+        return cls(settings, emb, gen, rer)
 
     def close(self) -> None:
         self.indexes.save_all()

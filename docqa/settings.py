@@ -192,6 +192,40 @@ class RetrievalSettings(BaseModel):
     )
 
 
+class RerankSettings(BaseModel):
+    model: Path | None = Field(
+        default=None,
+        description="Path to a reranker GGUF (Qwen3-Reranker-0.6B/4B/8B, either llama.cpp's rank-pooled conversion "
+        "or the plain causal LM); unset: no reranking. Set, the first ranking's best `candidates` chunks are "
+        "reordered by the reranker's yes/no log-odds for the question and each chunk's best windows.",
+    )
+    candidates: int = Field(
+        default=8, ge=1, le=100, description="Chunks of the first ranking that the reranker reads and reorders."
+    )
+    windows_per_chunk: int = Field(
+        default=2,
+        ge=1,
+        description="Windows of a chunk the reranker reads: those holding the most distinct question terms; "
+        "a chunk scores as its best window.",
+    )
+    window_tokens: int = Field(
+        default=512, ge=64, le=8192, description="Length of a window, in the reranker's tokens (longer is cut)."
+    )
+    instruction: str = Field(
+        default="Given a question about a document, retrieve the passages that answer it",
+        description="The task line of Qwen3-Reranker's prompt (its <Instruct>); the model card's example is a web "
+        "search task, and Qwen reports a task-specific line helps.",
+    )
+    n_parallel: int = Field(
+        default=8, ge=1, le=64, description="Question-window pairs in one llama.cpp decode, each its own sequence."
+    )
+    n_gpu_layers: int = Field(default=-1, description="Reranker layers offloaded to the GPU; -1 is all.")
+    flash_attn: bool | None = Field(
+        default=None, description="Flash attention for the reranker; unset: on when layers are offloaded to a GPU."
+    )
+    n_threads: int | None = Field(default=None, description="CPU threads for the reranker; unset uses every core.")
+
+
 class IngestSettings(BaseModel):
     max_file_mb: int = Field(default=200, ge=1, description="Files larger than this are refused.")
     checkpoint_seconds: float = Field(
@@ -259,6 +293,7 @@ class Settings(BaseSettings):
     embed: EmbedSettings = Field(default_factory=EmbedSettings, description="The embedding model.")
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings, description="How text is chunked.")
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings, description="How chunks are found.")
+    rerank: RerankSettings = Field(default_factory=RerankSettings, description="The optional reranker.")
     ingest: IngestSettings = Field(default_factory=IngestSettings, description="Ingestion limits.")
     api: APISettings = Field(default_factory=APISettings, description="HTTP server limits.")
 

@@ -20,7 +20,10 @@ def build_tiny_qwen3(
     n_embd: int = 64,
     pooling_type: int | None = None,
     name: str = "tiny-qwen3-test",
+    rank_head: bool = False,
 ) -> Path:
+    """rank_head: as llama.cpp's converter writes Qwen3-Reranker, rank pooling and a classifier of the
+    output layer's "yes" and "no" rows (the output layer is the token embeddings here, tied)."""
     import gguf
 
     reader = gguf.GGUFReader(str(vocab_gguf))
@@ -59,6 +62,9 @@ def build_tiny_qwen3(
     writer.add_eos_token_id(151645)  # <|im_end|>
     if pooling_type is not None:  # what an embedding model's GGUF declares (Qwen3-Embedding: 3, last)
         writer.add_uint32("qwen3.pooling_type", pooling_type)
+    if rank_head:
+        writer.add_pooling_type(gguf.PoolingType.RANK)
+        writer.add_classifier_output_labels(["yes", "no"])
     writer.add_pad_token_id(151643)
     writer.add_bos_token_id(151643)
     writer.add_add_bos_token(False)
@@ -67,7 +73,8 @@ def build_tiny_qwen3(
         return (rng.standard_normal((rows, cols)) * 0.02).astype(np.float16)
 
     ones = lambda n: np.ones(n, dtype=np.float32)  # noqa: E731
-    writer.add_tensor("token_embd.weight", weight(len(tokens), n_embd))
+    embeddings = weight(len(tokens), n_embd)
+    writer.add_tensor("token_embd.weight", embeddings)
     for i in range(n_layer):
         p = f"blk.{i}."
         writer.add_tensor(p + "attn_norm.weight", ones(n_embd))
@@ -82,6 +89,8 @@ def build_tiny_qwen3(
         writer.add_tensor(p + "ffn_up.weight", weight(n_ff, n_embd))
         writer.add_tensor(p + "ffn_down.weight", weight(n_embd, n_ff))
     writer.add_tensor("output_norm.weight", ones(n_embd))
+    if rank_head:
+        writer.add_tensor("cls.output.weight", embeddings[[tokens.index("yes"), tokens.index("no")]])
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()

@@ -1,0 +1,238 @@
+"""Reranking: a cross-encoder reads the question with each candidate and reorders the first ranking.
+
+BM25 and dense search score a chunk without reading it against the question; a reranker (Qwen3-Reranker
+through llama.cpp) reads both together and answers "yes" or "no", and the log-odds of "yes" is the
+score. A chunk is up to 4k tokens, so the reranker reads the chunk's windows that share the most words
+with the question (`windows_per_chunk` of `window_tokens` each), and a chunk scores as its best window:
+a tenth of the tokens of reading every chunk whole, with the clause the question names still read.
+
+Two GGUF forms of Qwen3-Reranker exist and both are read: llama.cpp's converter writes one with rank
+pooling and a two-row classifier (the "yes" and "no" rows of the output layer), which llama.cpp returns
+per sequence; other conversions keep the whole causal LM, whose "yes" and "no" logits are read at the
+last token. Either way, each pair is one sequence, all of a group in one llama_decode.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from docqa import lexical
+from docqa.errors import ConfigError
+from docqa.models import cpu_threads, model_label, use_flash_attention
+from docqa.settings import RerankSettings
+from docqa.token_batch import TokenBatch
+from docqa.types import RetrievedChunk
+
+logger = logging.getLogger(__name__)
+
+# Qwen3-Reranker's prompt (its model card); {instruction} is docqa's, the card's example is web search.
+QWEN3_RERANK_TEMPLATE = (
+    "<|im_start|>system\nJudge whether the Document meets the requirements based on the Query and the Instruct "
+    'provided. Note that the answer can only be "yes" or "no".<|im_end|>\n'
+    "<|im_start|>user\n<Instruct>: {instruction}\n<Query>: {query}\n<Document>: {document}<|im_end|>\n"
+    "<|im_start|>assistant\n<think>\n\n</think>\n\n"
+)
+_INSTRUCT_LINE = re.compile(r"<Instruct>: [^\n]*\n")
+MAX_QUERY_TOKENS = 256
+_TEMPLATE_ROOM = 128  # tokens of the prompt around the query and the document
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+class Reranker(Protocol):
+    model_id: str
+
+    def score(self, query: str, documents: Sequence[str]) -> list[float]:
+        """One relevance score per document, higher is more relevant."""
+        ...
+
+
+def prompt_pieces(template: str, instruction: str) -> tuple[str, str, str]:
+    """The template around {query} and {document}, with docqa's instruction in its <Instruct> line.
+    A space before a placeholder moves to the text that fills it (BPE joins it to the first word)."""
+    template = _INSTRUCT_LINE.sub(lambda _: f"<Instruct>: {instruction}\n", template, count=1)
+    if template.find("{query}") < 0 or template.find("{document}") < template.find("{query}"):
+        raise ConfigError("the reranker's prompt template needs {query} before {document}")
+    before, rest = template.split("{query}", 1)
+    between, after = rest.split("{document}", 1)
+    return before, between, after
+
+
+def best_windows(question: str, text: str, count: int, window_tokens: int) -> list[str]:
+    """The `count` windows of about window_tokens tokens (25% overlap) that hold the most distinct
+    question terms, ties to the earlier; windows are cut by characters at the text's own density (a CJK
+    character is about a token, four other characters are), so the chunk need not be tokenised."""
+    if not text:
+        return [text]
+    cjk = len(_CJK.findall(text))
+    tokens_per_char = (cjk + (len(text) - cjk) / 4) / len(text)
+    width = max(64, int(0.9 * window_tokens / tokens_per_char))
+    if len(text) <= width:
+        return [text]
+    step = max(1, width * 3 // 4)
+    windows = [text[i : i + width] for i in range(0, len(text) - width + step, step)]
+    terms = set(lexical.query_terms(question))
+    overlap = [len(terms & lexical.words(lexical.index_text(w))) for w in windows]
+    best = sorted(range(len(windows)), key=lambda i: (-overlap[i], i))[:count]
+    return [windows[i] for i in sorted(best)]
+
+
+def rerank(
+    reranker: Reranker, question: str, chunks: Sequence[RetrievedChunk], settings: RerankSettings
+) -> list[RetrievedChunk]:
+    """The chunks reordered by the reranker's score of their best window (ties keep the first order);
+    each chunk's score becomes that reranker score."""
+    windows = [best_windows(question, c.text, settings.windows_per_chunk, settings.window_tokens) for c in chunks]
+    scores = reranker.score(question, [w for ws in windows for w in ws])
+    best: list[float] = []
+    at = 0
+    for ws in windows:
+        best.append(max(scores[at : at + len(ws)]))
+        at += len(ws)
+    order = sorted(range(len(chunks)), key=lambda i: (-best[i], i))
+    return [replace(chunks[i], score=best[i]) for i in order]
+
+
+class LlamaReranker:
+    """A causal-LM reranker (Qwen3-Reranker) through llama-cpp-python's low-level API. Pairs run as
+    parallel sequences with their own KV cells (as llama-batched-bench runs them), so one pair's
+    attention never spans another's. One llama.cpp context is not thread-safe, hence the lock."""
+
+    def __init__(self, model_path: Path, settings: RerankSettings, metadata: dict[str, str] | None = None) -> None:
+        import llama_cpp
+        from llama_cpp import _internals
+
+        from docqa.engine.llama_context import context_params, load_model
+        from ingest.embedding import gguf_metadata
+
+        metadata = metadata if metadata is not None else gguf_metadata(model_path)
+        arch = metadata.get("general.architecture", "")
+        if metadata.get(f"{arch}.attention.causal", "true").lower() in ("false", "0"):
+            raise ConfigError(
+                f"reranker {model_path.name} attends both ways (a BERT-style cross-encoder); docqa reranks "
+                "with a causal model that answers yes or no, such as Qwen3-Reranker"
+            )
+        declared = int(metadata.get(f"{arch}.pooling_type", 0) or 0)
+        self.rank_pooled = declared == llama_cpp.LLAMA_POOLING_TYPE_RANK
+        # llama.cpp's rank pooling ends in a softmax for Qwen3 (the two outputs are probabilities); for
+        # other architectures the classifier's outputs are logits as they are.
+        self._probabilities = self.rank_pooled and arch in ("qwen3", "qwen3vl")
+        self._settings = settings
+        # Each sequence's KV cells (llama.cpp gives each n_ctx / n_seq_max, in multiples of 256)
+        self.pair_tokens = -(-(settings.window_tokens + MAX_QUERY_TOKENS + _TEMPLATE_ROOM) // 256) * 256
+        self._model = load_model(model_path, settings.n_gpu_layers)
+        params = context_params(
+            n_ctx=self.pair_tokens * settings.n_parallel,
+            n_batch=self.pair_tokens * settings.n_parallel,
+            n_ubatch=self.pair_tokens * settings.n_parallel,
+            n_threads=cpu_threads(settings.n_threads),
+            flash_attn=use_flash_attention(settings.flash_attn, settings.n_gpu_layers),
+        )
+        params.n_seq_max = settings.n_parallel
+        params.kv_unified = False
+        params.embeddings = self.rank_pooled
+        if self.rank_pooled:
+            params.pooling_type = llama_cpp.LLAMA_POOLING_TYPE_RANK
+        self._ctx = _internals.LlamaContext(model=self._model, params=params, verbose=True)
+        self._batch = TokenBatch(self.pair_tokens * settings.n_parallel)
+        self._yes_no = self._rank_rows() if self.rank_pooled else self._answer_tokens()
+        template = metadata.get("tokenizer.chat_template.rerank") or QWEN3_RERANK_TEMPLATE
+        before, between, after = prompt_pieces(template, settings.instruction)
+        self._before, self._between, self._after = (self._special(p.rstrip(" ")) for p in (before, between, after))
+        self._space = (" " if before.endswith(" ") else "", " " if between.endswith(" ") else "")
+        self.model_id = model_label(model_path)
+        self._lock = threading.Lock()
+        logger.info("reranker %s loaded (%s)", self.model_id, "rank pooling" if self.rank_pooled else "yes/no logits")
+
+    def _special(self, text: str) -> list[int]:
+        return list(self._model.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+
+    def _plain(self, text: str, limit: int) -> list[int]:
+        """A user text's tokens, special-token look-alikes read as text (a document cannot close the turn)."""
+        return list(self._model.tokenize(text.encode("utf-8"), add_bos=False, special=False))[:limit]
+
+    def _answer_tokens(self) -> tuple[int, int]:
+        yes, no = self._special("yes"), self._special("no")
+        if len(yes) != 1 or len(no) != 1:
+            raise ConfigError("the reranker's vocabulary has no single 'yes' and 'no' tokens to score by")
+        return yes[0], no[0]
+
+    def _rank_rows(self) -> tuple[int, int]:
+        """Where "yes" and "no" sit in the classifier's output (llama.cpp's converter: yes, no); a
+        one-output classifier scores directly (the second index is then -1)."""
+        import llama_cpp
+
+        n = int(llama_cpp.llama_model_n_cls_out(self._model.model))
+        labels = [(llama_cpp.llama_model_cls_label(self._model.model, i) or b"").decode().lower() for i in range(n)]
+        if n == 1:
+            return 0, -1
+        if "yes" in labels and "no" in labels:
+            return labels.index("yes"), labels.index("no")
+        return 0, 1
+
+    def score(self, query: str, documents: Sequence[str]) -> list[float]:
+        """The log-odds of "yes" for each (query, document) pair; documents past window_tokens are cut."""
+        if not documents:
+            return []
+        query_tokens = self._plain(self._space[0] + query, MAX_QUERY_TOKENS)
+        head = [*self._before, *query_tokens, *self._between]
+        pairs = [
+            [*head, *self._plain(self._space[1] + d, self._settings.window_tokens), *self._after] for d in documents
+        ]
+        scores: list[float] = []
+        with self._lock:
+            for at in range(0, len(pairs), self._settings.n_parallel):
+                scores += self._score_group(pairs[at : at + self._settings.n_parallel])
+        return scores
+
+    def _score_group(self, pairs: list[list[int]]) -> list[float]:
+        """All but each pair's last token as a prefill without outputs, then the last tokens: only
+        they are outputs, so llama.cpp computes no vocabulary-wide logits for the rest."""
+        import llama_cpp
+
+        self._ctx.kv_cache_clear()
+        self._decode([p[:-1] for p in pairs], [0] * len(pairs), outputs=False)
+        self._decode([p[-1:] for p in pairs], [len(p) - 1 for p in pairs], outputs=True)
+        yes, no = self._yes_no
+        scores = []
+        for seq in range(len(pairs)):
+            if self.rank_pooled:
+                out = _floats(llama_cpp.llama_get_embeddings_seq(self._ctx.ctx, seq), 2 if no >= 0 else 1)
+                if self._probabilities:
+                    out = np.log(np.maximum(out, 1e-30))
+            else:
+                out = _floats(llama_cpp.llama_get_logits_ith(self._ctx.ctx, seq), max(yes, no) + 1)
+            scores.append(float(out[yes] - out[no]) if no >= 0 else float(out[yes]))
+        return scores
+
+    def _decode(self, token_lists: list[list[int]], starts: list[int], outputs: bool) -> None:
+        import llama_cpp
+
+        batch = self._batch
+        batch.clear()
+        try:
+            for seq, tokens in enumerate(token_lists):
+                batch.add(tokens, starts[seq], seq, outputs)
+            if batch.n_tokens == 0:
+                return
+            # Pooled scores need llama.cpp's embeddings mode, which makes every token of a decode an
+            # output: only the last tokens' decode has it on.
+            llama_cpp.llama_set_embeddings(self._ctx.ctx, outputs and self.rank_pooled)
+            rc = llama_cpp.llama_decode(self._ctx.ctx, batch.struct)
+            if rc != 0:
+                raise RuntimeError(f"llama_decode returned {rc}")
+        finally:
+            batch.clear()
+
+
+def _floats(pointer: Any, n: int) -> np.ndarray:
+    if not pointer:
+        raise RuntimeError("llama.cpp returned no output for a reranked pair")
+    return np.ctypeslib.as_array(pointer, shape=(n,))
