@@ -2,7 +2,8 @@
 # On the GPU device, from the project root, with .gpu (bench: see docs/benchmarks.md) and .whl carried.
 # Stage 1 (`bash bench/gpu_run.sh build`): build llama.cpp + llama-cpp-python with CUDA, write the
 # Qwen3-14B-shaped Q4_K_M model. Stage 2 (`bash bench/gpu_run.sh bench`): ceilings + docqa's engine;
-# `bash bench/gpu_run.sh embed`: ingest throughput with a Qwen3-Embedding-0.6B-shaped model.
+# `bash bench/gpu_run.sh embed`: ingest throughput with a Qwen3-Embedding-0.6B-shaped model;
+# `bash bench/gpu_run.sh rerank`: a question's reranking cost with a Qwen3-Reranker-0.6B-shaped model.
 # `bash bench/gpu_run.sh scale`: retrieval latency at 100k chunks on this box's CPU (no build needed;
 # carry .scale_inputs, written here by `retrieval_scale_bench.py --write-inputs .scale_inputs/cuad_inputs.json`).
 set -u
@@ -18,6 +19,12 @@ elif [ "$1" = embed ]; then
   # Qwen3-Embedding-0.6B-shaped Q8_0 model; ingest throughput against llama-bench -embd 1, same run.
   [ -f $W/emb.gguf ] || python3 $W/make_qwen3_gguf.py --preset 0.6b --quant q8_0 --vocab $W/lcp/vendor/llama.cpp/models/ggml-vocab-qwen2.gguf --out $W/emb.gguf
   PYTHONUNBUFFERED=1 python3 bench/gpu_embed_bench.py --model $W/emb.gguf --bin $B --out ${OUT:-.}/gpu_embed_bench.json ${EXTRA:-}
+elif [ "$1" = rerank ]; then
+  # Qwen3-Reranker-0.6B-shaped Q8_0 model; a question's reranking cost against llama-batched-bench, same run.
+  [ -f $W/rr.gguf ] || python3 $W/make_qwen3_gguf.py --preset 0.6b --quant q8_0 --vocab $W/lcp/vendor/llama.cpp/models/ggml-vocab-qwen2.gguf --out $W/rr.gguf
+  for n in 8 16; do
+    PYTHONUNBUFFERED=1 python3 bench/rerank_bench.py --model $W/rr.gguf --bin $B --parallel $n --out ${OUT:-.}/rerank_bench_np$n.json ${EXTRA:-}
+  done
 elif [ "$1" = scale ]; then
   PYTHONUNBUFFERED=1 python3 bench/retrieval_scale_bench.py --inputs .scale_inputs/cuad_inputs.json --keep $W/scale100k ${EXTRA:-} > ${OUT:-.}/retrieval_scale.json
   cat ${OUT:-.}/retrieval_scale.json

@@ -177,15 +177,18 @@ class LlamaReranker:
             return labels.index("yes"), labels.index("no")
         return 0, 1
 
+    def pairs(self, query: str, documents: Sequence[str]) -> list[list[int]]:
+        """Each (query, document) prompt's tokens; a document is cut at window_tokens."""
+        head = [*self._before, *self._plain(self._space[0] + query, MAX_QUERY_TOKENS), *self._between]
+        window = self._settings.window_tokens
+        return [[*head, *self._plain(self._space[1] + d, window), *self._after] for d in documents]
+
+    def detokenize(self, tokens: Sequence[int]) -> str:
+        return str(self._model.detokenize(list(tokens), special=False).decode("utf-8", errors="ignore"))
+
     def score(self, query: str, documents: Sequence[str]) -> list[float]:
-        """The log-odds of "yes" for each (query, document) pair; documents past window_tokens are cut."""
-        if not documents:
-            return []
-        query_tokens = self._plain(self._space[0] + query, MAX_QUERY_TOKENS)
-        head = [*self._before, *query_tokens, *self._between]
-        pairs = [
-            [*head, *self._plain(self._space[1] + d, self._settings.window_tokens), *self._after] for d in documents
-        ]
+        """The log-odds of "yes" for each (query, document) pair."""
+        pairs = self.pairs(query, documents)
         scores: list[float] = []
         with self._lock:
             for at in range(0, len(pairs), self._settings.n_parallel):
