@@ -150,6 +150,16 @@ class LlamaReranker:
         self.model_id = model_label(model_path)
         self._lock = threading.Lock()
         logger.info("reranker %s loaded (%s)", self.model_id, "rank pooling" if self.rank_pooled else "yes/no logits")
+        if settings.n_gpu_layers == 0 or not llama_cpp.llama_supports_gpu_offload():
+            # Measured with a 0.6B model on 2 CPU cores: 16 windows (8.6k tokens) took 107 s a question.
+            logger.warning(
+                "reranker %s runs on the CPU: every question reads up to %d windows of %d tokens, which takes "
+                "minutes on a few cores (docs/benchmarks.md); fewer DOCQA_RERANK_CANDIDATES or "
+                "DOCQA_RERANK_WINDOWS_PER_CHUNK cut it, a GPU build of llama-cpp-python takes it under a second",
+                self.model_id,
+                settings.candidates * settings.windows_per_chunk,
+                settings.window_tokens,
+            )
 
     def _special(self, text: str) -> list[int]:
         return list(self._model.tokenize(text.encode("utf-8"), add_bos=False, special=True))

@@ -89,11 +89,14 @@ DOCUMENTS = [
 ]
 
 
-def test_both_gguf_forms_score_alike_and_batching_changes_no_score(reranker_files: tuple[Path, Path]) -> None:
+def test_both_gguf_forms_score_alike_and_batching_changes_no_score(
+    reranker_files: tuple[Path, Path], caplog: pytest.LogCaptureFixture
+) -> None:
     from docqa.reranking import LlamaReranker
 
-    settings = RerankSettings(n_parallel=3, window_tokens=64)
+    settings = RerankSettings(n_parallel=3, window_tokens=64, n_gpu_layers=0)
     plain, ranked = (LlamaReranker(path, settings) for path in reranker_files)
+    assert "runs on the CPU: every question reads up to 16 windows of 64 tokens" in caplog.text
     assert not plain.rank_pooled and ranked.rank_pooled
     together = plain.score(QUESTION, DOCUMENTS)  # two decode groups (3 + 2 pairs)
     alone = [plain.score(QUESTION, [d])[0] for d in DOCUMENTS]
