@@ -105,7 +105,8 @@ def test_both_gguf_forms_score_alike_and_batching_changes_no_score(
     # the classifier holds the "yes" and "no" rows of the output layer: log(p_yes / p_no) is the logit gap
     assert max(abs(a - b) for a, b in zip(together, pooled, strict=True)) < 1e-4
     spread = max(together) - min(together)
-    assert max(abs(a - b) for a, b in zip(together, alone, strict=True)) < 0.05 * spread
+    # together, the shared prompt head is evaluated once and copied: the same scores as alone
+    assert max(abs(a - b) for a, b in zip(together, alone, strict=True)) < 0.01 * spread
     # a long document is cut to its first window_tokens: what follows cannot change its score
     long = DOCUMENTS[4]
     assert abs(plain.score(QUESTION, [long])[0] - plain.score(QUESTION, [long + "Governing law: Delaware."])[0]) < 1e-6
