@@ -15,9 +15,11 @@ last token. Either way, each pair is one sequence, all of a group in one llama_d
 from __future__ import annotations
 
 import logging
+import os
 import re
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -150,6 +152,9 @@ class LlamaReranker:
         self._space = (" " if before.endswith(" ") else "", " " if between.endswith(" ") else "")
         self.model_id = model_label(model_path)
         self._lock = threading.Lock()
+        # Tokenising a question's 16 windows took 36 ms on one core of this VM, a quarter of the whole
+        # reranking on an H200 (docs/benchmarks.md); llama.cpp's tokenizer releases the GIL, so threads split it.
+        self._tokeniser = ThreadPoolExecutor(min(8, os.cpu_count() or 1), thread_name_prefix="docqa-rerank-tokenise")
         logger.info("reranker %s loaded (%s)", self.model_id, "rank pooling" if self.rank_pooled else "yes/no logits")
         if settings.n_gpu_layers == 0 or not llama_cpp.llama_supports_gpu_offload():
             # Measured with a 0.6B model on 2 CPU cores: 16 windows (8.6k tokens) took 107 s a question.
@@ -192,7 +197,8 @@ class LlamaReranker:
         """Each (query, document) prompt's tokens; a document is cut at window_tokens."""
         head = [*self._before, *self._plain(self._space[0] + query, MAX_QUERY_TOKENS), *self._between]
         window = self._settings.window_tokens
-        return [[*head, *self._plain(self._space[1] + d, window), *self._after] for d in documents]
+        bodies = self._tokeniser.map(lambda d: self._plain(self._space[1] + d, window), documents)
+        return [[*head, *body, *self._after] for body in bodies]
 
     def detokenize(self, tokens: Sequence[int]) -> str:
         return str(self._model.detokenize(list(tokens), special=False).decode("utf-8", errors="ignore"))
