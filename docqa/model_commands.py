@@ -16,9 +16,12 @@ def models() -> None:
     """Show the configured models, and download known ones from Hugging Face."""
 
 
-def _configured(value: Path | None, models_dir: Path) -> dict[str, Any]:
+DEMO_NOTE = "offline demo model (Gemma 3 270M)"
+
+
+def _configured(value: Path | None, models_dir: Path, unset: str = DEMO_NOTE) -> dict[str, Any]:
     if value is None:
-        return {"setting": None, "path": None, "present": True, "note": "offline demo model (Gemma 3 270M)"}
+        return {"setting": None, "path": None, "present": True, "note": unset}
     path = known_path(str(value), models_dir) or value.expanduser()
     return {"setting": str(value), "path": str(path), "present": path.is_file()}
 
@@ -27,12 +30,14 @@ def _configured(value: Path | None, models_dir: Path) -> dict[str, Any]:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @common_options
 def list_models(as_json: bool, data_dir: Path | None, verbose: bool) -> None:
-    """What is configured (DOCQA_LLM_MODEL, DOCQA_EMBED_MODEL) and which known models are downloaded."""
+    """What is configured (DOCQA_LLM_MODEL, DOCQA_EMBED_MODEL, DOCQA_RERANK_MODEL) and which known models
+    are downloaded."""
     settings = make_settings(data_dir, verbose)
     folder = settings.models_path
     report: dict[str, Any] = {
         "generator": _configured(settings.llm.model, folder),
         "embedding": _configured(settings.embed.model, folder),
+        "reranker": _configured(settings.rerank.model, folder, "none (no reranking)"),
         "models_dir": str(folder),
         "known": [
             {
@@ -49,7 +54,7 @@ def list_models(as_json: bool, data_dir: Path | None, verbose: bool) -> None:
     if as_json:
         emit_json(report)
         return
-    for role in ("generator", "embedding"):
+    for role in ("generator", "embedding", "reranker"):
         entry = report[role]
         shown = entry.get("note") or f"{entry['setting']} -> {entry['path']}"
         status = "" if entry["present"] else click.style("  (missing)", fg="red")

@@ -77,6 +77,10 @@ def test_pull_verifies_the_checksum_and_list_shows_the_file(hub_env: dict[str, s
         _docqa({**hub_env, "DOCQA_EMBED_MODEL": "qwen3-embedding-0.6b"}, "models", "list", "--json").stdout
     )
     assert listing["embedding"] == {"setting": "qwen3-embedding-0.6b", "path": str(target), "present": True}
+    assert listing["reranker"] == {"setting": None, "path": None, "present": True, "note": "none (no reranking)"}
+    missing = tmp_path / "Qwen3-Reranker-0.6B-Q8_0.gguf"
+    shown = _docqa({**hub_env, "DOCQA_RERANK_MODEL": str(missing)}, "models", "list")
+    assert f"reranker   {missing} -> {missing}  (missing)" in shown.stdout
     present = {m["name"]: m["present"] for m in listing["known"]}
     assert present == {"qwen3-14b": False, "qwen3-14b-q8": False, "qwen3-embedding-0.6b": True}
 
