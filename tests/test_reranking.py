@@ -123,20 +123,28 @@ SECTIONS = [
 ]
 
 
+CHUNKING = {"max_tokens": 64, "overlap_tokens": 0}
+
+
+def _agreement(tmp_path: Path) -> Path:
+    """A folder with one agreement whose six sections become chunks of their own (CHUNKING)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "agreement.txt").write_text("\n\n".join(s + " " + s.split(". ", 1)[1] * 3 for s in SECTIONS))
+    return docs
+
+
 def test_a_configured_reranker_reorders_retrieval_and_names_itself_in_the_cache_key(
     reranker_files: tuple[Path, Path], tmp_path: Path
 ) -> None:
     from docqa.reranking import LlamaReranker
     from docqa.service import DocQA
 
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "agreement.txt").write_text("\n\n".join(s + " " + s.split(". ", 1)[1] * 3 for s in SECTIONS))
-    chunking = {"max_tokens": 64, "overlap_tokens": 0}
-    plain = make_settings(tmp_path / "data", chunking=chunking)
+    docs = _agreement(tmp_path)
+    plain = make_settings(tmp_path / "data", chunking=CHUNKING)
     reranking = make_settings(
         tmp_path / "data",
-        chunking=chunking,
+        chunking=CHUNKING,
         rerank={"model": reranker_files[1], "candidates": 4, "window_tokens": 128},
     )
     with DocQA.open(plain, embedder=False, generator=False) as qa:
@@ -173,3 +181,41 @@ def test_a_missing_or_bidirectional_reranker_is_a_clear_error(tmp_path: Path) ->
     bert = write_bert_gguf(write_tiny_bert(tmp_path / "bert"), tmp_path / "bert.gguf")
     with pytest.raises(ConfigError, match="attends both ways"):
         LlamaReranker(bert, RerankSettings())
+
+
+def test_the_api_answers_from_the_reranked_sources(
+    reranker_files: tuple[Path, Path], generator: object, tmp_path: Path
+) -> None:
+    """Real HTTP through the app: /health names the reranker, /v1/ask answers from the reranked chunks
+    with the reranker's scores (the plain causal-LM form this time)."""
+    import httpx
+
+    from docqa.reranking import LlamaReranker
+    from docqa.service import DocQA
+    from tests.conftest import free_port, serve_app
+
+    settings = make_settings(
+        tmp_path / "data",
+        chunking=CHUNKING,
+        answer_cache=False,
+        rerank={"model": reranker_files[0], "candidates": 5, "window_tokens": 128},
+    )
+    reranker = LlamaReranker(reranker_files[0], settings.rerank)
+    qa = DocQA(settings, None, generator, reranker)  # type: ignore[arg-type]
+    try:
+        assert qa.ingest([_agreement(tmp_path)]).count("added") == 1
+        question = "Which notice does termination of this agreement need?"
+        expected = [c.chunk_id for c in qa.retriever.retrieve(qa.collection(), question, 3)]
+        unranked = DocQA(make_settings(tmp_path / "data", chunking=CHUNKING)).retriever
+        assert expected != [c.chunk_id for c in unranked.retrieve(qa.collection(), question, 3)]
+        with serve_app(settings, qa, free_port()) as base:
+            assert httpx.get(f"{base}/health").json()["reranker"] == reranker.model_id
+            body = httpx.post(
+                f"{base}/v1/ask", json={"question": question, "max_tokens": 4, "seed": 1}, timeout=120
+            ).json()
+        # the prompt orders its sources canonically (for KV prefix reuse); their scores are the reranker's
+        cited = sorted(body["citations"], key=lambda c: -c["score"])
+        assert [c["chunk_id"] for c in cited] == expected
+    finally:
+        qa.indexes.save_all()
+        qa.store.close()

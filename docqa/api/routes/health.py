@@ -24,6 +24,7 @@ def health(state: StateDep) -> JSONResponse:
             "status": "ok",
             "generator": gen.info.model_id if gen else None,
             "embedder": emb.model_id if emb else None,
+            "reranker": state.qa.reranker.model_id if state.qa.reranker else None,
             "engine": memory_report() if memory_report else {"kind": "serial"},
         }
     )
