@@ -10,6 +10,7 @@ best few.
 
 from __future__ import annotations
 
+import logging
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 
@@ -22,6 +23,8 @@ from docqa.settings import RerankSettings, RetrievalSettings
 from docqa.store import CollectionRow, Store
 from docqa.types import RetrievedChunk
 from ingest.embedding import Embedder
+
+logger = logging.getLogger(__name__)
 
 
 def reciprocal_rank_fusion(
@@ -95,7 +98,10 @@ class Retriever:
         rows = self._store.fetch_chunks([cid for cid, _ in fused])
         chunks = [replace(rows[cid], score=score) for cid, score in fused if cid in rows]
         if self._reranker is not None and len(chunks) > 1:
-            chunks = rerank(self._reranker, question, chunks, self._rerank)
+            try:
+                chunks = rerank(self._reranker, question, chunks, self._rerank)
+            except RuntimeError:  # llama.cpp failed (out of GPU memory, ...): the first ranking still answers
+                logger.exception("reranking failed; the first ranking's order is kept for this question")
         return chunks[:top_k]
 
     def signature(self) -> str:

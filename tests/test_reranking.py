@@ -219,3 +219,26 @@ def test_the_api_answers_from_the_reranked_sources(
     finally:
         qa.indexes.save_all()
         qa.store.close()
+
+
+class _Failing:
+    model_id = "failing"
+
+    def score(self, query: str, documents: Sequence[str]) -> list[float]:
+        raise RuntimeError("llama_decode returned -3")
+
+
+def test_a_failing_reranker_leaves_the_first_ranking(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    from docqa.service import DocQA
+
+    settings = make_settings(tmp_path / "data", chunking=CHUNKING)
+    with DocQA.open(settings, embedder=False, generator=False) as plain:
+        plain.ingest([_agreement(tmp_path)])
+        question = "Which notice does termination of this agreement need?"
+        first = [c.chunk_id for c in plain.retriever.retrieve(plain.collection(), question, 3)]
+    failing = DocQA(settings, reranker=_Failing())
+    try:
+        assert [c.chunk_id for c in failing.retriever.retrieve(failing.collection(), question, 3)] == first
+        assert "reranking failed; the first ranking's order is kept" in caplog.text
+    finally:
+        failing.store.close()
