@@ -64,13 +64,16 @@ def cpu_threads(configured: int | None) -> int:
     return configured or os.cpu_count() or 1
 
 
-def _on_gpu_unless_configured(configured: bool | None, n_gpu_layers: int) -> bool:
-    """The configured choice, else whether llama.cpp has a GPU backend and layers are offloaded to it."""
-    if configured is not None:
-        return configured
+def offloaded(n_gpu_layers: int) -> bool:
+    """Whether llama.cpp has a GPU backend and layers are offloaded to it."""
     import llama_cpp
 
     return bool(llama_cpp.llama_supports_gpu_offload()) and n_gpu_layers != 0
+
+
+def _on_gpu_unless_configured(configured: bool | None, n_gpu_layers: int) -> bool:
+    """The configured choice, else whether layers run on a GPU (offloaded)."""
+    return configured if configured is not None else offloaded(n_gpu_layers)
 
 
 def use_flash_attention(configured: bool | None, n_gpu_layers: int) -> bool:

@@ -27,8 +27,9 @@ from typing import Any, Protocol
 import numpy as np
 
 from docqa import lexical
+from docqa.engine.prefix_cache import common_prefix
 from docqa.errors import ConfigError
-from docqa.models import cpu_threads, model_label, use_flash_attention
+from docqa.models import cpu_threads, model_label, offloaded, use_flash_attention
 from docqa.settings import RerankSettings
 from docqa.token_batch import TokenBatch
 from docqa.types import RetrievedChunk
@@ -113,28 +114,28 @@ class LlamaReranker:
         from llama_cpp import _internals
 
         from docqa.engine.llama_context import context_params, load_model
-        from ingest.embedding import gguf_metadata
+        from ingest.embedding import declared_pooling, gguf_metadata, is_causal
 
         metadata = metadata if metadata is not None else gguf_metadata(model_path)
         arch = metadata.get("general.architecture", "")
-        if metadata.get(f"{arch}.attention.causal", "true").lower() in ("false", "0"):
+        if not is_causal(metadata):
             raise ConfigError(
                 f"reranker {model_path.name} attends both ways (a BERT-style cross-encoder); docqa reranks "
                 "with a causal model that answers yes or no, such as Qwen3-Reranker"
             )
-        declared = int(metadata.get(f"{arch}.pooling_type", 0) or 0)
-        self.rank_pooled = declared == llama_cpp.LLAMA_POOLING_TYPE_RANK
+        self.rank_pooled = declared_pooling(metadata) == llama_cpp.LLAMA_POOLING_TYPE_RANK
         # llama.cpp's rank pooling ends in a softmax for Qwen3 (the two outputs are probabilities); for
         # other architectures the classifier's outputs are logits as they are.
         self._probabilities = self.rank_pooled and arch in ("qwen3", "qwen3vl")
         self._settings = settings
         # Each sequence's KV cells (llama.cpp gives each n_ctx / n_seq_max, in multiples of 256)
-        self.pair_tokens = -(-(settings.window_tokens + MAX_QUERY_TOKENS + _TEMPLATE_ROOM) // 256) * 256
+        pair_tokens = -(-(settings.window_tokens + MAX_QUERY_TOKENS + _TEMPLATE_ROOM) // 256) * 256
+        cells = pair_tokens * settings.n_parallel  # every pair of a decode group, in one batch
         self._model = load_model(model_path, settings.n_gpu_layers)
         params = context_params(
-            n_ctx=self.pair_tokens * settings.n_parallel,
-            n_batch=self.pair_tokens * settings.n_parallel,
-            n_ubatch=self.pair_tokens * settings.n_parallel,
+            n_ctx=cells,
+            n_batch=cells,
+            n_ubatch=cells,
             n_threads=cpu_threads(settings.n_threads),
             flash_attn=use_flash_attention(settings.flash_attn, settings.n_gpu_layers),
         )
@@ -144,7 +145,7 @@ class LlamaReranker:
         if self.rank_pooled:
             params.pooling_type = llama_cpp.LLAMA_POOLING_TYPE_RANK
         self._ctx = _internals.LlamaContext(model=self._model, params=params, verbose=True)
-        self._batch = TokenBatch(self.pair_tokens * settings.n_parallel)
+        self._batch = TokenBatch(cells)
         self._yes_no = self._rank_rows() if self.rank_pooled else self._answer_tokens()
         template = metadata.get("tokenizer.chat_template.rerank") or QWEN3_RERANK_TEMPLATE
         before, between, after = prompt_pieces(template, settings.instruction)
@@ -156,7 +157,7 @@ class LlamaReranker:
         # reranking on an H200 (docs/benchmarks.md); llama.cpp's tokenizer releases the GIL, so threads split it.
         self._tokeniser = ThreadPoolExecutor(min(8, os.cpu_count() or 1), thread_name_prefix="docqa-rerank-tokenise")
         logger.info("reranker %s loaded (%s)", self.model_id, "rank pooling" if self.rank_pooled else "yes/no logits")
-        if settings.n_gpu_layers == 0 or not llama_cpp.llama_supports_gpu_offload():
+        if not offloaded(settings.n_gpu_layers):
             # Measured with a 0.6B model on 2 CPU cores: 16 windows (8.6k tokens) took 107 s a question.
             logger.warning(
                 "reranker %s runs on the CPU: every question reads up to %d windows of %d tokens, which takes "
@@ -266,8 +267,7 @@ def _shared_prefix(pairs: Sequence[list[int]]) -> int:
     first = np.asarray(pairs[0])
     shared = min(len(p) for p in pairs) - 1
     for pair in pairs[1:]:
-        diff = np.flatnonzero(first[:shared] != np.asarray(pair[:shared]))
-        shared = int(diff[0]) if len(diff) else shared
+        shared = min(shared, common_prefix(first, np.asarray(pair)))
     return max(shared, 0)
 
 

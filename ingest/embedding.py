@@ -16,7 +16,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from docqa.errors import ConfigError
-from docqa.models import cpu_threads, model_label, use_flash_attention
+from docqa.models import cpu_threads, model_label, offloaded, use_flash_attention
 from docqa.settings import EmbedSettings
 from docqa.token_batch import TokenBatch
 
@@ -48,7 +48,7 @@ def _is_qwen3_embedding(metadata: dict[str, str]) -> bool:
     return "qwen3" in name and "embedding" in name
 
 
-def _declared_pooling(metadata: dict[str, str]) -> int | None:
+def declared_pooling(metadata: dict[str, str]) -> int | None:
     """The pooling type the GGUF declares: embedding models declare one, generative models none."""
     arch = metadata.get("general.architecture", "")
     declared = metadata.get(f"{arch}.pooling_type")
@@ -72,7 +72,7 @@ def _pooling_from_metadata(metadata: dict[str, str], choice: str) -> int:
     }
     if choice != "auto":
         return by_name[choice]
-    declared = _declared_pooling(metadata)
+    declared = declared_pooling(metadata)
     if declared is not None:
         return declared
     if _is_qwen3_embedding(metadata):  # Qwen's documented pooling, for a GGUF that does not declare it
@@ -81,15 +81,19 @@ def _pooling_from_metadata(metadata: dict[str, str], choice: str) -> int:
     return llama_cpp.LLAMA_POOLING_TYPE_MEAN
 
 
+def is_causal(metadata: dict[str, str]) -> bool:
+    """Whether the GGUF's model attends only to earlier tokens (a decoder; BERT-style encoders say false)."""
+    arch = metadata.get("general.architecture", "")
+    return metadata.get(f"{arch}.attention.causal", "true").lower() not in ("false", "0")
+
+
 def pools_last_token_causally(metadata: dict[str, str], pooling: int) -> bool:
     """Causal attention (a token sees only earlier ones, which the KV cache holds between decodes) and
     last-token pooling (Qwen3-Embedding's): the vector is the final token's state, so a text may be
     run in pieces and only its last token needs to be an output."""
     import llama_cpp
 
-    arch = metadata.get("general.architecture", "")
-    causal = metadata.get(f"{arch}.attention.causal", "true").lower() not in ("false", "0")
-    return causal and pooling == llama_cpp.LLAMA_POOLING_TYPE_LAST
+    return is_causal(metadata) and pooling == llama_cpp.LLAMA_POOLING_TYPE_LAST
 
 
 def micro_batch(metadata: dict[str, str], pooling: int, settings: EmbedSettings) -> int:
@@ -156,8 +160,6 @@ class LlamaEmbedder:
 
     def __init__(self, model_path: Path, settings: EmbedSettings, metadata: dict[str, str] | None = None) -> None:
         """metadata: the GGUF's, when the caller has read it already (gguf_metadata)."""
-        import llama_cpp
-
         self._settings = settings
         metadata = metadata if metadata is not None else gguf_metadata(model_path)
         pooling = _pooling_from_metadata(metadata, settings.pooling)
@@ -188,10 +190,10 @@ class LlamaEmbedder:
         # each batch to a multiple of 256 tokens with a throw-away sequence makes sizes repeat.
         # (On a CPU the padding would cost more than it saves.) Measured again without padding on an
         # H200: 72% of llama-bench's embedding throughput instead of 90% (docs/benchmarks.md).
-        offloaded = settings.n_gpu_layers != 0 and bool(llama_cpp.llama_supports_gpu_offload())
-        self.pad_multiple = 256 if offloaded else 1
+        on_gpu = offloaded(settings.n_gpu_layers)
+        self.pad_multiple = 256 if on_gpu else 1
         self._batch = TokenBatch(settings.n_ctx)
-        if offloaded:
+        if on_gpu:
             # As llama.cpp's own tools do at load: the first decode on a GPU pays one-off set-up
             # (kernels, cuBLAS, buffers); pay it while loading, not inside the first ingest or query.
             self._embed_tokens([self._tokenize("warm-up")])
