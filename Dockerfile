@@ -9,7 +9,9 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3 python3
     && rm -rf /var/lib/apt/lists/*
 RUN python3 -m venv /opt/docqa
 # Link against the driver stub at build time; the real libcuda comes from the host at run time.
-ENV CMAKE_ARGS="-DGGML_CUDA=on -DLLAVA_BUILD=OFF -DCMAKE_CUDA_ARCHITECTURES=86;89;90" \
+# GGML_NATIVE=OFF: the image runs on CPUs other than the build machine's, so no -march=native (which
+# would also bring in the AMX kernels that crash on some Sapphire Rapids hosts, llama.cpp#20824).
+ENV CMAKE_ARGS="-DGGML_CUDA=on -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF -DCMAKE_CUDA_ARCHITECTURES=86;89;90" \
     LD_LIBRARY_PATH=/usr/local/cuda/lib64/stubs
 WORKDIR /src
 COPY pyproject.toml README.md ./

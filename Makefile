@@ -5,7 +5,14 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.docqa-installed
 DEMO_QUESTION ?= What was Northwind Robotics' revenue in 2025, and how did it change from 2024?
 # docqa needs no multimodal part of llama.cpp; skipping it halves the source build of llama-cpp-python.
+# On x86 the build leaves out llama.cpp's AMX kernels: on Sapphire Rapids class machines (VMs among them)
+# they crash in the first matrix product of a Q4_K_M model (ggml-org/llama.cpp#20824, unfixed), and
+# with every layer on a GPU they have nothing to do. AVX-512 and the other native flags stay.
+ifeq ($(shell uname -m),x86_64)
+export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DCMAKE_C_FLAGS=-mno-amx-int8 -DCMAKE_CXX_FLAGS=-mno-amx-int8
+else
 export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
+endif
 
 .PHONY: setup demo test lint unit bench clean-demo
 
