@@ -71,6 +71,30 @@ def offloaded(n_gpu_layers: int) -> bool:
     return bool(llama_cpp.llama_supports_gpu_offload()) and n_gpu_layers != 0
 
 
+_amx_warned = False
+
+
+def weight_repacking_safe() -> bool:
+    """Whether llama.cpp may repack CPU-side weights into its extra buffer types. Not when it was built
+    with its AMX kernels (AMX_INT8 in its system info, from -march=native on Intel Sapphire Rapids and
+    later): they crash in the first matrix product of a Q4_K_M model on some of those machines
+    (llama.cpp#20824; docqa's 2-core VM of 2026-12-01). Without repacking the demo model read a prompt
+    ~20% slower there than a build without AMX, which `make setup` produces; a warning says so once."""
+    import llama_cpp
+
+    global _amx_warned
+    if b"AMX_INT8 = 1" not in llama_cpp.llama_print_system_info():
+        return True
+    if not _amx_warned:
+        _amx_warned = True
+        logger.warning(
+            "llama.cpp was built with its AMX kernels, which crash on some CPUs: weight repacking is off, so "
+            "CPU layers run ~20%% slower; rebuild llama-cpp-python with "
+            "CMAKE_ARGS='-DCMAKE_C_FLAGS=-mno-amx-int8 -DCMAKE_CXX_FLAGS=-mno-amx-int8' (see README)"
+        )
+    return False
+
+
 def _on_gpu_unless_configured(configured: bool | None, n_gpu_layers: int) -> bool:
     """The configured choice, else whether layers run on a GPU (offloaded)."""
     return configured if configured is not None else offloaded(n_gpu_layers)

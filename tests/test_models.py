@@ -111,3 +111,21 @@ def test_a_missing_model_says_how_to_fix_it_in_one_line(hub_env: dict[str, str])
     lines = [line for line in result.stderr.strip().splitlines() if not line.startswith("WARNING")]
     assert len(lines) == 1, lines
     assert "generator model file not found" in lines[0] and "run `docqa models pull qwen3-14b`" in lines[0]
+
+
+def test_weight_repacking_is_off_only_where_llama_cpp_has_its_amx_kernels(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import llama_cpp
+
+    from docqa import models
+
+    # The Makefile builds llama.cpp without AMX, so this build repacks (a regression in its flags fails here)
+    assert models.weight_repacking_safe()
+    monkeypatch.setattr(models, "_amx_warned", False)
+    monkeypatch.setattr(llama_cpp, "llama_print_system_info", lambda: b"CPU : AVX512 = 1 | AMX_INT8 = 1 | REPACK = 1 |")
+    with caplog.at_level("WARNING", logger="docqa.models"):
+        assert not models.weight_repacking_safe()
+        assert not models.weight_repacking_safe()
+    assert caplog.text.count("built with its AMX kernels") == 1
+    assert "-mno-amx-int8" in caplog.text

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from docqa.models import weight_repacking_safe
 from docqa.token_batch import TokenBatch
 
 
@@ -27,6 +28,7 @@ def load_model(model_path: Path, n_gpu_layers: int) -> Any:
     model_params = llama_cpp.llama_model_default_params()
     # llama-cpp-python's convention: -1 means every layer (llama.cpp itself wants a large count)
     model_params.n_gpu_layers = 0x7FFFFFFF if n_gpu_layers < 0 else n_gpu_layers
+    model_params.use_extra_bufts = weight_repacking_safe()
     # verbose=True skips llama-cpp-python's stdout/stderr descriptor swapping, which crashed the
     # first model load of a process on the GPU device; the log level above keeps llama.cpp quiet.
     return _internals.LlamaModel(path_model=str(model_path), params=model_params, verbose=True)
