@@ -89,7 +89,7 @@ def weight_repacking_safe() -> bool:
         _amx_warned = True
         logger.warning(
             "llama.cpp was built with its AMX kernels, which crash on some CPUs: weight repacking is off, so "
-            "CPU layers run ~20%% slower; rebuild llama-cpp-python with "
+            "CPU layers run ~20% slower; rebuild llama-cpp-python with "
             "CMAKE_ARGS='-DCMAKE_C_FLAGS=-mno-amx-int8 -DCMAKE_CXX_FLAGS=-mno-amx-int8' (see README)"
         )
     return False
