@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from docqa.errors import InvalidRequestError
-from docqa.models import cpu_threads, model_label, use_flash_attention
+from docqa.errors import ConfigError, InvalidRequestError
+from docqa.models import built_with_amx, cpu_threads, model_label, offloaded, use_flash_attention
 from docqa.settings import LLMSettings
 from docqa.streams import GenerationStream, GenEvent, WaitQueue
 
@@ -142,6 +142,13 @@ class LlamaGenerator:
     def __init__(self, model_path: Path, settings: LLMSettings) -> None:
         import llama_cpp
 
+        if built_with_amx() and not offloaded(settings.n_gpu_layers):
+            # llama-cpp-python's Llama cannot turn weight repacking off, as the batching engine does
+            raise ConfigError(
+                "DOCQA_LLM_ENGINE=serial cannot run on the CPU with a llama.cpp built with its AMX kernels "
+                "(they crash on some CPUs): use the default batching engine, or rebuild llama-cpp-python "
+                "with CMAKE_ARGS='-DCMAKE_C_FLAGS=-mno-amx-int8 -DCMAKE_CXX_FLAGS=-mno-amx-int8'"
+            )
         self._llama_cpp = llama_cpp
         self._llm = llama_cpp.Llama(
             str(model_path),

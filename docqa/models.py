@@ -74,16 +74,21 @@ def offloaded(n_gpu_layers: int) -> bool:
 _amx_warned = False
 
 
+def built_with_amx() -> bool:
+    """Whether this llama.cpp has its AMX kernels (see weight_repacking_safe)."""
+    import llama_cpp
+
+    return b"AMX_INT8 = 1" in llama_cpp.llama_print_system_info()
+
+
 def weight_repacking_safe() -> bool:
     """Whether llama.cpp may repack CPU-side weights into its extra buffer types. Not when it was built
     with its AMX kernels (AMX_INT8 in its system info, from -march=native on Intel Sapphire Rapids and
     later): they crash in the first matrix product of a Q4_K_M model on some of those machines
     (llama.cpp#20824; docqa's 2-core VM of 2026-12-01). Without repacking the demo model read a prompt
     ~20% slower there than a build without AMX, which `make setup` produces; a warning says so once."""
-    import llama_cpp
-
     global _amx_warned
-    if b"AMX_INT8 = 1" not in llama_cpp.llama_print_system_info():
+    if not built_with_amx():
         return True
     if not _amx_warned:
         _amx_warned = True

@@ -129,3 +129,17 @@ def test_weight_repacking_is_off_only_where_llama_cpp_has_its_amx_kernels(
         assert not models.weight_repacking_safe()
     assert caplog.text.count("built with its AMX kernels") == 1
     assert "-mno-amx-int8" in caplog.text
+
+
+def test_the_serial_engine_refuses_an_amx_build_on_the_cpu_with_a_clear_error(
+    monkeypatch: pytest.MonkeyPatch, demo_model: Path
+) -> None:
+    import llama_cpp
+
+    from docqa.errors import ConfigError
+    from docqa.generation import LlamaGenerator
+    from docqa.settings import LLMSettings
+
+    monkeypatch.setattr(llama_cpp, "llama_print_system_info", lambda: b"CPU : AVX512 = 1 | AMX_INT8 = 1 |")
+    with pytest.raises(ConfigError, match="-mno-amx-int8"):
+        LlamaGenerator(demo_model, LLMSettings(engine="serial", n_gpu_layers=0))
