@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Protocol
 
 from docqa.errors import ConfigError, InvalidRequestError
-from docqa.models import built_with_amx, cpu_threads, model_label, offloaded, use_flash_attention
+from docqa.models import AMX_FREE_CMAKE_ARGS, built_with_amx, cpu_threads, model_label, offloaded, use_flash_attention
 from docqa.settings import LLMSettings
 from docqa.streams import GenerationStream, GenEvent, WaitQueue
 
@@ -147,7 +147,7 @@ class LlamaGenerator:
             raise ConfigError(
                 "DOCQA_LLM_ENGINE=serial cannot run on the CPU with a llama.cpp built with its AMX kernels "
                 "(they crash on some CPUs): use the default batching engine, or rebuild llama-cpp-python "
-                "with CMAKE_ARGS='-DCMAKE_C_FLAGS=-mno-amx-int8 -DCMAKE_CXX_FLAGS=-mno-amx-int8'"
+                f"with CMAKE_ARGS='{AMX_FREE_CMAKE_ARGS}'"
             )
         self._llama_cpp = llama_cpp
         self._llm = llama_cpp.Llama(

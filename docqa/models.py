@@ -72,6 +72,8 @@ def offloaded(n_gpu_layers: int) -> bool:
 
 
 _amx_warned = False
+# What llama-cpp-python's build needs to leave the AMX kernels out (the Makefile passes it on x86)
+AMX_FREE_CMAKE_ARGS = "-DCMAKE_C_FLAGS=-mno-amx-int8 -DCMAKE_CXX_FLAGS=-mno-amx-int8"
 
 
 def built_with_amx() -> bool:
@@ -94,8 +96,8 @@ def weight_repacking_safe() -> bool:
         _amx_warned = True
         logger.warning(
             "llama.cpp was built with its AMX kernels, which crash on some CPUs: weight repacking is off, so "
-            "CPU layers run ~20% slower; rebuild llama-cpp-python with "
-            "CMAKE_ARGS='-DCMAKE_C_FLAGS=-mno-amx-int8 -DCMAKE_CXX_FLAGS=-mno-amx-int8' (see README)"
+            "CPU layers run ~20%% slower; rebuild llama-cpp-python with CMAKE_ARGS='%s' (see README)",
+            AMX_FREE_CMAKE_ARGS,
         )
     return False
 
