@@ -23,6 +23,7 @@ from sqlalchemy import Connection, text
 from sqlalchemy.orm import Session
 
 from docqa import lexical, passage_bm25
+from docqa.document_titles import DocumentTitles
 from docqa.term_stats import VOCABULARY_DDL, TermStats
 
 PASSAGE_CHARS = 2000  # about 500 tokens of English
@@ -55,6 +56,14 @@ HEAD_FIRST_TERMS = 1
 # title names its subject in the reader's words. CUAD TXT recall@1 / @3 by weight: 0 0.711 / 0.946,
 # 0.5 0.719 / 0.946, 1.0 0.722 / 0.946, 2.0 0.726 / 0.945, 3.0 0.724 / 0.943.
 HEADING_WEIGHT = 1.0
+# Second pass: the words that name the document are the question's runs of at least this many
+# consecutive words (stopwords passed over) that are all in its title column: a title and party
+# names ("In the Cooperation Agreement between MG Capital Management Ltd. and ..."). A lone word that
+# the head also uses is the question's own ("which state's law governs", while the preamble says
+# "organised under the laws of the State of Delaware") and stays. Before, every title word was left
+# out. CUAD TXT, BM25, recall@1 / @3 / MRR: all title words 0.751 / 0.946 / 0.847, runs of 2
+# 0.755 / 0.949 / 0.850 (15 questions gained at 3 in 10 categories, 4 lost), runs of 3 0.751 / 0.947 / 0.847.
+NAMING_RUN = 2
 SCHEMA_VERSION = 3  # PRAGMA user_version: 1 and 2 indexed whole chunks in chunk_fts
 
 DDL = [
@@ -143,11 +152,13 @@ def search(
     limit: int,
     document_id: int | None,
     stats: TermStats,
+    titles: DocumentTitles,
 ) -> list[tuple[int, float]]:
     """(chunk ID, score; higher is better), best first, each chunk once.
 
     Two passes. The first ranks passages on title and body together and finds the document the
-    question is about; collection-wide, it leaves out very common terms (see docqa.term_stats).
+    question is about; collection-wide, it leaves out very common terms (see docqa.term_stats), and
+    a document whose title names the question clearly better replaces its pick (docqa.document_titles).
     The second re-ranks that document's own passages on their body alone, with the words that name
     the document left out: those words (a contract's title and parties) also fill its preamble and
     signature block, and BM25 cannot tell them from the words of the clause asked about. The second
@@ -155,7 +166,7 @@ def search(
     document's title) or is scoped to one document. A near-tie document (a twin) gets second place,
     and a question that says little beyond naming its document gets the document's head chunk."""
     terms = lexical.query_terms(question)
-    stats.refresh(session)
+    titles.refresh(session, stats.refresh(session), PASSAGES_PER_CHUNK)
     ranked: list[tuple[int, float]] | None = None  # the first pass: every term, title and body
     if document_id is not None:
         top_document, rows = document_id, _document_rows(session, document_id)
@@ -166,11 +177,12 @@ def search(
         if not ranked:
             return []
         top_document = _document_of(session, ranked[0][0])
+        top_document = titles.named_instead(collection_id, question, top_document) or top_document
         rows = _document_rows(session, top_document)  # the passage rowid range the second pass re-ranks
         if rows is None:
             return ranked[:limit]
-    rest = _rest_terms(session, rows, terms)
-    focused = _focused(session, top_document, rows, terms, rest, must_name=document_id is None, stats=stats)
+    rest, asking = _split_terms(session, rows, question, terms)
+    focused = _focused(session, top_document, rows, terms, rest, asking, must_name=document_id is None, stats=stats)
     if ranked is None and len(focused) < limit:
         # Inside one document the first pass only fills places the second leaves empty: skipped
         # otherwise (a 300-page report's passages, highlighted twice, took half of a question's time).
@@ -180,7 +192,7 @@ def search(
     lead = ranked[0][1] if ranked else 0.0
     merged = [(chunk_id, lead + score) for chunk_id, score in focused]
     if document_id is None and ranked:
-        merged = _with_twin(session, ranked, top_document, terms, merged, stats)
+        merged = _with_twin(session, ranked, top_document, question, terms, merged, stats)
     merged = _with_head(rows, rest, merged)
     first_ids = {chunk_id for chunk_id, _ in merged}
     merged += [(chunk_id, score) for chunk_id, score in ranked or [] if chunk_id not in first_ids]
@@ -191,6 +203,7 @@ def _with_twin(
     session: Session,
     ranked: list[tuple[int, float]],
     top_document: int,
+    question: str,
     terms: list[str],
     merged: list[tuple[int, float]],
     stats: TermStats,
@@ -207,7 +220,7 @@ def _with_twin(
     rows = _document_rows(session, twin) if twin is not None else None
     if twin is None or rows is None:
         return merged
-    theirs = _focused(session, twin, rows, terms, _rest_terms(session, rows, terms), must_name=True, stats=stats)
+    theirs = _focused(session, twin, rows, terms, *_split_terms(session, rows, question, terms), True, stats)
     if not theirs:
         return merged
     second = (theirs[0][0], merged[0][1])  # scores only order the list; ties keep this order
@@ -325,11 +338,17 @@ def _in_document(
     return _chunk_scores(((rowid // PASSAGES_PER_CHUNK, score) for rowid, score in scored), other_passages)
 
 
-def _rest_terms(session: Session, rows: tuple[int, int], terms: list[str]) -> list[str]:
-    """The question's terms that do not name the document (its title column: file name and head)."""
+def _split_terms(
+    session: Session, rows: tuple[int, int], question: str, terms: list[str]
+) -> tuple[list[str], list[str]]:
+    """The question's terms that are not in the document's title column (file name and head), and
+    those that the second pass ranks by: all but the runs of two or more consecutive title words
+    (see NAMING_RUN). The first list says whether the question names the document and how much it
+    asks beyond that (the head rule); the second keeps a lone word that the head happens to use."""
     title = session.execute(text("SELECT title FROM passage_fts WHERE rowid = :r"), {"r": rows[0]}).scalar()
-    naming = lexical.words(title or "")
-    return [t for t in terms if t not in naming]
+    title_words = lexical.words(title or "")
+    names = lexical.naming_runs(question, title_words, NAMING_RUN)
+    return [t for t in terms if t not in title_words], [t for t in terms if t not in names]
 
 
 def _focused(
@@ -338,15 +357,17 @@ def _focused(
     rows: tuple[int, int],
     terms: list[str],
     rest: list[str],
+    asking: list[str],
     must_name: bool,
     stats: TermStats,
 ) -> list[tuple[int, float]]:
-    """The document's chunks whose passages match the question's non-naming words (`rest`, from
-    _rest_terms), by body BM25 with a bonus for those words in headings."""
+    """The document's chunks whose passages match the question's words outside the runs that name
+    the document (`asking`, from _split_terms), by body BM25 with a bonus for those words in
+    headings; none when the question must name the document and fewer than two of its words are in
+    the title (`rest` is the others)."""
     if must_name and len(terms) - len(rest) < 2:
         return []
-    rest = rest or terms
-    weighted = stats.weighted(session, rest)
+    weighted = stats.weighted(session, asking or terms)
     return _in_document(session, stats, document_id, rows, weighted, 0.0, OTHER_PASSAGES_SHARE, HEADING_WEIGHT)
 
 

@@ -132,6 +132,11 @@ def query_terms(question: str, max_terms: int = 64) -> list[str]:
     return terms
 
 
+def is_cjk(term: str) -> bool:
+    """Whether a term is Chinese (a character bigram, or a lone character)."""
+    return bool(_CJK_RUN.fullmatch(term))
+
+
 def words(text: str) -> set[str]:
     """The lowercased words of an indexed text (CJK already as bigrams), to compare with query terms."""
     return set(_WORD.findall(text.lower()))
@@ -147,3 +152,37 @@ def match_expression(terms: list[str]) -> str | None:
 def match_query(question: str, max_terms: int = 64) -> str | None:
     """An FTS5 MATCH expression (terms OR-ed, each quoted) for a question; None if it has no terms."""
     return match_expression(query_terms(question, max_terms))
+
+
+_SEGMENT_BREAK = re.compile(r"[:;?!]")
+
+
+def word_sequences(question: str) -> list[list[str]]:
+    """A question's words in order, stopwords left out, one list per clause (a colon, semicolon or
+    question mark ends one): the sequences naming_runs looks for runs in."""
+    sequences = []
+    for segment in _SEGMENT_BREAK.split(question):
+        words = [
+            token
+            for token in _WORD.findall(index_text(segment).lower())
+            if _CJK_RUN.fullmatch(token) or (len(token) >= 2 and token not in _STOPWORDS)
+        ]
+        if words:
+            sequences.append(words)
+    return sequences
+
+
+def naming_runs(question: str | list[list[str]], title_words: set[str] | frozenset[str], min_run: int = 2) -> set[str]:
+    """The question's words that name a document: runs of at least min_run consecutive words
+    (word_sequences: stopwords passed over, a clause's end ends a run) that are all in its title."""
+    names: set[str] = set()
+    for sequence in word_sequences(question) if isinstance(question, str) else question:
+        run: list[str] = []
+        for word in [*sequence, None]:
+            if word is not None and word in title_words:
+                run.append(word)
+                continue
+            if len(run) >= min_run:
+                names.update(run)
+            run = []
+    return names

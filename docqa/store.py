@@ -35,6 +35,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
 from docqa import keyword_index, lexical
+from docqa.document_titles import DocumentTitles
 from docqa.errors import CollectionNotFoundError, DocumentNotFoundError
 from docqa.term_stats import TermStats
 from docqa.types import ChunkDraft, RetrievedChunk
@@ -158,6 +159,7 @@ class Store:
             keyword_index.create_or_migrate(conn)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         self._term_stats = TermStats()
+        self._titles = DocumentTitles()
 
     def close(self) -> None:
         self.engine.dispose()
@@ -393,7 +395,7 @@ class Store:
     ) -> list[tuple[int, float]]:
         """(chunk ID, BM25 score, higher is better) for a question, filtered to one collection."""
         with self.session() as s:
-            return keyword_index.search(s, collection_id, question, limit, document_id, self._term_stats)
+            return keyword_index.search(s, collection_id, question, limit, document_id, self._term_stats, self._titles)
 
     def integrity_ok(self) -> bool:
         with self.session() as s:

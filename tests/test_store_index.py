@@ -273,6 +273,47 @@ def test_a_small_collection_is_found_behind_a_large_one_that_outranks_it(tmp_pat
     assert len(store.bm25(big.id, "zebra", 3)) == 3
 
 
+def test_a_lone_word_the_preamble_also_uses_still_ranks_the_clause(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The preamble says "organised under the laws of the State of Delaware": "state" is in the head,
+    but alone, not in a run naming the contract, so the second pass still ranks by it and finds the
+    governing-law clause, not the one that shares three common words with the question."""
+    store = Store(tmp_path / "db.sqlite3")
+    coll = store.collection("c", create=True)
+    filler = "The parties agree to cooperate in good faith on the matters set out in this schedule. " * 25
+    head = "SUPPLY AGREEMENT. This Supply Agreement is made between Acme Widgets Corp, organised under the laws "
+    head += "of the State of Delaware, and Beta Logistics LLC. "
+    clauses = [
+        "Headings are for convenience only and do not affect the interpretation of this contract or the law.",
+        "Construction. This Agreement is construed under the laws of the State of Kansas, which govern it.",
+    ]
+    acme = save(store, coll.id, "acme.txt", [head + filler, *(c + " " + filler for c in clauses)], None).chunk_ids
+    common = "The laws of Delaware govern the interpretation of this contract."
+    for n in range(20):  # other contracts: the parties' names are rare words, the clause's words common ones
+        texts = _contract(f"Vendor{n} Holdings and Customer{n} Partners", [common])
+        save(store, coll.id, f"c{n}.txt", texts, None, sha=f"s{n}")
+    question = "In the Supply Agreement between Acme Widgets Corp and Beta Logistics LLC: " + (
+        "which state's law governs the interpretation of the contract?"
+    )
+    assert store.bm25(coll.id, question, 3)[0][0] == acme[2]
+    monkeypatch.setattr(keyword_index, "NAMING_RUN", 1)  # every title word names the document, as before
+    assert store.bm25(coll.id, question, 3)[0][0] == acme[1]
+
+
+def test_naming_runs_are_consecutive_title_words_within_one_sentence() -> None:
+    title = lexical.words("supply agreement between acme widgets corp and beta logistics llc state of delaware")
+    question = "In the Supply Agreement between Acme Widgets Corp. and Beta Logistics LLC: which state's law governs?"
+    assert lexical.naming_runs(question, title) == {
+        "supply", "agreement", "between", "acme", "widgets", "corp", "beta", "logistics", "llc"
+    }  # fmt: skip
+    # "llc" and "state" are neighbours only across the colon; a lone title word is not a name
+    assert "state" in lexical.naming_runs(question, title, min_run=1)
+    assert lexical.naming_runs("Which state? Delaware.", title) == set()
+    chinese_title = lexical.words(lexical.index_text("供应协议"))  # held as bigrams: 供应 应协 协议
+    assert lexical.naming_runs("在供应协议中，适用哪国法律？", chinese_title) == {"供应", "应协", "协议"}
+
+
 def test_a_twin_the_question_cannot_tell_apart_gets_second_place(tmp_path: Path) -> None:
     """The same contract filed twice (the question names both equally): the clause asked about comes
     first from one copy and second from the other, instead of the first copy's other chunks."""
