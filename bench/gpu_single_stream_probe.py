@@ -1,0 +1,100 @@
+"""Where single-stream decode loses against llama-bench tg: the context's shape, or the engine's step.
+
+On the device, after bench/gpu_run.sh build. In one process, in turns (3 rounds):
+- llama-bench tg128 and tg256 (the ceiling; the RAG request generates 256 tokens);
+- a raw decode loop on the engine's own context: one token a step, llama_decode + llama_synchronize,
+  no sampling, no stream, on a sequence with no sampler attached (what llama-bench's tg does, through
+  ctypes): with the RAG engine's shape (16 sequences + 2 cache slots of 6,464 cells) and with two;
+- the engine itself, one request of 256 tokens (Qwen's non-thinking sampling, the whole chain in the graph),
+  with both shapes.
+
+usage: python bench/gpu_single_stream_probe.py --model q14.gguf --bin build/bin [--out probe.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import llama_cpp  # noqa: F401  (before numpy: the reverse order crashed model loading on the device)
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.gpu_engine_bench import llama_tool, rag_settings, run_requests  # noqa: E402
+from docqa.engine.batching import BatchingGenerator  # noqa: E402
+from docqa.generation import NON_THINKING_SAMPLING  # noqa: E402
+
+TOKENS = 256
+
+
+def raw_decode_rate(engine: BatchingGenerator, n: int = TOKENS) -> float:
+    """Tokens/s of bare one-token decodes on the engine's context, its scheduler held off meanwhile."""
+    llama = engine.llama
+    seq = max(set(range(engine._settings.n_parallel)) - engine.samplers.attached_slots)
+    token = llama.tokenize("Hello")[-1]
+    with engine._step_lock:
+        start = 0.0
+        for pos in range(n + 1):
+            llama.batch.add([token], pos, seq, "last")
+            if llama.decode() != 0:
+                raise RuntimeError("decode failed")
+            llama.lib.llama_synchronize(llama.ctx.ctx)
+            if pos == 0:
+                start = time.perf_counter()
+        rate = n / (time.perf_counter() - start)
+        llama.seq_remove(seq)
+    return rate
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", type=Path, required=True)
+    ap.add_argument("--bin", type=Path, required=True)
+    ap.add_argument("--out", type=Path, default=Path("single_stream_probe.json"))
+    ap.add_argument("--rounds", type=int, default=3)
+    args = ap.parse_args()
+    params = replace(NON_THINKING_SAMPLING, max_tokens=TOKENS, ignore_eos=True, seed=1)
+    # two sequences, not one: the raw loop needs a sequence with no sampler attached
+    shapes = {
+        "np16": rag_settings(),
+        "np2": rag_settings().model_copy(update={"n_parallel": 2, "prefix_cache_slots": 0}),
+    }
+    rates: dict[str, list[float]] = {}
+
+    def llama_bench(n: int) -> None:
+        text = llama_tool(args.bin, "llama-bench", "-m", str(args.model), "-p", "0", "-n", str(n), "-fa", "1",
+                          "-ngl", "99", "-o", "json")  # fmt: skip
+        rates.setdefault(f"llama_bench_tg{n}", []).extend(float(row["avg_ts"]) for row in json.loads(text))
+
+    for _ in range(args.rounds):
+        llama_bench(128)
+        llama_bench(256)
+        for shape, settings in shapes.items():
+            engine = BatchingGenerator(args.model, settings)
+            run_requests(engine, ["Warm up the graphs."], replace(params, max_tokens=8))
+            raw_decode_rate(engine, 16)  # its graph too
+            rates.setdefault(f"raw_decode_{shape}", []).append(raw_decode_rate(engine))
+            (trace,), _ = run_requests(engine, ["Summarise the agreement."], params)
+            rates.setdefault(f"engine_{shape}", []).append((trace.tokens - 1) / (trace.finished - trace.stamps[0]))
+            engine.close()
+        print(json.dumps({k: v[-1] for k, v in rates.items()}), file=sys.stderr, flush=True)
+    tg = statistics.mean(rates["llama_bench_tg128"])
+    out: dict[str, float] = {}
+    for name, values in rates.items():
+        out[f"{name}_tps_median"] = statistics.median(values)
+        out[f"{name}_share_of_tg128"] = statistics.median(values) / tg
+    out["rounds"] = args.rounds
+    args.out.write_text(json.dumps({"figures": out, "runs": rates}, indent=2))
+    print("| figure | tok/s (median) | share of tg128 |\n|---|---|---|")
+    for name, values in rates.items():
+        print(f"| {name} | {statistics.median(values):.1f} | {statistics.median(values) / tg:.3f} |")
+
+
+if __name__ == "__main__":
+    main()
