@@ -9,7 +9,7 @@ import pytest
 
 from docqa import document_titles
 from docqa.store import Store
-from docqa.types import ChunkDraft
+from tests.test_store_index import save
 
 FILLER = "The parties agree to cooperate in good faith on the matters set out in this schedule. " * 25
 QUESTION = (
@@ -19,19 +19,7 @@ QUESTION = (
 
 
 def _save(store: Store, collection_id: int, name: str, texts: list[str]) -> list[int]:
-    chunks = [ChunkDraft(i, t, 0, len(t), 1, 1, len(t.split())) for i, t in enumerate(texts)]
-    saved = store.save_document(
-        collection_id=collection_id,
-        source=name,
-        name=name,
-        sha256=name,
-        size_bytes=1,
-        pages=1,
-        warnings=[],
-        chunks=chunks,
-        embeddings=None,
-    )
-    return list(saved.chunk_ids)
+    return list(save(store, collection_id, name, texts, None, sha=name).chunk_ids)
 
 
 def _folder(tmp_path: Path) -> tuple[Store, int, list[int], list[int]]:
