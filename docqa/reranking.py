@@ -168,6 +168,13 @@ class LlamaReranker:
                 settings.window_tokens,
             )
 
+    def close(self) -> None:
+        """Stop the tokenising threads and free llama.cpp's context and model."""
+        self._tokeniser.shutdown(wait=True)
+        with self._lock:
+            self._ctx.close()
+            self._model.close()
+
     def _special(self, text: str) -> list[int]:
         return list(self._model.tokenize(text.encode("utf-8"), add_bos=False, special=True))
 

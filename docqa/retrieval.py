@@ -57,6 +57,9 @@ class Retriever:
         self._rerank = rerank_settings or RerankSettings()
         self._keyword_pool = ThreadPoolExecutor(4, thread_name_prefix="docqa-keyword-search")
 
+    def close(self) -> None:
+        self._keyword_pool.shutdown(wait=True)
+
     def retrieve(
         self,
         collection: CollectionRow,

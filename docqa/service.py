@@ -114,6 +114,8 @@ class DocQA:
         # Called once per finished answer and per ingest run (metrics hook in here).
         self.on_answer: list[Callable[[AnswerOutcome], None]] = []
         self.on_ingest: list[Callable[[IngestReport], None]] = []
+        # The models open() loaded, which close() frees; models handed in belong to the caller.
+        self._close_models: list[Callable[[], None]] = []
 
     @classmethod
     def open(cls, settings: Settings | None = None, *, embedder: bool = True, generator: bool = True) -> DocQA:
@@ -144,12 +146,18 @@ class DocQA:
             path = resolve_model(settings.rerank.model, "reranker", "DOCQA_RERANK_MODEL", settings.models_path)
             rer = LlamaReranker(path, settings.rerank)
         gen = load_generator(settings) if generator else None
-        return cls(settings, emb, gen, rer)
+        qa = cls(settings, emb, gen, rer)
+        qa._close_models = [model.close for model in (emb, rer) if model is not None]
+        return qa
 
     def close(self) -> None:
         self.indexes.save_all()
         if self.generator is not None:
             self.generator.close()
+        self.retriever.close()
+        for close_model in self._close_models:
+            close_model()
+        self._close_models = []
         self.store.close()
 
     def __enter__(self) -> DocQA:

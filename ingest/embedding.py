@@ -226,6 +226,12 @@ class LlamaEmbedder:
         width = self.window - len(head) - len(tail)
         return [[*head, *body[i : i + width], *tail] for i in range(0, len(body), width)]
 
+    def close(self) -> None:
+        """Free llama.cpp's context and model (the embedder cannot be used after)."""
+        with self._lock:
+            self._ctx.close()
+            self._model.close()
+
     def _special_wrap(self) -> tuple[list[int], list[int]] | None:
         """The special tokens the tokenizer puts before and after a text (BOS; BERT's [CLS] and [SEP]),
         or None when a text's plain tokens are not found whole inside its tokens with them."""

@@ -301,3 +301,30 @@ def test_a_bert_embedder_embeds_long_texts_in_pieces_of_its_context(tmp_path: Pa
     assert np.abs(vectors[1] - l2_normalise((lengths @ pieces)[None, :])[0]).max() < 1e-4
     assert np.abs(vectors[1] - vectors[2]).max() > 1e-3  # the tail past the first pieces counts
     assert np.abs(embedder.embed_query(long) - vectors[1]).max() < 1e-4
+
+
+def test_close_frees_the_models_open_loaded_and_leaves_handed_in_ones(tmp_path: Path) -> None:
+    """DocQA.open() loads its models, so close() frees them (llama.cpp's model and context) and stops
+    the keyword-search threads; an embedder handed to DocQA() stays the caller's, usable after."""
+    from bench.bert_gguf import write_bert_gguf
+    from docqa.service import DocQA
+    from docqa.settings import EmbedSettings, RetrievalSettings
+    from ingest.embedding import LlamaEmbedder
+    from tests.conftest import make_settings
+    from tests.tiny_bert import write_tiny_bert
+
+    gguf = write_bert_gguf(write_tiny_bert(tmp_path / "tiny-bert"), tmp_path / "tiny-bert.gguf")
+    embed = EmbedSettings(model=gguf, n_ctx=512)
+    settings = make_settings(tmp_path / "opened", embed=embed, retrieval=RetrievalSettings(retriever="hybrid"))
+    qa = DocQA.open(settings, generator=False)
+    assert qa.embedder is not None and qa.embedder.embed_query("the supplier").shape == (32,)
+    loaded = qa.embedder
+    qa.close()
+    assert loaded._model.model is None and loaded._ctx.ctx is None  # type: ignore[attr-defined]
+    assert qa.retriever._keyword_pool._shutdown
+
+    mine = LlamaEmbedder(gguf, embed)
+    with DocQA(make_settings(tmp_path / "handed", embed=embed), embedder=mine):
+        pass
+    assert mine.embed_query("the supplier").shape == (32,)
+    mine.close()

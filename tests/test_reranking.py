@@ -111,6 +111,9 @@ def test_both_gguf_forms_score_alike_and_batching_changes_no_score(
     long = DOCUMENTS[4]
     assert abs(plain.score(QUESTION, [long])[0] - plain.score(QUESTION, [long + "Governing law: Delaware."])[0]) < 1e-6
     assert plain.score(QUESTION, []) == []
+    for reranker in (plain, ranked):  # close() stops the tokenising threads and frees llama.cpp's objects
+        reranker.close()
+        assert reranker._tokeniser._shutdown and reranker._ctx.ctx is None
 
 
 SECTIONS = [
