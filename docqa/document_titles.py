@@ -113,6 +113,13 @@ class DocumentTitles:
                     break
                 candidates |= postings[word]
                 left -= weight[word]
-            scores = {document: score(document) for document in candidates - {first_pass_document}}
+            # The weights of the question's words a title holds, in runs or not, bound its score: most
+            # candidates fall below the threshold on that alone, without looking for runs.
+            asked = frozenset(weight)
+            scores = {
+                document: score(document)
+                for document in candidates - {first_pass_document}
+                if sum(weight[word] for word in asked & self._titles[document][2]) > needed
+            }
         best = max(scores, key=lambda document: (scores[document], -document), default=None)  # ties: the oldest
         return best if best is not None and scores[best] > needed else None
