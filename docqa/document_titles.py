@@ -36,6 +36,12 @@ MARGIN = 8.0
 CJK_BIGRAM_SHARE = 0.5
 
 
+def title_words(session: Session, passage_rowid: int) -> frozenset[str]:
+    """The words of a passage's title column: its document's file name and head, as indexed."""
+    title = session.execute(text("SELECT title FROM passage_fts WHERE rowid = :r"), {"r": passage_rowid}).scalar()
+    return frozenset(lexical.words(title or ""))
+
+
 class DocumentTitles:
     """Every document's title words, by collection, kept in step with the keyword index: a search
     passes the index's totals, and when they changed (a write) the documents added, replaced or
@@ -45,10 +51,8 @@ class DocumentTitles:
         self._lock = threading.Lock()
         self._totals = IndexTotals(-1, -1)
         self._titles: dict[int, tuple[int, int, frozenset[str]]] = {}  # document -> (collection, head chunk, words)
-        self._postings: dict[int, dict[str, set[int]]] = {}
-        self._counts: Counter[int] = (
-            Counter()
-        )  # collection -> documents  # collection -> word -> documents whose title holds it
+        self._postings: dict[int, dict[str, set[int]]] = {}  # collection -> word -> documents whose title holds it
+        self._counts: Counter[int] = Counter()  # collection -> documents
 
     def refresh(self, session: Session, totals: IndexTotals, passages_per_chunk: int) -> None:
         """Passages' rowids are chunk ID * passages_per_chunk + n; a document's head is its first chunk."""
@@ -68,11 +72,7 @@ class DocumentTitles:
                 del self._titles[doc]
             for doc, (coll, head) in current.items():
                 if doc not in self._titles:
-                    title = session.execute(
-                        text("SELECT title FROM passage_fts WHERE rowid = :r"),
-                        {"r": head * passages_per_chunk},
-                    ).scalar()
-                    self._titles[doc] = (coll, head, frozenset(lexical.words(title or "")))
+                    self._titles[doc] = (coll, head, title_words(session, head * passages_per_chunk))
             postings: dict[int, dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
             for doc, (coll, _, words) in self._titles.items():
                 for word in words:

@@ -23,7 +23,7 @@ from sqlalchemy import Connection, text
 from sqlalchemy.orm import Session
 
 from docqa import lexical, passage_bm25
-from docqa.document_titles import DocumentTitles
+from docqa.document_titles import DocumentTitles, title_words
 from docqa.term_stats import VOCABULARY_DDL, TermStats
 
 PASSAGE_CHARS = 2000  # about 500 tokens of English
@@ -345,10 +345,9 @@ def _split_terms(
     those that the second pass ranks by: all but the runs of two or more consecutive title words
     (see NAMING_RUN). The first list says whether the question names the document and how much it
     asks beyond that (the head rule); the second keeps a lone word that the head happens to use."""
-    title = session.execute(text("SELECT title FROM passage_fts WHERE rowid = :r"), {"r": rows[0]}).scalar()
-    title_words = lexical.words(title or "")
-    names = lexical.naming_runs(question, title_words, NAMING_RUN)
-    return [t for t in terms if t not in title_words], [t for t in terms if t not in names]
+    title = title_words(session, rows[0])
+    names = lexical.naming_runs(lexical.word_sequences(question), title, NAMING_RUN)
+    return [t for t in terms if t not in title], [t for t in terms if t not in names]
 
 
 def _focused(

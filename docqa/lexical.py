@@ -8,6 +8,7 @@ needs no dictionary), and write queries the same way, so both languages share on
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 
 _CJK_CHARS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK_RUN = re.compile(f"[{_CJK_CHARS}]+")
@@ -116,13 +117,18 @@ def index_text(text: str) -> str:
     return _CJK_RUN.sub(lambda m: f" {_bigrams(m.group())} ", text.translate(_CONTROL_TO_SPACE))
 
 
+def _is_term(token: str) -> bool:
+    """Whether a lowercased token is worth searching for: any CJK bigram or character, and other
+    words of two letters or more that are not stopwords."""
+    return is_cjk(token) or (len(token) >= 2 and token not in _STOPWORDS)
+
+
 def query_terms(question: str, max_terms: int = 64) -> list[str]:
     """A question's search terms: lowercased words (CJK as bigrams), stopwords and repeats left out."""
     terms: list[str] = []
     seen: set[str] = set()
     for token in _WORD.findall(index_text(question).lower()):
-        is_cjk = bool(_CJK_RUN.fullmatch(token))
-        if not is_cjk and (len(token) < 2 or token in _STOPWORDS):
+        if not _is_term(token):
             continue
         if token not in seen:
             seen.add(token)
@@ -162,21 +168,17 @@ def word_sequences(question: str) -> list[list[str]]:
     question mark ends one): the sequences naming_runs looks for runs in."""
     sequences = []
     for segment in _SEGMENT_BREAK.split(question):
-        words = [
-            token
-            for token in _WORD.findall(index_text(segment).lower())
-            if _CJK_RUN.fullmatch(token) or (len(token) >= 2 and token not in _STOPWORDS)
-        ]
+        words = [token for token in _WORD.findall(index_text(segment).lower()) if _is_term(token)]
         if words:
             sequences.append(words)
     return sequences
 
 
-def naming_runs(question: str | list[list[str]], title_words: set[str] | frozenset[str], min_run: int = 2) -> set[str]:
-    """The question's words that name a document: runs of at least min_run consecutive words
-    (word_sequences: stopwords passed over, a clause's end ends a run) that are all in its title."""
+def naming_runs(sequences: list[list[str]], title_words: AbstractSet[str], min_run: int = 2) -> set[str]:
+    """The question's words that name a document: runs of at least min_run consecutive words of its
+    word_sequences (stopwords passed over, a clause's end ends a run) that are all in its title."""
     names: set[str] = set()
-    for sequence in word_sequences(question) if isinstance(question, str) else question:
+    for sequence in sequences:
         run: list[str] = []
         for word in [*sequence, None]:
             if word is not None and word in title_words:

@@ -304,14 +304,18 @@ def test_a_lone_word_the_preamble_also_uses_still_ranks_the_clause(
 def test_naming_runs_are_consecutive_title_words_within_one_sentence() -> None:
     title = lexical.words("supply agreement between acme widgets corp and beta logistics llc state of delaware")
     question = "In the Supply Agreement between Acme Widgets Corp. and Beta Logistics LLC: which state's law governs?"
-    assert lexical.naming_runs(question, title) == {
+    assert lexical.naming_runs(lexical.word_sequences(question), title) == {
         "supply", "agreement", "between", "acme", "widgets", "corp", "beta", "logistics", "llc"
     }  # fmt: skip
     # "llc" and "state" are neighbours only across the colon; a lone title word is not a name
-    assert "state" in lexical.naming_runs(question, title, min_run=1)
-    assert lexical.naming_runs("Which state? Delaware.", title) == set()
+    assert "state" in lexical.naming_runs(lexical.word_sequences(question), title, min_run=1)
+    assert lexical.naming_runs(lexical.word_sequences("Which state? Delaware."), title) == set()
     chinese_title = lexical.words(lexical.index_text("供应协议"))  # held as bigrams: 供应 应协 协议
-    assert lexical.naming_runs("在供应协议中，适用哪国法律？", chinese_title) == {"供应", "应协", "协议"}
+    assert lexical.naming_runs(lexical.word_sequences("在供应协议中，适用哪国法律？"), chinese_title) == {
+        "供应",
+        "应协",
+        "协议",
+    }
 
 
 def test_a_twin_the_question_cannot_tell_apart_gets_second_place(tmp_path: Path) -> None:
