@@ -5,8 +5,10 @@ On the device, after bench/gpu_run.sh build. In one process, in turns (3 rounds)
 - a raw decode loop on the engine's own context: one token a step, llama_decode + llama_synchronize,
   no sampling, no stream, on a sequence with no sampler attached (what llama-bench's tg does, through
   ctypes): with the RAG engine's shape (16 sequences + 2 cache slots of 6,464 cells) and with two;
+- the same loop with a request's sampler chain in the graph, its token read back and fed in (the engine's
+  GPU work, without the rest of its step);
 - the engine itself, one request of 256 tokens (Qwen's non-thinking sampling, the whole chain in the graph),
-  with both shapes.
+  with both shapes, and where its step's time goes (docqa.engine.step_timing).
 
 usage: python bench/gpu_single_stream_probe.py --model q14.gguf --bin build/bin [--out probe.json]
 """
@@ -28,7 +30,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench.gpu_engine_bench import llama_tool, rag_settings, run_requests  # noqa: E402
 from docqa.engine.batching import BatchingGenerator  # noqa: E402
-from docqa.generation import NON_THINKING_SAMPLING  # noqa: E402
+from docqa.engine.step_timing import StepTiming  # noqa: E402
+from docqa.generation import NON_THINKING_SAMPLING, SamplingParams  # noqa: E402
 
 TOKENS = 256
 
@@ -52,6 +55,28 @@ def raw_decode_rate(engine: BatchingGenerator, n: int = TOKENS) -> float:
     return rate
 
 
+def raw_sampled_rate(engine: BatchingGenerator, params: SamplingParams, n: int = TOKENS) -> float:
+    """Tokens/s of the same bare loop, but each step drawn by the request's chain in the graph and its
+    token fed back (no stream, no text): the engine's GPU work without the rest of its step."""
+    llama = engine.llama
+    with engine._step_lock:
+        seq = max(set(range(engine._settings.n_parallel)) - engine.samplers.attached_slots)
+        engine.samplers.for_request(seq, params)
+        token = llama.tokenize("Hello")[-1]
+        start = 0.0
+        for pos in range(n + 1):
+            llama.batch.add([token], pos, seq, "last")
+            if llama.decode() != 0:
+                raise RuntimeError("decode failed")
+            (token,) = engine.samplers.sample([(seq, 0)])
+            if pos == 0:
+                start = time.perf_counter()
+        rate = n / (time.perf_counter() - start)
+        engine.samplers.release(seq)
+        llama.seq_remove(seq)
+    return rate
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", type=Path, required=True)
@@ -66,6 +91,7 @@ def main() -> None:
         "np2": rag_settings().model_copy(update={"n_parallel": 2, "prefix_cache_slots": 0}),
     }
     rates: dict[str, list[float]] = {}
+    steps: dict[str, list[float]] = {}  # the engine's step parts (docqa.engine.step_timing), ms a step
 
     def llama_bench(n: int) -> None:
         text = llama_tool(args.bin, "llama-bench", "-m", str(args.model), "-p", "0", "-n", str(n), "-fa", "1",
@@ -80,8 +106,13 @@ def main() -> None:
             run_requests(engine, ["Warm up the graphs."], replace(params, max_tokens=8))
             raw_decode_rate(engine, 16)  # its graph too
             rates.setdefault(f"raw_decode_{shape}", []).append(raw_decode_rate(engine))
+            raw_sampled_rate(engine, params, 16)
+            rates.setdefault(f"raw_sampled_{shape}", []).append(raw_sampled_rate(engine, params))
+            engine.timing = StepTiming()
             (trace,), _ = run_requests(engine, ["Summarise the agreement."], params)
             rates.setdefault(f"engine_{shape}", []).append((trace.tokens - 1) / (trace.finished - trace.stamps[0]))
+            for part, ms in engine.timing.report().items():
+                steps.setdefault(f"engine_{shape}_{part}", []).append(ms)
             engine.close()
         print(json.dumps({k: v[-1] for k, v in rates.items()}), file=sys.stderr, flush=True)
     tg = statistics.mean(rates["llama_bench_tg128"])
@@ -90,7 +121,7 @@ def main() -> None:
         out[f"{name}_tps_median"] = statistics.median(values)
         out[f"{name}_share_of_tg128"] = statistics.median(values) / tg
     out["rounds"] = args.rounds
-    args.out.write_text(json.dumps({"figures": out, "runs": rates}, indent=2))
+    args.out.write_text(json.dumps({"figures": out, "runs": rates, "engine_steps": steps}, indent=2))
     print("| figure | tok/s (median) | share of tg128 |\n|---|---|---|")
     for name, values in rates.items():
         print(f"| {name} | {statistics.median(values):.1f} | {statistics.median(values) / tg:.3f} |")

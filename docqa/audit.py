@@ -10,6 +10,7 @@ from __future__ import annotations
 from sqlalchemy import text
 
 from docqa import keyword_index
+from docqa.passage_stems import Stemmer
 from docqa.store import Store
 
 _REINDEX_MISSING = "reindex missing passages"  # a fix done in Python, not one SQL statement
@@ -39,19 +40,13 @@ _CHECKS: list[tuple[str, str, list[str]]] = [
 ]
 
 # Not tied to a collection: rows that belong to nothing, and chunks the keyword index lacks.
-_ORPHAN_PASSAGES, _MISSING_PASSAGES = keyword_index.audit_queries()
 _GLOBAL_CHECKS: list[tuple[str, str, list[str]]] = [
     (
         "SELECT count(*) FROM chunks WHERE document_id NOT IN (SELECT id FROM documents)",
         "orphan chunk rows without a document",
         ["DELETE FROM chunks WHERE document_id NOT IN (SELECT id FROM documents)"],
     ),
-    (
-        _ORPHAN_PASSAGES[0],
-        _ORPHAN_PASSAGES[1],
-        [f"DELETE FROM passage_fts WHERE rowid / {keyword_index.PASSAGES_PER_CHUNK} NOT IN (SELECT id FROM chunks)"],
-    ),
-    (_MISSING_PASSAGES[0], _MISSING_PASSAGES[1], [_REINDEX_MISSING]),
+    *((count, what, [fix or _REINDEX_MISSING]) for count, what, fix in keyword_index.audit_checks()),
 ]
 
 
@@ -65,7 +60,7 @@ def _run(store: Store, checks: list[tuple[str, str, list[str]]], params: dict[st
                 if repair:
                     for fix in fixes:
                         if fix == _REINDEX_MISSING:
-                            keyword_index.reindex_all(s.connection(), only_missing=True)
+                            keyword_index.reindex_all(s.connection(), Stemmer(), only_missing=True)
                         else:
                             s.execute(text(fix), params)
     return problems

@@ -9,21 +9,23 @@ passage's text. On CUAD (docqa eval, BM25, 4k-token chunks) recall@1 went from 0
 name alone as title, to 0.48 with the document head, to 0.68 with passages, to 0.71 with the
 second pass that `search` describes; recall@3 from 0.82 to 0.86 to 0.92 to 0.93.
 
-Passages are written with their chunks, in the same transaction; a trigger deletes them with their
+Passages are written with their chunks, in the same transaction, and so are their stems
+(docqa.passage_stems, which the second pass counts terms in); a trigger deletes both with their
 chunk. Their rowid is chunk_id * 64 + passage number, so a chunk's passages are one rowid range.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 from sqlalchemy import Connection, text
 from sqlalchemy.orm import Session
 
-from docqa import lexical, passage_bm25
+from docqa import lexical, passage_bm25, passage_stems
 from docqa.document_titles import DocumentTitles, title_words
+from docqa.passage_stems import STEMS_DDL, TOKENIZER, Stemmer
 from docqa.term_stats import VOCABULARY_DDL, TermStats
 
 PASSAGE_CHARS = 2000  # about 500 tokens of English
@@ -64,17 +66,21 @@ HEADING_WEIGHT = 1.0
 # out. CUAD TXT, BM25, recall@1 / @3 / MRR: all title words 0.751 / 0.946 / 0.847, runs of 2
 # 0.755 / 0.949 / 0.850 (15 questions gained at 3 in 10 categories, 4 lost), runs of 3 0.751 / 0.947 / 0.847.
 NAMING_RUN = 2
-SCHEMA_VERSION = 3  # PRAGMA user_version: 1 and 2 indexed whole chunks in chunk_fts
+# PRAGMA user_version: 1 and 2 indexed whole chunks in chunk_fts; 3 had passages without their stems
+SCHEMA_VERSION = 4
 
 DDL = [
-    "CREATE VIRTUAL TABLE IF NOT EXISTS passage_fts USING fts5("
-    "title, body, tokenize='porter unicode61 remove_diacritics 2')",
-    "CREATE TRIGGER IF NOT EXISTS chunks_passages_delete AFTER DELETE ON chunks BEGIN "
+    f"CREATE VIRTUAL TABLE IF NOT EXISTS passage_fts USING fts5(title, body, tokenize='{TOKENIZER}')",
+    STEMS_DDL,
+    "CREATE TRIGGER IF NOT EXISTS chunks_passages_delete_v4 AFTER DELETE ON chunks BEGIN "
     f"DELETE FROM passage_fts WHERE rowid >= old.id * {PASSAGES_PER_CHUNK} "
-    f"AND rowid < (old.id + 1) * {PASSAGES_PER_CHUNK}; END",
+    f"AND rowid < (old.id + 1) * {PASSAGES_PER_CHUNK}; "
+    f"DELETE FROM passage_stems WHERE id >= old.id * {PASSAGES_PER_CHUNK} "
+    f"AND id < (old.id + 1) * {PASSAGES_PER_CHUNK}; END",
     VOCABULARY_DDL,
 ]
 _OLD_SCHEMA = [
+    "DROP TRIGGER IF EXISTS chunks_passages_delete",
     "DROP TRIGGER IF EXISTS chunks_fts_insert",
     "DROP TRIGGER IF EXISTS chunks_fts_insert_v2",
     "DROP TRIGGER IF EXISTS chunks_fts_delete",
@@ -107,20 +113,31 @@ def title_of(document_name: str, first_chunk_text: str) -> str:
     return lexical.index_text(f"{document_name} {first_chunk_text[:HEAD_CHARS]}")
 
 
-def index_chunks(session: Session | Connection, title: str, chunks: Iterable[tuple[int, str]]) -> None:
-    """Write the passages of (chunk ID, text) pairs of one document."""
-    rows = [
-        {"rowid": chunk_id * PASSAGES_PER_CHUNK + k, "title": title, "body": lexical.index_text(passage)}
+def index_chunks(
+    session: Session | Connection, title: str, chunks: Iterable[tuple[int, str]], stemmer: Stemmer
+) -> None:
+    """Write the passages of (chunk ID, text) pairs of one document, and their stems."""
+    passages = [
+        (chunk_id * PASSAGES_PER_CHUNK + k, lexical.index_text(passage))
         for chunk_id, chunk_text in chunks
         for k, passage in enumerate(split_passages(chunk_text))
     ]
-    if rows:
+    if passages:
+        rows = [{"rowid": rowid, "title": title, "body": body} for rowid, body in passages]
         session.execute(text("INSERT INTO passage_fts(rowid, title, body) VALUES (:rowid, :title, :body)"), rows)
+        stems = passage_stems.stored_rows(stemmer, passages)
+        session.execute(text("INSERT INTO passage_stems(id, body, headings) VALUES (:id, :body, :headings)"), stems)
 
 
-def reindex_all(conn: Connection, only_missing: bool = False) -> int:
-    """(Re)write the passages of every chunk, or only of chunks that have none; returns chunks done."""
-    where = f" WHERE c.id * {PASSAGES_PER_CHUNK} NOT IN (SELECT rowid FROM passage_fts)" if only_missing else ""
+def reindex_all(conn: Connection, stemmer: Stemmer, only_missing: bool = False) -> int:
+    """(Re)write the passages and stems of every chunk, or only of chunks missing either; returns
+    chunks done."""
+    where = (
+        f" WHERE c.id * {PASSAGES_PER_CHUNK} NOT IN (SELECT rowid FROM passage_fts)"
+        f" OR c.id * {PASSAGES_PER_CHUNK} NOT IN (SELECT id FROM passage_stems)"
+        if only_missing
+        else ""
+    )
     chunks = conn.execute(
         text(
             "SELECT c.id, c.text, d.name, (SELECT h.text FROM chunks h WHERE h.document_id = d.id "
@@ -128,11 +145,15 @@ def reindex_all(conn: Connection, only_missing: bool = False) -> int:
         )
     ).all()
     for chunk_id, chunk_text, name, head in chunks:
-        index_chunks(conn, title_of(name, head or ""), [(chunk_id, chunk_text)])
+        if only_missing:  # one of the two may be there: write both afresh
+            span = {"lo": chunk_id * PASSAGES_PER_CHUNK, "hi": (chunk_id + 1) * PASSAGES_PER_CHUNK}
+            conn.execute(text("DELETE FROM passage_fts WHERE rowid >= :lo AND rowid < :hi"), span)
+            conn.execute(text("DELETE FROM passage_stems WHERE id >= :lo AND id < :hi"), span)
+        index_chunks(conn, title_of(name, head or ""), [(chunk_id, chunk_text)], stemmer)
     return len(chunks)
 
 
-def create_or_migrate(conn: Connection) -> None:
+def create_or_migrate(conn: Connection, stemmer: Stemmer) -> None:
     version = int(conn.execute(text("PRAGMA user_version")).scalar() or 0)
     if version < SCHEMA_VERSION:
         for statement in _OLD_SCHEMA:
@@ -141,7 +162,8 @@ def create_or_migrate(conn: Connection) -> None:
         conn.execute(text(statement))
     if version < SCHEMA_VERSION:
         conn.execute(text("DELETE FROM passage_fts"))
-        reindex_all(conn)
+        conn.execute(text("DELETE FROM passage_stems"))
+        reindex_all(conn, stemmer)
         conn.execute(text(f"PRAGMA user_version = {SCHEMA_VERSION}"))
 
 
@@ -370,15 +392,19 @@ def _focused(
     return _in_document(session, stats, document_id, rows, weighted, 0.0, OTHER_PASSAGES_SHARE, HEADING_WEIGHT)
 
 
-def audit_queries() -> Sequence[tuple[str, str]]:
-    """(count query, what is wrong) for rows of the keyword index that belong to nothing or are missing."""
-    return [
+def audit_checks() -> list[tuple[str, str, str | None]]:
+    """(count query, what is wrong, the SQL that repairs it; None where reindex_all(only_missing=True)
+    does) for rows of the keyword index that belong to no chunk, and chunks it lacks."""
+    checks: list[tuple[str, str, str | None]] = [
         (
-            f"SELECT count(*) FROM passage_fts WHERE rowid / {PASSAGES_PER_CHUNK} NOT IN (SELECT id FROM chunks)",
-            "orphan keyword-index rows without a chunk",
-        ),
-        (
-            f"SELECT count(*) FROM chunks WHERE id * {PASSAGES_PER_CHUNK} NOT IN (SELECT rowid FROM passage_fts)",
-            "chunk rows missing from the keyword index",
-        ),
+            f"SELECT count(*) FROM {table} WHERE {key} / {PASSAGES_PER_CHUNK} NOT IN (SELECT id FROM chunks)",
+            f"orphan {what} rows without a chunk",
+            f"DELETE FROM {table} WHERE {key} / {PASSAGES_PER_CHUNK} NOT IN (SELECT id FROM chunks)",
+        )
+        for table, key, what in (("passage_fts", "rowid", "keyword-index"), ("passage_stems", "id", "passage-stem"))
     ]
+    missing = (
+        f"SELECT count(*) FROM chunks WHERE id * {PASSAGES_PER_CHUNK} NOT IN (SELECT rowid FROM passage_fts) "
+        f"OR id * {PASSAGES_PER_CHUNK} NOT IN (SELECT id FROM passage_stems)"
+    )
+    return [*checks, (missing, "chunk rows missing from the keyword index or its stems", None)]

@@ -37,6 +37,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sess
 from docqa import keyword_index, lexical
 from docqa.document_titles import DocumentTitles
 from docqa.errors import CollectionNotFoundError, DocumentNotFoundError
+from docqa.passage_stems import Stemmer
 from docqa.term_stats import TermStats
 from docqa.types import ChunkDraft, RetrievedChunk
 
@@ -150,15 +151,16 @@ class Store:
             f"sqlite:///{path}", connect_args={"check_same_thread": False, "timeout": 30}
         )
         event.listen(self.engine, "connect", _configure_connection)
+        self._stemmer = Stemmer()  # searches and writes share its memo of words' stems
         Base.metadata.create_all(self.engine)
         with self.engine.begin() as conn:
             for ddl in _EXTRA_DDL:
                 conn.execute(text(ddl))
             if "recipe" not in {row[1] for row in conn.execute(text("PRAGMA table_info(documents)"))}:
                 conn.execute(text("ALTER TABLE documents ADD COLUMN recipe TEXT"))
-            keyword_index.create_or_migrate(conn)
+            keyword_index.create_or_migrate(conn, self._stemmer)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
-        self._term_stats = TermStats()
+        self._term_stats = TermStats(self._stemmer)
         self._titles = DocumentTitles()
 
     def close(self) -> None:
@@ -266,7 +268,7 @@ class Store:
             s.flush()
             if rows:
                 title = keyword_index.title_of(name, chunks[0].text)
-                keyword_index.index_chunks(s, title, [(r.id, r.text) for r in rows])
+                keyword_index.index_chunks(s, title, [(r.id, r.text) for r in rows], self._stemmer)
             s.execute(_FORGET_ANSWERS, {"cid": collection_id})
             return SavedDocument(doc.id, [r.id for r in rows], removed)
 

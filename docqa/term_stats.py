@@ -8,7 +8,7 @@ they name what the question is about (parties, products, rare clause words) and 
 The second pass, inside that one document, uses every term BM25 gives weight to.
 
 Document frequencies come from FTS5's own vocabulary (fts5vocab), on the stemmed forms FTS5
-indexes; the stemmer is FTS5's own too (a private in-memory table with the same tokenizer).
+indexes; the stemmer is FTS5's own too (docqa.passage_stems.Stemmer).
 Counting a common term reads its whole posting list (~6 ms at 100k passages), so figures are
 cached until the index's totals (rows, tokens) change, and for ten minutes at most. The second pass
 computes BM25 from them (docqa.passage_bm25), so they must be FTS5's current counts.
@@ -16,7 +16,6 @@ computes BM25 from them (docqa.passage_bm25), so they must be FTS5's current cou
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 import time
 from dataclasses import dataclass
@@ -24,7 +23,8 @@ from dataclasses import dataclass
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-TOKENIZER = "porter unicode61 remove_diacritics 2"  # must equal passage_fts's
+from docqa.passage_stems import Stemmer
+
 VOCABULARY_DDL = "CREATE VIRTUAL TABLE IF NOT EXISTS passage_vocab USING fts5vocab(passage_fts, 'row')"
 ROW_BUDGET = 10_000  # the first pass scores at most about this many passages (the rarest terms')
 TTL_S = 600.0
@@ -70,13 +70,10 @@ def index_totals(session: Session) -> IndexTotals:
 
 
 class TermStats:
-    def __init__(self) -> None:
+    def __init__(self, stemmer: Stemmer | None = None) -> None:
         self._lock = threading.Lock()
-        self._stemmer = sqlite3.connect(":memory:", check_same_thread=False)
-        self._stemmer.execute(f"CREATE VIRTUAL TABLE terms USING fts5(t, tokenize='{TOKENIZER}')")
-        self._stemmer.execute("CREATE VIRTUAL TABLE stems USING fts5vocab(terms, 'instance')")
+        self.stemmer = stemmer or Stemmer()
         self._df: dict[str, tuple[int, float]] = {}
-        self._stems: dict[str, list[str]] = {}
         self.totals = IndexTotals(0, 0)
 
     def refresh(self, session: Session) -> IndexTotals:
@@ -90,20 +87,8 @@ class TermStats:
         return totals
 
     def stems(self, terms: list[str]) -> list[list[str]]:
-        """FTS5's indexed forms of each term (usually one; a term the tokenizer splits gives more).
-        A search asks twice (first pass, second pass), so they are remembered."""
-        with self._lock:
-            missing = [t for t in dict.fromkeys(terms) if t not in self._stems]
-            if missing:
-                if len(self._stems) > 100_000:  # bound the memo, like the counts below
-                    self._stems.clear()
-                self._stemmer.execute("DELETE FROM terms")
-                self._stemmer.executemany("INSERT INTO terms(rowid, t) VALUES (?, ?)", list(enumerate(missing)))
-                found: list[list[str]] = [[] for _ in missing]
-                for stem, row in self._stemmer.execute("SELECT term, doc FROM stems ORDER BY doc, offset"):
-                    found[row].append(stem)
-                self._stems.update(zip(missing, found, strict=True))
-            return [self._stems[t] for t in terms]
+        """FTS5's indexed forms of each term (usually one; a term the tokenizer splits gives more)."""
+        return self.stemmer.stems(terms)
 
     def document_frequency(self, session: Session, stem: str) -> int:
         return self._count(session, stem, "SELECT doc FROM passage_vocab WHERE term = :q", stem)

@@ -1,13 +1,15 @@
-"""The second pass's BM25, computed from FTS5's counts, equals FTS5's own bm25() on a real index."""
+"""The second pass's BM25, computed from the passages' stored stems, equals FTS5's own bm25() on a real index."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
 from sqlalchemy import text
 
-from docqa import keyword_index, lexical, passage_bm25
+from docqa import keyword_index, lexical, passage_bm25, passage_stems
+from docqa.audit import orphan_problems
 from docqa.store import Store
 from docqa.term_stats import TermStats, index_totals, varints
 from docqa.types import ChunkDraft
@@ -111,18 +113,36 @@ def test_control_characters_in_text_never_pass_for_match_marks(tmp_path: Path) -
     assert lexical.index_text("a\x01b\x02c\td\ne") == "a b c\td\ne"
 
 
-def test_heading_spans_find_numbered_titles_and_capital_lines() -> None:
-    marked = "\n".join(
+def test_heading_texts_find_numbered_titles_and_capital_lines() -> None:
+    body = "\n".join(
         [
-            "  15.5 \x01Severability\x02. If any \x01law\x02 says otherwise",  # numbered title, then body
-            "\x01GOVERNING\x02 \x01LAW\x02",  # a line in capitals, its first word marked
-            "Section 2. Retention of \x01Agent\x02;  Compensation",
-            "  4.1 Formation of the \x01Channel\x02   (a) During the term",  # ends at a wide gap
-            "2. The \x01Company\x02 shall pay whatever falls due under this agreement to the other party promptly.",
-            "The \x01Company\x02 agrees.",  # no number, not capitals: body text
+            "  15.5 Severability. If any law says otherwise",  # numbered title, then body
+            "GOVERNING LAW",  # a line in capitals
+            "Section 2. Retention of Agent;  Compensation",
+            "  4.1 Formation of the Channel   (a) During the term",  # ends at a wide gap
+            "2. The Company shall pay whatever falls due under this agreement to the other party promptly.",
+            "The Company agrees.",  # no number, not capitals: body text
         ]
     )
-    assert passage_bm25.heading_spans(marked) == ["severability", "governing", "law", "agent", "channel"]
+    assert passage_stems.heading_texts(body) == [
+        "Severability", "GOVERNING LAW", "Retention of Agent", "Formation of the Channel"
+    ]  # fmt: skip
+
+
+def test_stem_arrays_count_terms_and_phrases_as_fts5_does() -> None:
+    stemmer = passage_stems.Stemmer()
+    text = "Terminated: the TERMINATION of e_mail notices; naïve e-mail, terminate e_mail"
+    assert [s for w in text.replace(":", " ").replace(";", " ").split() for s in stemmer.stems([w])[0]] == [
+        "termin", "the", "termin", "of", "e", "mail", "notic", "naiv", "e", "mail", "termin", "e", "mail",
+    ]  # fmt: skip
+    ids = [passage_stems.stem_id(s) for s in ("termin", "e", "mail", "notic", "ai")]
+    termin, e, mail, notic, ai = ([i] for i in ids)
+    arrays = [passage_stems.encode(stemmer.ids(text)), passage_stems.encode(stemmer.ids("mail")), b""]
+    found = passage_stems.counts(arrays, [termin, e + mail, mail + e, mail + notic, ai, [], e + mail + e])
+    assert found.tolist() == [[3, 0, 0], [3, 0, 0], [0, 0, 0], [1, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0]]
+    # a phrase never runs from one array into the next
+    assert passage_stems.counts([passage_stems.encode(e), passage_stems.encode(mail)], [e + mail]).tolist() == [[0, 0]]
+    assert stemmer.stems(["e_mail", "__", "Naïve"]) == [["e", "mail"], [], ["naiv"]]
 
 
 def test_a_term_in_a_heading_lifts_its_passage(tmp_path: Path) -> None:
@@ -154,4 +174,43 @@ def test_a_term_in_a_heading_lifts_its_passage(tmp_path: Path) -> None:
     titled_row = rows[0] + keyword_index.PASSAGES_PER_CHUNK  # the second chunk's first passage
     assert [r for r, _ in ranked[0.0]] == [rows[0], titled_row]
     assert [r for r, _ in ranked[keyword_index.HEADING_WEIGHT]] == [titled_row, rows[0]]
+    store.close()
+
+
+def test_stems_are_built_for_an_older_index_and_repaired_when_missing(tmp_path: Path) -> None:
+    """An index from before the stems (schema 3) gets them when opened; stems lost or left over by
+    damage are found by `docqa check` and mended, and the search answers as before."""
+    store, documents = _store(tmp_path)
+    coll = store.collection("c")
+    question = "Which fees are late and how is notice given by e_mail?"
+
+    def search() -> list[tuple[int, float]]:  # inside one document: its passages' stems rank its chunks
+        return store.bm25(coll.id, question, 10, documents[1])
+
+    expected = search()
+    assert len(expected) > 1
+    store.close()
+    path = tmp_path / "db.sqlite3"
+    with sqlite3.connect(path) as db:
+        db.execute("DROP TABLE passage_stems")
+        db.execute("PRAGMA user_version = 3")
+    store = Store(path)
+    assert search() == expected
+    assert orphan_problems(store) == []
+    store.close()
+
+    with sqlite3.connect(path) as db:
+        chunk = expected[0][0]
+        span = (chunk * keyword_index.PASSAGES_PER_CHUNK, (chunk + 1) * keyword_index.PASSAGES_PER_CHUNK)
+        db.execute("DELETE FROM passage_stems WHERE id >= ? AND id < ?", span)
+        db.execute("INSERT INTO passage_stems(id, body, headings) VALUES (?, x'', x'')", (10**6 * 64,))
+    store = Store(path)
+    assert search() != expected  # its best chunk's passages cannot be counted
+    assert orphan_problems(store) == [
+        "1 orphan passage-stem rows without a chunk",
+        "1 chunk rows missing from the keyword index or its stems",
+    ]
+    orphan_problems(store, repair=True)
+    assert orphan_problems(store) == []
+    assert search() == expected
     store.close()
