@@ -6,7 +6,7 @@ On the device, after bench/gpu_run.sh build. In one process, in turns (3 rounds)
   no sampling, no stream, on a sequence with no sampler attached (what llama-bench's tg does, through
   ctypes): with the RAG engine's shape (16 sequences + 2 cache slots of 6,464 cells) and with two;
 - the same loop with a request's sampler chain in the graph, its token read back and fed in (the engine's
-  GPU work, without the rest of its step);
+  GPU work, without the rest of its step); also with a greedy chain (argmax alone) and without top-p;
 - the engine itself, one request of 256 tokens (Qwen's non-thinking sampling, the whole chain in the graph),
   with both shapes, and where its step's time goes (docqa.engine.step_timing).
 
@@ -108,6 +108,13 @@ def main() -> None:
             rates.setdefault(f"raw_decode_{shape}", []).append(raw_decode_rate(engine))
             raw_sampled_rate(engine, params, 16)
             rates.setdefault(f"raw_sampled_{shape}", []).append(raw_sampled_rate(engine, params))
+            if shape == "np16":  # which part of the chain costs: argmax alone; the chain without top-p
+                for name, variant in (
+                    ("greedy", replace(params, temperature=0.0)),
+                    ("no_top_p", replace(params, top_p=1.0)),
+                ):
+                    raw_sampled_rate(engine, variant, 16)
+                    rates.setdefault(f"raw_sampled_{name}_{shape}", []).append(raw_sampled_rate(engine, variant))
             engine.timing = StepTiming()
             (trace,), _ = run_requests(engine, ["Summarise the agreement."], params)
             rates.setdefault(f"engine_{shape}", []).append((trace.tokens - 1) / (trace.finished - trace.stamps[0]))
