@@ -39,14 +39,29 @@ _CHECKS: list[tuple[str, str, list[str]]] = [
     ),
 ]
 
-# Not tied to a collection: rows that belong to nothing, and chunks the keyword index lacks.
+# Not tied to a collection: rows that belong to nothing, and chunks the keyword index (its FTS5
+# passages and their stems, docqa.keyword_index) lacks.
+_PER_CHUNK = keyword_index.PASSAGES_PER_CHUNK
 _GLOBAL_CHECKS: list[tuple[str, str, list[str]]] = [
     (
         "SELECT count(*) FROM chunks WHERE document_id NOT IN (SELECT id FROM documents)",
         "orphan chunk rows without a document",
         ["DELETE FROM chunks WHERE document_id NOT IN (SELECT id FROM documents)"],
     ),
-    *((count, what, [fix or _REINDEX_MISSING]) for count, what, fix in keyword_index.audit_checks()),
+    *(
+        (
+            f"SELECT count(*) FROM {table} WHERE {key} / {_PER_CHUNK} NOT IN (SELECT id FROM chunks)",
+            f"orphan {what} rows without a chunk",
+            [f"DELETE FROM {table} WHERE {key} / {_PER_CHUNK} NOT IN (SELECT id FROM chunks)"],
+        )
+        for table, key, what in (("passage_fts", "rowid", "keyword-index"), ("passage_stems", "id", "passage-stem"))
+    ),
+    (
+        f"SELECT count(*) FROM chunks WHERE id * {_PER_CHUNK} NOT IN (SELECT rowid FROM passage_fts) "
+        f"OR id * {_PER_CHUNK} NOT IN (SELECT id FROM passage_stems)",
+        "chunk rows missing from the keyword index or its stems",
+        [_REINDEX_MISSING],
+    ),
 ]
 
 

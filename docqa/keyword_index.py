@@ -16,6 +16,7 @@ chunk. Their rowid is chunk_id * 64 + passage number, so a chunk's passages are 
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -86,6 +87,7 @@ _OLD_SCHEMA = [
     "DROP TRIGGER IF EXISTS chunks_fts_delete",
     "DROP TABLE IF EXISTS chunk_fts",
 ]
+logger = logging.getLogger(__name__)
 _PARAGRAPH = re.compile(r"(\n\s*\n)")
 
 
@@ -161,6 +163,9 @@ def create_or_migrate(conn: Connection, stemmer: Stemmer) -> None:
     for statement in DDL:
         conn.execute(text(statement))
     if version < SCHEMA_VERSION:
+        chunks = int(conn.execute(text("SELECT count(*) FROM chunks")).scalar() or 0)
+        if chunks:  # minutes for a large index (147 s at 100k chunks on a 16-core box): say why it waits
+            logger.warning("rebuilding the keyword index of %d chunks for this docqa version (once)", chunks)
         conn.execute(text("DELETE FROM passage_fts"))
         conn.execute(text("DELETE FROM passage_stems"))
         reindex_all(conn, stemmer)
@@ -390,21 +395,3 @@ def _focused(
         return []
     weighted = stats.weighted(session, asking or terms)
     return _in_document(session, stats, document_id, rows, weighted, 0.0, OTHER_PASSAGES_SHARE, HEADING_WEIGHT)
-
-
-def audit_checks() -> list[tuple[str, str, str | None]]:
-    """(count query, what is wrong, the SQL that repairs it; None where reindex_all(only_missing=True)
-    does) for rows of the keyword index that belong to no chunk, and chunks it lacks."""
-    checks: list[tuple[str, str, str | None]] = [
-        (
-            f"SELECT count(*) FROM {table} WHERE {key} / {PASSAGES_PER_CHUNK} NOT IN (SELECT id FROM chunks)",
-            f"orphan {what} rows without a chunk",
-            f"DELETE FROM {table} WHERE {key} / {PASSAGES_PER_CHUNK} NOT IN (SELECT id FROM chunks)",
-        )
-        for table, key, what in (("passage_fts", "rowid", "keyword-index"), ("passage_stems", "id", "passage-stem"))
-    ]
-    missing = (
-        f"SELECT count(*) FROM chunks WHERE id * {PASSAGES_PER_CHUNK} NOT IN (SELECT rowid FROM passage_fts) "
-        f"OR id * {PASSAGES_PER_CHUNK} NOT IN (SELECT id FROM passage_stems)"
-    )
-    return [*checks, (missing, "chunk rows missing from the keyword index or its stems", None)]
