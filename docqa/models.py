@@ -134,14 +134,20 @@ def use_backend_sampling(configured: bool | None, n_gpu_layers: int) -> bool:
 # top-k in the decode graph and drawing all rows on the host at once beats whole per-sequence chains in
 # the graph (64 streams: 75-76% of llama-batched-bench against 70.5%; 16: 1.10x of it against 1.12x).
 BATCHED_SAMPLING_FROM_ON_GPU = 16
+# On the CPU each chain sorts its own full row (262,144 logits for the demo model): 8 sequences spent
+# 9.0-10.2 ms a step in their chains (2 threads) against 3.7-4.1 ms drawn at once, so 64 tokens each
+# took 6.70-7.01 s against 7.45-7.75 s (2-core VM, runs alternating). One sequence: no difference
+# (1.0-1.3 ms either way), so a lone request keeps llama.cpp's own chain and its draws.
+BATCHED_SAMPLING_FROM_ON_CPU = 2
 
 
 def batched_sampling_from(configured: int | None, n_gpu_layers: int) -> int:
     """From how many generating sequences the engine draws all of them on the host at once (0: never).
-    Unset: on a GPU, BATCHED_SAMPLING_FROM_ON_GPU; on the CPU, never (decode is the limit there)."""
+    Unset: BATCHED_SAMPLING_FROM_ON_GPU on a GPU, BATCHED_SAMPLING_FROM_ON_CPU on the CPU."""
     if configured is not None:
         return configured
-    return BATCHED_SAMPLING_FROM_ON_GPU if _on_gpu_unless_configured(None, n_gpu_layers) else 0
+    on_gpu = _on_gpu_unless_configured(None, n_gpu_layers)
+    return BATCHED_SAMPLING_FROM_ON_GPU if on_gpu else BATCHED_SAMPLING_FROM_ON_CPU
 
 
 def model_label(path: Path) -> str:

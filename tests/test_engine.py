@@ -271,3 +271,22 @@ def test_sampling_moves_to_the_host_under_load_and_back(tiny_qwen3: Path) -> Non
         assert not eng.samplers.attached_slots
     finally:
         eng.close()
+
+
+def test_on_the_cpu_two_generating_sequences_are_drawn_at_once(tiny_qwen3: Path) -> None:
+    """Unset, the CPU draws from two generating sequences on all rows at once (each llama.cpp chain sorts its
+    own full row there), and a request left alone goes back to llama.cpp's chain."""
+    eng = four_sequences(tiny_qwen3)
+    try:
+        assert not eng.samplers.on_backend and eng.samplers.batched_from == 2
+        for generating, batched in ((1, False), (2, True), (3, True), (1, False), (2, True)):
+            eng.samplers.adapt(generating)
+            assert eng.samplers.batched is batched, generating
+        assert eng.samplers.mode_switches == 3
+        eng.samplers.adapt(1)
+        seeded = replace(NON_THINKING_SAMPLING, max_tokens=16, ignore_eos=True, seed=7)
+        together = _together(eng, PROMPTS[:2], seeded)
+        assert all(together) and eng.samplers.batched
+        assert _together(eng, PROMPTS[:2], seeded) == together  # numpy's draws, seeded per request, repeat
+    finally:
+        eng.close()

@@ -166,7 +166,8 @@ class SlotSamplers:
             return
         if not self.batched and generating >= self.batched_from:
             self.batched = True
-        elif self.batched and generating < max(1, self.batched_from // 2):
+        elif self.batched and generating < max(self.batched_from // 2, min(self.batched_from, 2)):
+            # back below half of it; from 2, back when one is left alone (not only at none)
             self.batched = False
         else:
             return
