@@ -36,10 +36,15 @@ MARGIN = 8.0
 CJK_BIGRAM_SHARE = 0.5
 
 
-def title_words(session: Session, passage_rowid: int) -> frozenset[str]:
-    """The words of a passage's title column: its document's file name and head, as indexed."""
+def title_text(session: Session, passage_rowid: int) -> str:
+    """A passage's title column: its document's file name and head, as indexed ("" for no such row)."""
     title = session.execute(text("SELECT title FROM passage_fts WHERE rowid = :r"), {"r": passage_rowid}).scalar()
-    return frozenset(lexical.words(title or ""))
+    return title or ""
+
+
+def title_words(session: Session, passage_rowid: int) -> frozenset[str]:
+    """The words of a passage's title column."""
+    return frozenset(lexical.words(title_text(session, passage_rowid)))
 
 
 class DocumentTitles:

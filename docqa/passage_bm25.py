@@ -18,6 +18,7 @@ from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from docqa import passage_stems
+from docqa.document_titles import title_text
 from docqa.term_stats import TermStats, index_totals, varints
 
 K1 = 1.2  # fts5_aux.c's constants
@@ -44,8 +45,8 @@ def document_passages(
         return []
     phrases = [[passage_stems.stem_id(stem) for stem in term_stems] for term_stems in stems]
     # Every passage of a document has the same title: its stems are counted once.
-    title = session.execute(text("SELECT title FROM passage_fts WHERE rowid = :r"), {"r": rows[0]}).scalar()
-    in_title = passage_stems.counts([passage_stems.encode(stats.stemmer.ids(title or ""))], phrases)[:, 0]
+    title = title_text(session, rows[0])
+    in_title = passage_stems.counts([passage_stems.encode(stats.stemmer.ids(title))], phrases)[:, 0]
     found = session.execute(
         text(
             f"SELECT s.id, s.body, s.headings FROM passage_stems s JOIN chunks c ON c.id = s.id / {passages_per_chunk} "
