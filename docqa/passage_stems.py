@@ -73,11 +73,12 @@ class Stemmer:
         words = _WORD.findall(text)
         with self._lock:
             found = list(map(self._one.get, words))
-            if None in found:  # words not met yet, or of other than one stem
-                self._learn([w for w, i in zip(words, found, strict=True) if i is None and w not in self._other])
-                found = list(map(self._one.get, words))
-            if None not in found:
+            if None not in found:  # nearly always, once the words are known: return before a second scan
                 return found  # type: ignore[return-value]  # no None in it
+            self._learn([w for w, i in zip(words, found, strict=True) if i is None and w not in self._other])
+            found = list(map(self._one.get, words))
+            if None not in found:
+                return found  # type: ignore[return-value]
             ids: list[int] = []
             for word in words:
                 one = self._one.get(word)
