@@ -165,6 +165,7 @@ def engine_phases(
     batched_from: int | None = None,
     block_top_k: bool = True,
     only_64: bool = False,
+    short_sorts: bool = False,
 ) -> dict[str, float]:
     """docqa's engine on every RAG-shaped load (only_64: 64 x 512 only); keys start with `tag`. Step
     timings say where each phase's time went (batch building, llama_decode, waiting for the sampled
@@ -172,17 +173,25 @@ def engine_phases(
     out: dict[str, float] = {}
     rag = replace(NON_THINKING_SAMPLING, max_tokens=256, ignore_eos=True, seed=1)
     if not only_64:
-        out.update(_rag_phases(model, backend_sampling, tag, batched_from, rag))
-    out.update(_short_phase(model, backend_sampling, tag, batched_from, block_top_k, rag))
+        out.update(_rag_phases(model, backend_sampling, tag, batched_from, rag, short_sorts))
+    out.update(_short_phase(model, backend_sampling, tag, batched_from, block_top_k, rag, short_sorts))
     return out
 
 
 def _rag_phases(
-    model: Path, backend_sampling: bool | None, tag: str, batched_from: int | None, rag: SamplingParams
+    model: Path,
+    backend_sampling: bool | None,
+    tag: str,
+    batched_from: int | None,
+    rag: SamplingParams,
+    short_sorts: bool = False,
 ) -> dict[str, float]:
     out: dict[str, float] = {}
     engine = BatchingGenerator(
-        model, rag_settings(backend_sampling=backend_sampling, batched_sampling_from=batched_from)
+        model,
+        rag_settings(
+            backend_sampling=backend_sampling, batched_sampling_from=batched_from, block_top_k_short_sorts=short_sorts
+        ),
     )
     out[f"{tag}_sampling_on_backend"] = engine.memory_report()["sampling_on_backend"]
     prompts = [make_prompt(engine, 6144, i) for i in range(17)]
@@ -225,6 +234,7 @@ def _short_phase(
     batched_from: int | None,
     block_top_k: bool,
     rag: SamplingParams,
+    short_sorts: bool = False,
 ) -> dict[str, float]:
     out: dict[str, float] = {}
     short_settings = LLMSettings(
@@ -236,6 +246,7 @@ def _short_phase(
         backend_sampling=backend_sampling,
         batched_sampling_from=batched_from,
         block_top_k=block_top_k,
+        block_top_k_short_sorts=short_sorts,
     )
     engine = BatchingGenerator(model, short_settings)
     prompts = [make_prompt(engine, 512, 100 + i) for i in range(64)]
@@ -315,6 +326,7 @@ def main() -> None:
     ap.add_argument(
         "--per-row-top-k-too", action="store_true", help="also run the engine with llama.cpp's top-k, one per row"
     )
+    ap.add_argument("--short-sorts-too", action="store_true", help="also run the engine with the two-level block top-k")
     ap.add_argument(
         "--single-variants", action="store_true", help="only single-stream decode, under each way of sampling"
     )
@@ -332,6 +344,8 @@ def main() -> None:
     if args.bin:
         note(ceilings(args.bin, args.model, args.only_64))
     note(engine_phases(args.model, None, "docqa", only_64=args.only_64))
+    if args.short_sorts_too:
+        note(engine_phases(args.model, None, "docqa_short_sorts", only_64=args.only_64, short_sorts=True))
     if args.per_row_top_k_too:
         note(engine_phases(args.model, None, "docqa_per_row_top_k", block_top_k=False, only_64=args.only_64))
     if args.graph_sampling_too:

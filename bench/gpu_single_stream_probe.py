@@ -6,9 +6,11 @@ On the device, after bench/gpu_run.sh build. In one process, in turns (3 rounds)
   no sampling, no stream, on a sequence with no sampler attached (what llama-bench's tg does, through
   ctypes): with the RAG engine's shape (16 sequences + 2 cache slots of 6,464 cells) and with two;
 - the same loop with a request's sampler chain in the graph, its token read back and fed in (the engine's
-  GPU work, without the rest of its step); also with a greedy chain (argmax alone) and without top-p;
+  GPU work, without the rest of its step); also with a greedy chain (argmax alone);
 - the engine itself, one request of 256 tokens (Qwen's non-thinking sampling, the whole chain in the graph),
-  with both shapes, and where its step's time goes (docqa.engine.step_timing).
+  with both shapes, and where its step's time goes (docqa.engine.step_timing); on the 18-sequence shape
+  also without launching the next step ahead, with a greedy request, and with the graph keeping only
+  the top-k for the host to draw from.
 
 usage: python bench/gpu_single_stream_probe.py --model q14.gguf --bin build/bin [--out probe.json]
 """
@@ -98,6 +100,13 @@ def main() -> None:
                           "-ngl", "99", "-o", "json")  # fmt: skip
         rates.setdefault(f"llama_bench_tg{n}", []).extend(float(row["avg_ts"]) for row in json.loads(text))
 
+    def engine_rate(engine: BatchingGenerator, name: str, request: SamplingParams) -> None:
+        engine.timing = StepTiming()
+        (trace,), _ = run_requests(engine, ["Summarise the agreement."], request)
+        rates.setdefault(name, []).append((trace.tokens - 1) / (trace.finished - trace.stamps[0]))
+        for part, ms in engine.timing.report().items():
+            steps.setdefault(f"{name}_{part}", []).append(ms)
+
     for _ in range(args.rounds):
         llama_bench(128)
         llama_bench(256)
@@ -108,18 +117,27 @@ def main() -> None:
             rates.setdefault(f"raw_decode_{shape}", []).append(raw_decode_rate(engine))
             raw_sampled_rate(engine, params, 16)
             rates.setdefault(f"raw_sampled_{shape}", []).append(raw_sampled_rate(engine, params))
-            if shape == "np16":  # which part of the chain costs: argmax alone; the chain without top-p
-                for name, variant in (
-                    ("greedy", replace(params, temperature=0.0)),
-                    ("no_top_p", replace(params, top_p=1.0)),
-                ):
-                    raw_sampled_rate(engine, variant, 16)
-                    rates.setdefault(f"raw_sampled_{name}_{shape}", []).append(raw_sampled_rate(engine, variant))
-            engine.timing = StepTiming()
-            (trace,), _ = run_requests(engine, ["Summarise the agreement."], params)
-            rates.setdefault(f"engine_{shape}", []).append((trace.tokens - 1) / (trace.finished - trace.stamps[0]))
-            for part, ms in engine.timing.report().items():
-                steps.setdefault(f"engine_{shape}_{part}", []).append(ms)
+            if shape == "np16":  # argmax alone in the graph: what reading a drawn token back costs
+                greedy = replace(params, temperature=0.0)
+                raw_sampled_rate(engine, greedy, 16)
+                rates.setdefault(f"raw_sampled_greedy_{shape}", []).append(raw_sampled_rate(engine, greedy))
+            engine_rate(engine, f"engine_{shape}", params)
+            if shape == "np16" and (group := engine.samplers.block_top_k) is not None:
+                # the block top-k through two levels of blocks: no sort longer than 1,024 (one kernel each)
+                group.short_sorts = True
+                raw_sampled_rate(engine, params, 16)
+                rates.setdefault(f"raw_sampled_short_sorts_{shape}", []).append(raw_sampled_rate(engine, params))
+                engine_rate(engine, f"engine_short_sorts_{shape}", params)
+                group.short_sorts = False
+            if shape == "np16":
+                # the next step started before the text is made (the default), or after it
+                engine.launch_ahead = False
+                engine_rate(engine, f"engine_not_ahead_{shape}", params)
+                engine.launch_ahead = True
+                engine_rate(engine, f"engine_greedy_{shape}", replace(params, temperature=0.0))
+                # the graph keeps the top-k only and the host draws, as with many sequences
+                engine.samplers.batched_from = 1
+                engine_rate(engine, f"engine_topk_host_draw_{shape}", params)
             engine.close()
         print(json.dumps({k: v[-1] for k, v in rates.items()}), file=sys.stderr, flush=True)
     tg = statistics.mean(rates["llama_bench_tg128"])

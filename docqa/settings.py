@@ -94,6 +94,11 @@ class LLMSettings(BaseModel):
         "(batched_sampling_from) and where a whole sampler chain runs in it; false: llama.cpp's own top-k, one "
         "per sequence (on an H200, 64 of them added 8 ms to a 24 ms decode step).",
     )
+    block_top_k_short_sorts: bool = Field(
+        default=False,
+        description="The block top-k through two levels of blocks, so that none of its sorts is longer than 1,024 "
+        "(ggml's CUDA backend sorts such a row in one kernel, a longer one with a multi-kernel radix sort).",
+    )
     thinking_budget: int | None = Field(
         default=None,
         ge=1,

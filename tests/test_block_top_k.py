@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from docqa.engine.block_top_k import block_size
+from docqa.engine.block_top_k import BITONIC_MAX, block_size, short_sort_plan
 
 PROMPTS = [[1, 2, 3, 4, 5], [100, 200, 300], [5000, 6000, 7000, 8000], [42], [9, 99, 999, 9999, 99999, 7]]
 
@@ -19,6 +19,18 @@ def test_block_size_tiles_the_vocabulary_and_keeps_the_candidates_few() -> None:
     assert block_size(151_936, 200) == 64  # 200 x 128 candidates would be a sixth of the row
     assert block_size(151_937, 20) is None  # a prime: no blocks, llama.cpp's own top-k
     assert block_size(151_936, 5_000) is None
+
+
+def test_two_level_blocks_keep_every_sort_short() -> None:
+    for vocab, k in [(151_936, 20), (151_936, 40), (262_144, 64), (32_000, 50)]:
+        plan = short_sort_plan(vocab, k)
+        assert plan is not None
+        coarse, fine, padded = plan
+        assert padded % coarse == 0 and vocab <= padded < vocab + coarse and coarse % fine == 0
+        # the coarse maxima, the chosen blocks' fine maxima and the last candidates: each one sort
+        assert max(padded // coarse, k * (coarse // fine), k * fine) <= BITONIC_MAX
+    assert short_sort_plan(151_936, 20) == (256, 16, 152_064)
+    assert short_sort_plan(151_936, 100) is None  # 100 x 16 candidates: one level of blocks instead
 
 
 def _context(model: Path, backend_sampling: bool):  # type: ignore[no-untyped-def]
@@ -48,17 +60,19 @@ def _decode_prompts(llama) -> list[int]:  # type: ignore[no-untyped-def]
     return indices
 
 
+@pytest.mark.parametrize("short_sorts", [False, True], ids=["one-level", "two-level"])
 @pytest.mark.parametrize("k", [1, 20, 40])
-def test_graph_keeps_exactly_each_rows_top_k(tiny_qwen3: Path, k: int) -> None:
+def test_graph_keeps_exactly_each_rows_top_k(tiny_qwen3: Path, k: int, short_sorts: bool) -> None:
     """The candidates the graph keeps for each sequence are that row's top-k token IDs with their
-    logits, the same as sorting the row's raw logits (a row given another's logits would differ)."""
+    logits, the same as sorting the row's raw logits (a row given another's logits would differ);
+    with one level of blocks, and with two (every sort short, the row padded with -inf)."""
     from docqa.engine.block_top_k import BlockTopK
 
     plain = _context(tiny_qwen3, backend_sampling=False)
     graph = _context(tiny_qwen3, backend_sampling=True)
     try:
         rows = [plain.logits(i) for i in _decode_prompts(plain)]
-        group = BlockTopK(graph.lib, graph.n_vocab)
+        group = BlockTopK(graph.lib, graph.n_vocab, short_sorts=short_sorts)
         chains = [group.chain(k) for _ in PROMPTS]
         for seq, chain in enumerate(chains):
             assert graph.attach_sampler(seq, chain)

@@ -10,8 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from docqa.engine.batching import THINKING_CUTOFF, BatchingGenerator
+from docqa.engine.batching import BatchingGenerator
 from docqa.engine.prefix_cache import common_prefix
+from docqa.engine.sequences import THINKING_CUTOFF
 from docqa.errors import BusyError
 from docqa.generation import NON_THINKING_SAMPLING, SamplingParams
 from docqa.settings import LLMSettings
@@ -145,6 +146,24 @@ def test_thinking_budget_closes_the_reasoning(engine: BatchingGenerator) -> None
     text, done = run(engine, "<think>\nLet me think about colours.", replace(GREEDY, max_tokens=30, thinking_budget=5))
     assert THINKING_CUTOFF in text
     assert done.completion_tokens >= 5
+
+
+def test_a_stop_string_ends_the_text_though_the_next_step_was_launched(engine: BatchingGenerator) -> None:
+    """A token's text is made while the next step decodes (launched ahead): a stop string found
+    there must still end the text exactly at the stop, and the sequence's cells must be freed."""
+    run(engine, PROMPTS[1], replace(GREEDY, max_tokens=2))  # the prompt's KV is cached: both runs reuse it
+    free, _ = run(engine, PROMPTS[1], replace(GREEDY, max_tokens=24))
+    # four characters from the second half that do not occur earlier: the stop comes many tokens in
+    starts = [i for i in range(len(free) // 2, len(free) - 4) if free.index(free[i : i + 4]) == i]
+    assert starts, free
+    stop = free[starts[0] : starts[0] + 4]
+    ahead = engine.timing.launched_ahead
+    text, done = run(engine, PROMPTS[1], replace(GREEDY, max_tokens=24, stop=(stop,)))
+    assert engine.timing.launched_ahead - ahead >= 3, "the steps were launched ahead"
+    assert text == free[: free.index(stop)]
+    assert done.finish_reason == "stop" and done.completion_tokens < 24
+    wait_idle(engine)
+    assert engine.memory_report()["kv_cells_in_sequences"] == 0
 
 
 def test_a_prompt_longer_than_the_context_fails_clearly(engine: BatchingGenerator) -> None:

@@ -3,8 +3,10 @@
 Each step builds ONE batch: the next token of every sequence that is generating, then slices of the
 prompts of newly admitted ones (chunked prefill), within `n_batch` tokens, so a long prompt never
 stalls the other streams. One `llama_decode`, then each sequence is sampled with its own sampler
-chain and its text is pushed to its stream at once. Finished or cancelled sequences free their KV
-cells immediately. Admission waits until the KV cells a request may need are free.
+chain. When the next step holds only the next token of every sequence, it is started as soon as the
+tokens are drawn, and their text is made and pushed to the streams while the GPU decodes it.
+Finished or cancelled sequences free their KV cells immediately. Admission waits until the KV cells
+a request may need are free.
 
 Prompt prefixes are reused: a finished prompt's cells stay under a cache sequence ID, and a new
 prompt starts from the cached one with the longest common prefix (`llama_memory_seq_cp`).
@@ -24,7 +26,8 @@ import numpy as np
 from docqa.engine.llama_context import LlamaContext
 from docqa.engine.prefix_cache import PrefixCache, common_prefix
 from docqa.engine.sampling import SlotSamplers
-from docqa.engine.sequences import THINKING_CUTOFF, Request, RunningSequence
+from docqa.engine.sequences import Request, RunningSequence
+from docqa.engine.step_outputs import StepOutputs
 from docqa.engine.step_timing import StepTiming
 from docqa.errors import InvalidRequestError
 from docqa.generation import GeneratorInfo, OutputText, SamplingParams, detect_prompt_format
@@ -36,7 +39,7 @@ from docqa.models import (
     use_backend_sampling,
 )
 from docqa.settings import LLMSettings
-from docqa.streams import GenerationStream, GenEvent, WaitQueue, deliver
+from docqa.streams import GenerationStream, GenEvent, WaitQueue
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +50,8 @@ _MIN_TWIN_TOKENS = 32
 
 class BatchingGenerator:
     """The `Generator` protocol, served by continuous batching over `n_parallel` sequences."""
+
+    launch_ahead = True  # bench/gpu_single_stream_probe.py turns it off to measure what it gains
 
     def __init__(self, model_path: Path, settings: LLMSettings) -> None:
         self._settings = settings
@@ -69,7 +74,9 @@ class BatchingGenerator:
         )
         workers = min(n_parallel, os.cpu_count() or 1)
         batched_from = batched_sampling_from(settings.batched_sampling_from, settings.n_gpu_layers)
-        self.samplers = SlotSamplers(self.llama, on_backend, workers, batched_from, settings.block_top_k)
+        self.samplers = SlotSamplers(
+            self.llama, on_backend, workers, batched_from, settings.block_top_k, settings.block_top_k_short_sorts
+        )
         self.timing = StepTiming()
         self.kv_cells = self.llama.n_ctx
         self.info = GeneratorInfo(
@@ -86,11 +93,10 @@ class BatchingGenerator:
                 else (self.kv_cells // 4 if settings.kv_unified else self.llama.n_ctx_seq * n_cache)
             ),
         )
-        self._thinking_cutoff = self.llama.tokenize(THINKING_CUTOFF)
-        self._think_end = self.llama.tokenize("</think>")
         self._waiting: WaitQueue[Request] = WaitQueue(settings.max_queue)
         self._active: list[RunningSequence] = []
-        self._outbox: list[tuple[GenerationStream, GenEvent]] = []  # events of this step, not yet handed over
+        self.outputs = StepOutputs(self.llama)
+        self._launched: list[tuple[RunningSequence, int]] | None = None  # a step started ahead: its outputs
         self.prompt_tokens_reused = 0  # prompt tokens taken from cached KV instead of evaluated
         self._lock = self._waiting.cond
         self._step_lock = threading.Lock()
@@ -158,21 +164,13 @@ class BatchingGenerator:
                     for seq in self._active:
                         seq.request.stream.cancel()
             with self._step_lock:
-                self._admit()
+                if self._launched is None:  # admitting touches the KV cache, which a running step uses
+                    self._admit()
                 if self._active:
                     self._step()
-                self._flush()
+                self.outputs.flush()
                 if self._closing and not self._active:
                     return
-
-    def _emit(self, stream: GenerationStream, event: GenEvent) -> None:
-        self._outbox.append((stream, event))
-
-    def _flush(self) -> None:
-        """Hand this step's events to their streams at once (one wake-up per event loop)."""
-        if self._outbox:
-            deliver(self._outbox)
-            self._outbox = []
 
     def _reserved(self) -> int:
         if not self.llama.kv_unified:
@@ -247,17 +245,39 @@ class BatchingGenerator:
     def _reject(self, request: Request, reason: str) -> None:
         """Take the request at the head of the queue and fail it: it can never run."""
         self._pop_waiting()
-        self._emit(request.stream, GenEvent("failed", text=str(InvalidRequestError(reason))))
+        self.outputs.emit(request.stream, GenEvent("failed", text=str(InvalidRequestError(reason))))
 
     def _step(self) -> None:
-        for seq in [s for s in self._active if s.request.stream.cancelled]:
-            self._finish(seq, "cancelled")
-        if not self._active:
-            return
-        self.samplers.adapt(len(self._active))
+        """One decode step: launch it (unless the last step launched it ahead), make the text of the
+        tokens drawn last step while the GPU works, wait for this step's tokens and accept them."""
+        ready = self._launched
+        self._launched = None
+        if ready is None:
+            for seq in [s for s in self._active if s.request.stream.cancelled]:
+                self._finish(seq, "cancelled")
+            if not self._active:
+                return
+            self.samplers.adapt(len(self._active))
+            # Generating sequences first (one token each), then prompt slices in admission order.
+            ready = self._launch(sorted(self._active, key=lambda s: len(s.pending) > 1))
+            if ready is None:
+                return
+        t_window = time.perf_counter()
+        self.outputs.make_due_text()
+        self.outputs.flush()
+        t_waiting = time.perf_counter()
+        tokens = self._sample_all(ready)
+        t_sampled = time.perf_counter()
+        for (seq, _), token in zip(ready, tokens, strict=True):
+            self._accept(seq, token)
+        self.timing.record_wait(t_window, t_waiting, t_sampled, len(tokens))
+        self._launch_ahead()
+
+    def _launch(self, order: list[RunningSequence]) -> list[tuple[RunningSequence, int]] | None:
+        """Fill the batch from the sequences' pending tokens, in this order, within n_batch, and start
+        llama_decode (on a GPU it returns before the GPU is done). The sequences with an output this
+        step and their batch index; None when the decode failed."""
         t_start = time.perf_counter()
-        # Generating sequences first (one token each), then prompt slices in admission order.
-        order = sorted(self._active, key=lambda s: len(s.pending) > 1)
         budget = self.llama.n_batch
         batch = self.llama.batch
         plan: list[tuple[RunningSequence, int, int | None]] = []  # (sequence, tokens taken, batch index of logits)
@@ -271,10 +291,10 @@ class BatchingGenerator:
             budget -= take
         t_built = time.perf_counter()
         rc = self.llama.decode()
-        t_decoded = time.perf_counter()
+        self.timing.record_launch(t_start, t_built, time.perf_counter())
         if rc != 0:
             self._on_decode_failure(rc, plan)
-            return
+            return None
         ready: list[tuple[RunningSequence, int]] = []
         for seq, take, logits_index in plan:
             del seq.pending[:take]
@@ -285,16 +305,33 @@ class BatchingGenerator:
                 seq.prefilled = True
                 self._remember_prompt(seq)
             ready.append((seq, logits_index))
-        tokens = self._sample_all(ready)
-        t_sampled = time.perf_counter()
-        for (seq, _), token in zip(ready, tokens, strict=True):
-            self._accept(seq, token)
-        self.timing.record(t_start, t_built, t_decoded, t_sampled, len(tokens))
+        return ready
+
+    def _launch_ahead(self) -> None:
+        """Start the next step before this step's text is made when it holds just the next token of
+        every running sequence, so that the GPU decodes while the host makes text and wakes streams.
+        Not when a request waits to be admitted, or a prompt to be evaluated: those touch the KV cache
+        and the sampler chains, which a running step uses. (A sequence that stops or is cancelled
+        meanwhile ends when its token comes back.)"""
+        if not self.launch_ahead or self._closing or not self._active or (self._free_slots and len(self._waiting)):
+            return
+        if any(len(seq.pending) != 1 for seq in self._active):
+            return
+        self.samplers.adapt(len(self._active))
+        self._launched = self._launch(list(self._active))
+        if self._launched is not None:
+            self.timing.launched_ahead += 1
 
     def _sample_all(self, ready: list[tuple[RunningSequence, int]]) -> list[int]:
         return self.samplers.sample([(seq.slot, index) for seq, index in ready])
 
     def _accept(self, seq: RunningSequence, token: int) -> None:
+        """Take a drawn token: finish the sequence, or make it the next input. Its text is made while
+        the next step decodes (StepOutputs.defer), unless the sequence ends here or its text decides the
+        next input (a thinking budget still open)."""
+        if seq.stop_due:  # its text stopped last step: this token lies past the stop
+            self._finish(seq, "stop")
+            return
         if seq.request.stream.cancelled:
             self._finish(seq, "cancelled")
             return
@@ -302,20 +339,11 @@ class BatchingGenerator:
             self._finish(seq, "stop")
             return
         seq.produced += 1
-        next_input = [token]
-        text = seq.output.decode(self.llama.piece(token))
-        seq.recent_text = (seq.recent_text + text)[-16:]
-        if [token] == self._think_end or "</think>" in seq.recent_text:
-            seq.thinking_closed = True
-        budget = seq.request.params.thinking_budget
-        if budget is not None and not seq.thinking_closed and seq.produced >= budget and seq.produced > 1:
-            # Close the reasoning the way Qwen documents, then let the model answer.
-            next_input += self._thinking_cutoff
-            text += THINKING_CUTOFF
-            seq.thinking_closed = True
-        out, stopped = seq.output.feed(text)
-        if out:
-            self._emit(seq.request.stream, GenEvent("text", text=out))
+        if seq.produced < seq.max_tokens and not seq.budget_open:
+            seq.pending = [token]
+            self.outputs.defer(seq, token)
+            return
+        next_input, stopped = self.outputs.text_now(seq, token)
         if stopped:
             self._finish(seq, "stop")
         elif seq.produced >= seq.max_tokens:
@@ -340,31 +368,27 @@ class BatchingGenerator:
         self.cache.remove(seq_id)
 
     def _finish(self, seq: RunningSequence, reason: str) -> None:
-        if reason != "stop":
-            tail = seq.output.tail()
-            if tail and reason != "cancelled":
-                self._emit(seq.request.stream, GenEvent("text", text=tail))
-        self._emit(
-            seq.request.stream,
-            GenEvent("finished", finish_reason=reason, prompt_tokens=len(seq.prompt), completion_tokens=seq.produced),
-        )
+        self.outputs.finished(seq, reason)
         self._release(seq)
 
     def _release(self, seq: RunningSequence) -> None:
         """Free a sequence's KV cells and slot; its sampler chain leaves llama.cpp's graph."""
         self.llama.seq_remove(seq.slot)
         self.samplers.release(seq.slot)
+        seq.finished = True
         self._active.remove(seq)
         self._free_slots.append(seq.slot)
 
     def _on_decode_failure(self, rc: int, plan: list[tuple[RunningSequence, int, int | None]]) -> None:
+        self.outputs.make_due_text()  # what was accepted before comes first
         if rc == 1 and self.cache.evictable():  # no room in the KV cache: drop cached prefixes, retry
             for seq_id in self.cache.evictable():
                 self._evict(seq_id)
             return
         logger.error("llama_decode failed (%d) for a batch of %d sequences", rc, len(plan))
+        failed = GenEvent("failed", text=f"generation failed (llama_decode returned {rc})")
         for seq, _, _ in plan:
-            self._emit(seq.request.stream, GenEvent("failed", text=f"generation failed (llama_decode returned {rc})"))
+            self.outputs.emit(seq.request.stream, failed)
             self._release(seq)
 
     # --- for tests: logits of whole sequences, evaluated together or alone --------------------

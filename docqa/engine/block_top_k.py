@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ctypes
 import logging
+import math
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,23 @@ def block_size(n_vocab: int, k: int) -> int | None:
     return None
 
 
+BITONIC_MAX = 1024  # ggml's CUDA argsort sorts a row of up to 1024 in one kernel, longer ones with CUB's radix sort
+
+
+def short_sort_plan(n_vocab: int, k: int) -> tuple[int, int, int] | None:
+    """Blocks for a top-k whose every sort has at most BITONIC_MAX columns: (coarse block, fine block,
+    vocabulary padded to a whole number of coarse blocks). The coarse block is the smallest power of two
+    that leaves at most BITONIC_MAX coarse maxima; the fine block the power of two nearest its square
+    root. None when no such pair fits k (then the one-level blocks of block_size)."""
+    coarse = 1
+    while -(-n_vocab // coarse) > BITONIC_MAX:
+        coarse *= 2
+    fine = 1 << round(coarse.bit_length() / 2 - 0.5)
+    if k * (coarse // fine) > BITONIC_MAX or k * fine > BITONIC_MAX or k > BITONIC_MAX:
+        return None
+    return coarse, fine, -(-n_vocab // coarse) * coarse
+
+
 def _ggml_library(lib: Any) -> Any:
     """The ggml library that llama.cpp itself loaded (the same file: its tensors and contexts);
     lib: llama-cpp-python's llama_cpp package."""
@@ -87,6 +105,8 @@ def _ggml_library(lib: Any) -> Any:
         "ggml_reshape_3d": [vp, vp, i64, i64, i64],
         "ggml_view_1d": [vp, vp, i64, ctypes.c_size_t],
         "ggml_view_2d": [vp, vp, i64, i64, ctypes.c_size_t, ctypes.c_size_t],
+        "ggml_fill": [vp, vp, ctypes.c_float],
+        "ggml_concat": [vp, vp, vp, c_int],
     }
     for function, argtypes in signatures.items():
         getattr(ggml, function).argtypes = argtypes
@@ -120,11 +140,13 @@ def _check_layout(lib: Any) -> None:
 class BlockTopK:
     """The block top-k samplers of one llama.cpp context, and the computation they share per graph."""
 
-    def __init__(self, lib: Any, n_vocab: int) -> None:
-        """lib: llama-cpp-python's llama_cpp package (LlamaContext.lib)."""
+    def __init__(self, lib: Any, n_vocab: int, short_sorts: bool = False) -> None:
+        """lib: llama-cpp-python's llama_cpp package (LlamaContext.lib); short_sorts: two levels of
+        blocks, so that no sort is longer than BITONIC_MAX (see _build_short_sorts)."""
         self._lib = lib
         self._ggml = _ggml_library(lib)
         self.n_vocab = n_vocab
+        self.short_sorts = short_sorts
         self._k: dict[int, tuple[int, bool]] = {}  # sampler address -> its k, and whether a chain follows it
         self._built: tuple[int, int, int, int, int] | None = None  # full logits, K, out logits, out IDs, row bytes
         self.graphs_built = 0
@@ -196,6 +218,8 @@ class BlockTopK:
         shape = GgmlTensor.from_address(full)
         vocab, rows = int(shape.ne[0]), int(shape.ne[1])
         k = max(own_k for own_k, _ in self._k.values())
+        if self.short_sorts and (plan := short_sort_plan(vocab, k)) is not None:
+            return self._build_short_sorts(ctx, full, vocab, rows, k, plan)
         block = block_size(vocab, k)
         if block is None:
             raise ValueError(f"no block top-k for a vocabulary of {vocab} and k={k}")
@@ -212,6 +236,38 @@ class BlockTopK:
         out_ids = g.ggml_get_rows(ctx, g.ggml_reshape_3d(ctx, candidate_ids, 1, block * k, rows), best)
         self.graphs_built += 1
         return full, k, out_logits, out_ids, k * 4  # [1, k, rows] float32 each: a row is k x 4 bytes
+
+    def _build_short_sorts(
+        self, ctx: int, full: int, vocab: int, rows: int, k: int, plan: tuple[int, int, int]
+    ) -> tuple[int, int, int, int, int]:
+        """The same top-k through two levels of blocks, every sort at most BITONIC_MAX long: the row,
+        padded with -inf to whole coarse blocks; the k coarse blocks with the largest maxima; in them,
+        the k fine blocks with the largest maxima; in those, the top k."""
+        g = self._ggml
+        coarse, fine, padded_vocab = plan
+        padded = full
+        if padded_vocab > vocab:
+            pad = g.ggml_fill(ctx, g.ggml_view_1d(ctx, full, (padded_vocab - vocab) * rows, 0), -math.inf)
+            pad = g.ggml_reshape_2d(ctx, pad, padded_vocab - vocab, rows)
+            padded = g.ggml_concat(ctx, full, pad, 0)
+        n_coarse, per_coarse = padded_vocab // coarse, coarse // fine
+        maxima = g.ggml_pool_1d(ctx, padded, _POOL_MAX, coarse, coarse, 0)  # [n_coarse, rows]
+        top_coarse = self._first_columns(ctx, g.ggml_argsort(ctx, maxima, _SORT_DESC), k, rows)  # [k, rows]
+        in_coarse = g.ggml_get_rows(ctx, g.ggml_reshape_3d(ctx, padded, coarse, n_coarse, rows), top_coarse)
+        token_ids = g.ggml_reshape_2d(ctx, g.ggml_arange(ctx, 0.0, float(padded_vocab), 1.0), coarse, n_coarse)
+        in_coarse_ids = g.ggml_get_rows(ctx, token_ids, g.ggml_reshape_1d(ctx, top_coarse, k * rows))
+        # [coarse, k, rows] -> [fine, per_coarse * k, rows]: the chosen blocks' fine blocks
+        in_coarse = g.ggml_reshape_3d(ctx, in_coarse, fine, per_coarse * k, rows)
+        in_coarse_ids = g.ggml_reshape_3d(ctx, in_coarse_ids, fine, per_coarse * k, rows)
+        fine_maxima = g.ggml_pool_1d(ctx, g.ggml_reshape_2d(ctx, in_coarse, coarse * k, rows), _POOL_MAX, fine, fine, 0)
+        top_fine = self._first_columns(ctx, g.ggml_argsort(ctx, fine_maxima, _SORT_DESC), k, rows)  # [k, rows]
+        candidates = g.ggml_reshape_2d(ctx, g.ggml_get_rows(ctx, in_coarse, top_fine), fine * k, rows)
+        candidate_ids = g.ggml_reshape_2d(ctx, g.ggml_get_rows(ctx, in_coarse_ids, top_fine), fine * k, rows)
+        best = self._first_columns(ctx, g.ggml_argsort(ctx, candidates, _SORT_DESC), k, rows)  # [k, rows]
+        out_logits = g.ggml_get_rows(ctx, g.ggml_reshape_3d(ctx, candidates, 1, fine * k, rows), best)
+        out_ids = g.ggml_get_rows(ctx, g.ggml_reshape_3d(ctx, candidate_ids, 1, fine * k, rows), best)
+        self.graphs_built += 1
+        return full, k, out_logits, out_ids, k * 4
 
     def _first_columns(self, ctx: int, tensor: int, k: int, rows: int) -> int:
         row_bytes = GgmlTensor.from_address(tensor).nb[1]

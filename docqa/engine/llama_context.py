@@ -91,6 +91,7 @@ class LlamaContext:
         self.batch = TokenBatch(n_batch)  # what the next decode() evaluates
         self.metadata: dict[str, str] = dict(self.model.metadata())
         self._pieces: dict[int, bytes] = {}
+        self._end_tokens: dict[int, bool] = {}
         # the sampled rows' addresses as plain integers (llama-cpp-python's functions return typed pointers)
         address_of = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)
         library = llama_cpp.llama_cpp._lib
@@ -122,7 +123,10 @@ class LlamaContext:
             size = -n
 
     def is_end_of_generation(self, token: int) -> bool:
-        return bool(self.lib.llama_vocab_is_eog(self.model.vocab, token))
+        """Memoised too: a ctypes call per token lets another thread take the GIL in the step's way."""
+        if (known := self._end_tokens.get(token)) is None:
+            known = self._end_tokens[token] = bool(self.lib.llama_vocab_is_eog(self.model.vocab, token))
+        return known
 
     # --- decoding ------------------------------------------------------------------------------
 

@@ -103,13 +103,19 @@ class SlotSamplers:
     rows at once over the full logits."""
 
     def __init__(
-        self, llama: LlamaContext, on_backend: bool, threads: int = 1, batched_from: int = 0, block_top_k: bool = True
+        self,
+        llama: LlamaContext,
+        on_backend: bool,
+        threads: int = 1,
+        batched_from: int = 0,
+        block_top_k: bool = True,
+        short_sorts: bool = False,
     ) -> None:
         self._llama = llama
         self.block_top_k: BlockTopK | None = None
         if on_backend and block_top_k:
             try:
-                self.block_top_k = BlockTopK(llama.lib, llama.n_vocab)
+                self.block_top_k = BlockTopK(llama.lib, llama.n_vocab, short_sorts)
             except OSError as exc:  # no ggml library to build with: llama.cpp's own top-k, one per row
                 logger.warning("one top-k for all rows is not available (%s); llama.cpp's per row instead", exc)
         self.on_backend = on_backend

@@ -42,3 +42,11 @@ class RunningSequence:
     thinking_closed: bool = False
     recent_text: str = ""  # the last few characters, to notice a </think> spelled in several tokens
     output: OutputText = field(default_factory=lambda: OutputText(()))
+    stop_due: bool = False  # its text reached a stop string after its next token was already on its way
+    finished: bool = False
+
+    @property
+    def budget_open(self) -> bool:
+        """A thinking budget applies and the reasoning is still open: each token's text must be seen
+        before the next step is planned (the cap may add Qwen's closing sentence to its input)."""
+        return self.request.params.thinking_budget is not None and not self.thinking_closed

@@ -10,28 +10,35 @@ from dataclasses import dataclass
 class StepTiming:
     steps: int = 0
     tokens_sampled: int = 0
+    launched_ahead: int = 0  # steps started before the last step's text was made (BatchingGenerator._launch_ahead)
     build_s: float = 0.0  # filling the batch
     decode_s: float = 0.0  # llama_decode's call (it may return before the GPU is done)
+    text_s: float = 0.0  # the last step's text and waking the streams, while this step decodes
     sample_s: float = 0.0  # the sampled tokens or logits, which waits for the GPU to finish
-    accept_s: float = 0.0  # detokenising, stop strings, handing text to the streams
+    accept_s: float = 0.0  # taking the tokens, and starting the next step when it is launched ahead
 
-    def record(self, t_start: float, t_built: float, t_decoded: float, t_sampled: float, n_sampled: int) -> None:
-        now = time.perf_counter()
-        self.steps += 1
-        self.tokens_sampled += n_sampled
+    def record_launch(self, t_start: float, t_built: float, t_decoded: float) -> None:
         self.build_s += t_built - t_start
         self.decode_s += t_decoded - t_built
-        self.sample_s += t_sampled - t_decoded
-        self.accept_s += now - t_sampled
+
+    def record_wait(self, t_window: float, t_waiting: float, t_sampled: float, n_sampled: int) -> None:
+        """A step's text window, its wait for the tokens and (up to now) their acceptance."""
+        self.steps += 1
+        self.tokens_sampled += n_sampled
+        self.text_s += t_waiting - t_window
+        self.sample_s += t_sampled - t_waiting
+        self.accept_s += time.perf_counter() - t_sampled
 
     def report(self) -> dict[str, float]:
-        """Mean milliseconds per step for each part."""
+        """Mean milliseconds per step for each part, and the share of steps launched ahead."""
         n = max(self.steps, 1)
         return {
             "steps": self.steps,
             "tokens_sampled": self.tokens_sampled,
+            "launched_ahead_share": self.launched_ahead / n,
             "build_ms": 1000 * self.build_s / n,
             "decode_ms": 1000 * self.decode_s / n,
+            "text_ms": 1000 * self.text_s / n,
             "sample_ms": 1000 * self.sample_s / n,
             "accept_ms": 1000 * self.accept_s / n,
         }
