@@ -152,13 +152,19 @@ def test_a_stop_string_ends_the_text_though_the_next_step_was_launched(engine: B
     """A token's text is made while the next step decodes (launched ahead): a stop string found
     there must still end the text exactly at the stop, and the sequence's cells must be freed."""
     run(engine, PROMPTS[1], replace(GREEDY, max_tokens=2))  # the prompt's KV is cached: both runs reuse it
+    before = engine.timing.launched_ahead
     free, _ = run(engine, PROMPTS[1], replace(GREEDY, max_tokens=24))
+    assert engine.timing.launched_ahead == before, "on the CPU no step is launched ahead by default"
     # four characters from the second half that do not occur earlier: the stop comes many tokens in
     starts = [i for i in range(len(free) // 2, len(free) - 4) if free.index(free[i : i + 4]) == i]
     assert starts, free
     stop = free[starts[0] : starts[0] + 4]
     ahead = engine.timing.launched_ahead
-    text, done = run(engine, PROMPTS[1], replace(GREEDY, max_tokens=24, stop=(stop,)))
+    engine.launch_ahead = True  # on a GPU; on the CPU llama_decode computes in the call, so it is off
+    try:
+        text, done = run(engine, PROMPTS[1], replace(GREEDY, max_tokens=24, stop=(stop,)))
+    finally:
+        engine.launch_ahead = False
     assert engine.timing.launched_ahead - ahead >= 3, "the steps were launched ahead"
     assert text == free[: free.index(stop)]
     assert done.finish_reason == "stop" and done.completion_tokens < 24

@@ -3,8 +3,8 @@
 Each step builds ONE batch: the next token of every sequence that is generating, then slices of the
 prompts of newly admitted ones (chunked prefill), within `n_batch` tokens, so a long prompt never
 stalls the other streams. One `llama_decode`, then each sequence is sampled with its own sampler
-chain. When the next step holds only the next token of every sequence, it is started as soon as the
-tokens are drawn, and their text is made and pushed to the streams while the GPU decodes it.
+chain. On a GPU, when the next step holds only the next token of every sequence, it is started as
+soon as the tokens are drawn, and their text is made and pushed to the streams while the GPU decodes it.
 Finished or cancelled sequences free their KV cells immediately. Admission waits until the KV cells
 a request may need are free.
 
@@ -29,6 +29,7 @@ from docqa.engine.sampling import SlotSamplers
 from docqa.engine.sequences import Request, RunningSequence
 from docqa.engine.step_outputs import StepOutputs
 from docqa.engine.step_timing import StepTiming
+from docqa.engine.teacher_forcing import teacher_forced_logits
 from docqa.errors import InvalidRequestError
 from docqa.generation import GeneratorInfo, OutputText, SamplingParams, detect_prompt_format
 from docqa.models import (
@@ -36,6 +37,7 @@ from docqa.models import (
     cpu_threads,
     engine_flash_attention,
     model_label,
+    offloaded,
     use_backend_sampling,
 )
 from docqa.settings import LLMSettings
@@ -50,8 +52,6 @@ _MIN_TWIN_TOKENS = 32
 
 class BatchingGenerator:
     """The `Generator` protocol, served by continuous batching over `n_parallel` sequences."""
-
-    launch_ahead = True  # bench/gpu_single_stream_probe.py turns it off to measure what it gains
 
     def __init__(self, model_path: Path, settings: LLMSettings) -> None:
         self._settings = settings
@@ -97,6 +97,10 @@ class BatchingGenerator:
         self._active: list[RunningSequence] = []
         self.outputs = StepOutputs(self.llama)
         self._launched: list[tuple[RunningSequence, int]] | None = None  # a step started ahead: its outputs
+        # On a GPU llama_decode returns before the GPU is done, so a step launched ahead runs while the
+        # host makes the last tokens' text; on the CPU it computes in the call, so making the text after
+        # it would only hold each token back a step: there each token's text is made when it is drawn.
+        self.launch_ahead = offloaded(settings.n_gpu_layers)
         self.prompt_tokens_reused = 0  # prompt tokens taken from cached KV instead of evaluated
         self._lock = self._waiting.cond
         self._step_lock = threading.Lock()
@@ -266,7 +270,7 @@ class BatchingGenerator:
         self.outputs.make_due_text()
         self.outputs.flush()
         t_waiting = time.perf_counter()
-        tokens = self._sample_all(ready)
+        tokens = self.samplers.sample([(seq.slot, index) for seq, index in ready])
         t_sampled = time.perf_counter()
         for (seq, _), token in zip(ready, tokens, strict=True):
             self._accept(seq, token)
@@ -322,13 +326,10 @@ class BatchingGenerator:
         if self._launched is not None:
             self.timing.launched_ahead += 1
 
-    def _sample_all(self, ready: list[tuple[RunningSequence, int]]) -> list[int]:
-        return self.samplers.sample([(seq.slot, index) for seq, index in ready])
-
     def _accept(self, seq: RunningSequence, token: int) -> None:
-        """Take a drawn token: finish the sequence, or make it the next input. Its text is made while
-        the next step decodes (StepOutputs.defer), unless the sequence ends here or its text decides the
-        next input (a thinking budget still open)."""
+        """Take a drawn token: finish the sequence, or make it the next input. With steps launched
+        ahead its text is made while the next step decodes (StepOutputs.defer), unless the sequence ends
+        here or its text decides the next input (a thinking budget still open)."""
         if seq.stop_due:  # its text stopped last step: this token lies past the stop
             self._finish(seq, "stop")
             return
@@ -339,7 +340,7 @@ class BatchingGenerator:
             self._finish(seq, "stop")
             return
         seq.produced += 1
-        if seq.produced < seq.max_tokens and not seq.budget_open:
+        if self.launch_ahead and seq.produced < seq.max_tokens and not seq.budget_open:
             seq.pending = [token]
             self.outputs.defer(seq, token)
             return
@@ -398,17 +399,4 @@ class BatchingGenerator:
         with self._step_lock:
             if self._active:
                 raise RuntimeError("teacher forcing needs an idle engine")
-            if len(sequences) > len(self._free_slots):
-                raise ValueError(f"at most {len(self._free_slots)} sequences (n_parallel) at once")
-            self.samplers.release_all()  # a backend sampler would take the logits this call returns
-            for slot, tokens in enumerate(sequences):
-                self.llama.batch.add(tokens, 0, slot, True)
-            if self.llama.decode() != 0:
-                raise RuntimeError("decode failed")
-            out, k = [], 0
-            for tokens in sequences:
-                out.append(np.stack([self.llama.logits(k + i) for i in range(len(tokens))]))
-                k += len(tokens)
-            for slot in range(len(sequences)):
-                self.llama.seq_remove(slot)
-            return out
+            return teacher_forced_logits(self.llama, self.samplers, sequences, len(self._free_slots))
