@@ -41,9 +41,7 @@ class StepOutputs:
         for seq, token in due:
             if seq.finished:
                 continue
-            out, seq.stop_due = seq.output.feed(self._text_of(seq, token))
-            if out:
-                self.emit(seq.request.stream, GenEvent("text", text=out))
+            seq.stop_due = self._feed(seq, self._text_of(seq, token))
 
     def text_now(self, seq: RunningSequence, token: int) -> tuple[list[int], bool]:
         """This token's text, made now: (the sequence's next input, whether a stop string ended it).
@@ -56,10 +54,7 @@ class StepOutputs:
             next_input += self._thinking_cutoff
             text += THINKING_CUTOFF
             seq.thinking_closed = True
-        out, stopped = seq.output.feed(text)
-        if out:
-            self.emit(seq.request.stream, GenEvent("text", text=out))
-        return next_input, stopped
+        return next_input, self._feed(seq, text)
 
     def finished(self, seq: RunningSequence, reason: str) -> None:
         """The sequence's end: the text held back for stop strings (unless it stopped at one or was
@@ -70,6 +65,13 @@ class StepOutputs:
             seq.request.stream,
             GenEvent("finished", finish_reason=reason, prompt_tokens=len(seq.prompt), completion_tokens=seq.produced),
         )
+
+    def _feed(self, seq: RunningSequence, text: str) -> bool:
+        """Pass text through the sequence's stop strings and emit what they let out; whether one ended it."""
+        out, stopped = seq.output.feed(text)
+        if out:
+            self.emit(seq.request.stream, GenEvent("text", text=out))
+        return stopped
 
     def _text_of(self, seq: RunningSequence, token: int) -> str:
         text = seq.output.decode(self._llama.piece(token))
