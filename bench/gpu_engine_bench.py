@@ -18,6 +18,7 @@ import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import llama_cpp  # before numpy: the reverse order crashed model loading on the H200 device
 
@@ -158,41 +159,21 @@ def ceilings(bin_dir: Path, model: Path, only_64: bool = False) -> dict[str, flo
     return out
 
 
-def engine_phases(
-    model: Path,
-    backend_sampling: bool | None,
-    tag: str,
-    batched_from: int | None = None,
-    block_top_k: bool = True,
-    only_64: bool = False,
-    short_sorts: bool = False,
-) -> dict[str, float]:
-    """docqa's engine on every RAG-shaped load (only_64: 64 x 512 only); keys start with `tag`. Step
-    timings say where each phase's time went (batch building, llama_decode, waiting for the sampled
-    tokens, streaming)."""
+def engine_phases(model: Path, tag: str, only_64: bool = False, **overrides: Any) -> dict[str, float]:
+    """docqa's engine on every RAG-shaped load (only_64: 64 x 512 only); keys start with `tag`;
+    overrides: LLMSettings fields (the way of sampling). Step timings say where each phase's time
+    went (batch building, llama_decode, waiting for the sampled tokens, streaming)."""
     out: dict[str, float] = {}
     rag = replace(NON_THINKING_SAMPLING, max_tokens=256, ignore_eos=True, seed=1)
     if not only_64:
-        out.update(_rag_phases(model, backend_sampling, tag, batched_from, rag, short_sorts))
-    out.update(_short_phase(model, backend_sampling, tag, batched_from, block_top_k, rag, short_sorts))
+        out.update(_rag_phases(model, tag, rag, overrides))
+    out.update(_short_phase(model, tag, rag, overrides))
     return out
 
 
-def _rag_phases(
-    model: Path,
-    backend_sampling: bool | None,
-    tag: str,
-    batched_from: int | None,
-    rag: SamplingParams,
-    short_sorts: bool = False,
-) -> dict[str, float]:
+def _rag_phases(model: Path, tag: str, rag: SamplingParams, overrides: dict[str, Any]) -> dict[str, float]:
     out: dict[str, float] = {}
-    engine = BatchingGenerator(
-        model,
-        rag_settings(
-            backend_sampling=backend_sampling, batched_sampling_from=batched_from, block_top_k_short_sorts=short_sorts
-        ),
-    )
+    engine = BatchingGenerator(model, rag_settings(**overrides))
     out[f"{tag}_sampling_on_backend"] = engine.memory_report()["sampling_on_backend"]
     prompts = [make_prompt(engine, 6144, i) for i in range(17)]
     run_requests(engine, [prompts[16][:2000]], replace(rag, max_tokens=8))  # warm-up
@@ -227,26 +208,10 @@ def _rag_phases(
     return out
 
 
-def _short_phase(
-    model: Path,
-    backend_sampling: bool | None,
-    tag: str,
-    batched_from: int | None,
-    block_top_k: bool,
-    rag: SamplingParams,
-    short_sorts: bool = False,
-) -> dict[str, float]:
+def _short_phase(model: Path, tag: str, rag: SamplingParams, overrides: dict[str, Any]) -> dict[str, float]:
     out: dict[str, float] = {}
     short_settings = LLMSettings(
-        n_ctx=800,
-        n_parallel=64,
-        n_batch=2048,
-        prefix_cache_slots=0,
-        max_queue=64,
-        backend_sampling=backend_sampling,
-        batched_sampling_from=batched_from,
-        block_top_k=block_top_k,
-        block_top_k_short_sorts=short_sorts,
+        n_ctx=800, n_parallel=64, n_batch=2048, prefix_cache_slots=0, max_queue=64, **overrides
     )
     engine = BatchingGenerator(model, short_settings)
     prompts = [make_prompt(engine, 512, 100 + i) for i in range(64)]
@@ -328,6 +293,10 @@ def main() -> None:
     )
     ap.add_argument("--short-sorts-too", action="store_true", help="also run the engine with the two-level block top-k")
     ap.add_argument(
+        "--graph-draws-too", action="store_true", help="also run the engine with the draw for all rows in the graph"
+    )
+    ap.add_argument("--reverse-variants", action="store_true", help="run the engine's ways of sampling last first")
+    ap.add_argument(
         "--single-variants", action="store_true", help="only single-stream decode, under each way of sampling"
     )
     args = ap.parse_args()
@@ -343,15 +312,21 @@ def main() -> None:
         return
     if args.bin:
         note(ceilings(args.bin, args.model, args.only_64))
-    note(engine_phases(args.model, None, "docqa", only_64=args.only_64))
+    variants: list[tuple[str, dict[str, Any]]] = [("docqa", {})]
     if args.short_sorts_too:
-        note(engine_phases(args.model, None, "docqa_short_sorts", only_64=args.only_64, short_sorts=True))
+        variants.append(("docqa_short_sorts", {"block_top_k_short_sorts": True}))
+    if args.graph_draws_too:
+        variants.append(("docqa_graph_draws", {"graph_draws": True}))
+    if args.reverse_variants:  # the same variants, last first: no way of sampling always runs first
+        variants.reverse()
+    for tag, overrides in variants:
+        note(engine_phases(args.model, tag, only_64=args.only_64, **overrides))
     if args.per_row_top_k_too:
-        note(engine_phases(args.model, None, "docqa_per_row_top_k", block_top_k=False, only_64=args.only_64))
+        note(engine_phases(args.model, "docqa_per_row_top_k", only_64=args.only_64, block_top_k=False))
     if args.graph_sampling_too:
-        note(engine_phases(args.model, None, "docqa_graph_only", batched_from=0))
+        note(engine_phases(args.model, "docqa_graph_only", batched_sampling_from=0))
     if args.host_sampling_too:
-        note(engine_phases(args.model, False, "docqa_host_sampling"))
+        note(engine_phases(args.model, "docqa_host_sampling", backend_sampling=False))
     if args.bin and not args.skip_server:
         note(llama_server_run(args.bin, args.model))
     if not args.skip_sequential:

@@ -99,6 +99,13 @@ class LLMSettings(BaseModel):
         description="The block top-k through two levels of blocks, so that none of its sorts is longer than 1,024 "
         "(ggml's CUDA backend sorts such a row in one kernel, a longer one with a multi-kernel radix sort).",
     )
+    graph_draws: bool = Field(
+        default=False,
+        description="With a whole sampler chain in llama.cpp's graph and the block top-k, apply top-p and "
+        "temperature and draw the token (Gumbel-max) in one set of operations for all rows, so only the token "
+        "is copied back; false: llama.cpp's top-p, temperature and draw samplers per row. Chains with min-p "
+        "keep llama.cpp's samplers.",
+    )
     thinking_budget: int | None = Field(
         default=None,
         ge=1,

@@ -16,8 +16,12 @@ LlamaContext.sampled_top_k reads them as such. A sampler that leads a whole chai
 temperature and the draw after it, llama.cpp's own) hands on its own k IDs cast to int32, as llama.cpp's
 top-k sampler does, so that the draw maps back to vocabulary IDs.
 
+A sampler may also draw the token itself (docqa.engine.graph_draw): then top-p, temperature and the
+draw for all its rows follow in the same graph, and only the token comes back.
+
 The samplers are llama.cpp custom samplers (llama_sampler_i) whose callbacks are Python functions,
-building ggml operations through ctypes; llama.cpp calls them while it builds a graph, not per step.
+building ggml operations through ctypes; llama.cpp calls them while it builds a graph, and a drawing
+sampler's set_input once per step (its noise).
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ import logging
 import math
 from pathlib import Path
 from typing import Any
+
+from docqa.engine.graph_draw import GraphDraw, RowDraw, ggml_draw_functions
 
 logger = logging.getLogger(__name__)
 
@@ -112,6 +118,7 @@ def _ggml_library(lib: Any) -> Any:
         getattr(ggml, function).argtypes = argtypes
         getattr(ggml, function).restype = vp
     _check_layout(ggml)
+    ggml_draw_functions(ggml)
     return ggml
 
 
@@ -140,15 +147,19 @@ def _check_layout(lib: Any) -> None:
 class BlockTopK:
     """The block top-k samplers of one llama.cpp context, and the computation they share per graph."""
 
-    def __init__(self, lib: Any, n_vocab: int, short_sorts: bool = False) -> None:
+    def __init__(self, lib: Any, n_vocab: int, short_sorts: bool = False, draws: bool = False) -> None:
         """lib: llama-cpp-python's llama_cpp package (LlamaContext.lib); short_sorts: two levels of
-        blocks, so that no sort is longer than BITONIC_MAX (see _build_short_sorts)."""
+        blocks, so that no sort is longer than BITONIC_MAX (see _build_short_sorts); draws: whole
+        chains without min-p draw in the graph (chain(k, draw)) instead of llama.cpp's samplers."""
         self._lib = lib
         self._ggml = _ggml_library(lib)
         self.n_vocab = n_vocab
         self.short_sorts = short_sorts
+        self.draws = draws
         self._k: dict[int, tuple[int, bool]] = {}  # sampler address -> its k, and whether a chain follows it
+        self._draws: dict[int, RowDraw] = {}  # sampler address -> its draw, for the samplers that draw
         self._built: tuple[int, int, int, int, int] | None = None  # full logits, K, out logits, out IDs, row bytes
+        self._graph_draw: GraphDraw | None = None
         self.graphs_built = 0
         self.errors = 0
         i = lib.llama_sampler_i
@@ -163,19 +174,30 @@ class BlockTopK:
             i._fields_[5][1](self._free),  # free
             i._fields_[6][1](lambda _s, _buft, _n: True),  # backend_init
             i._fields_[8][1](self._backend_apply),  # backend_apply
+            i._fields_[9][1](self._backend_set_input),  # backend_set_input
             i._fields_[10][1](self._backend_reset),  # backend_reset
         ]
-        name, apply, free, init, backend_apply, reset = self._callbacks
+        name, apply, free, init, backend_apply, set_input, reset = self._callbacks
         self._iface = i(
-            name=name, apply=apply, free=free, backend_init=init, backend_apply=backend_apply, backend_reset=reset
+            name=name,
+            apply=apply,
+            free=free,
+            backend_init=init,
+            backend_apply=backend_apply,
+            backend_set_input=set_input,
+            backend_reset=reset,
         )
 
-    def chain(self, k: int) -> Any:
+    def chain(self, k: int, draw: RowDraw | None = None) -> Any:
         """A sampler chain holding one block top-k sampler (llama.cpp offloads chains only): the graph
-        keeps the largest k of all the samplers, IDs as float32, for the host to draw from."""
+        keeps the largest k of all the samplers, IDs as float32, for the host to draw from; or, with a
+        draw, draws the token from the sampler's own k (see docqa.engine.graph_draw)."""
         lib = self._lib
         chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
-        lib.llama_sampler_chain_add(chain, self.sampler(k, chain_follows=False))
+        sampler = self.sampler(k, chain_follows=False)
+        if draw is not None:
+            self._draws[ctypes.cast(sampler, ctypes.c_void_p).value or 0] = draw
+        lib.llama_sampler_chain_add(chain, sampler)
         return chain
 
     def sampler(self, k: int, chain_follows: bool = True) -> Any:
@@ -187,9 +209,20 @@ class BlockTopK:
 
     def _free(self, sampler: Any) -> None:
         self._k.pop(ctypes.cast(sampler, ctypes.c_void_p).value or 0, None)
+        self._draws.pop(ctypes.cast(sampler, ctypes.c_void_p).value or 0, None)
 
     def _backend_reset(self, _sampler: Any) -> None:
         self._built = None  # llama.cpp resets every sampler before it builds a new graph
+        self._graph_draw = None
+
+    def _backend_set_input(self, sampler: Any) -> None:
+        try:  # llama.cpp calls it each step for the samplers with an output in the step
+            draw = self._draws.get(ctypes.cast(sampler, ctypes.c_void_p).value or 0)
+            if draw is not None and self._graph_draw is not None:
+                self._graph_draw.set_input(draw)
+        except Exception:  # an exception must not cross into llama.cpp
+            self.errors += 1
+            logger.exception("the graph's draw got no input")
 
     def _backend_apply(self, sampler: Any, ctx: int, _graph: int, data_pointer: Any) -> None:
         try:
@@ -200,9 +233,20 @@ class BlockTopK:
             full = row_view.view_src or data.logits
             if self._built is None or self._built[0] != full:
                 self._built = self._build(ctx, full)
+                self._graph_draw = None
             _, k, out_logits, out_ids, row_bytes = self._built
-            own_k, chain_follows = self._k[ctypes.cast(sampler, ctypes.c_void_p).value or 0]
+            address = ctypes.cast(sampler, ctypes.c_void_p).value or 0
+            own_k, chain_follows = self._k[address]
             row = row_view.view_offs // GgmlTensor.from_address(full).nb[1] if row_view.view_src else 0
+            if (draw := self._draws.get(address)) is not None:
+                if self._graph_draw is None:
+                    masked_columns = any(d.k < k for d in self._draws.values())
+                    rows = int(GgmlTensor.from_address(full).ne[1])
+                    self._graph_draw = GraphDraw(self._ggml, ctx, out_logits, out_ids, k, rows, masked_columns)
+                draw.row = row  # a sampler with no output in the step gets row 0; llama.cpp gives it no input
+                data.sampled = self._graph_draw.token_of(ctx, row)
+                data.logits = data.probs = data.candidates = None
+                return
             # each row's candidates are sorted, best first: its own top-k are the first own_k
             width = own_k if chain_follows else k
             data.logits = self._ggml.ggml_view_1d(ctx, out_logits, width, row * row_bytes)
