@@ -9,9 +9,9 @@ On the device, after bench/gpu_run.sh build. In one process, in turns (3 rounds)
   GPU work, without the rest of its step); also with a greedy chain (argmax alone);
 - the engine itself, one request of 256 tokens (Qwen's non-thinking sampling, the whole chain in the graph),
   with both shapes, and where its step's time goes (docqa.engine.step_timing); on the 18-sequence shape
-  also with the two-level block top-k, with the draw in one computation for all rows, and both (loop
-  and engine, in a rotating order), without launching the next step ahead, with a greedy request,
-  and with the graph keeping only the top-k for the host to draw from.
+  also with the one-level block top-k (loop and engine, in turns with the default two levels),
+  without launching the next step ahead, with a greedy request, and with the graph keeping only the
+  top-k for the host to draw from.
 
 usage: python bench/gpu_single_stream_probe.py --model q14.gguf --bin build/bin [--out probe.json]
 """
@@ -108,7 +108,6 @@ def main() -> None:
         for part, ms in engine.timing.report().items():
             steps.setdefault(f"{name}_{part}", []).append(ms)
 
-    variants = [(True, False), (False, True), (True, True)]  # (short sorts, graph draw)
     for round_ in range(args.rounds):
         llama_bench(128)
         llama_bench(256)
@@ -117,24 +116,23 @@ def main() -> None:
             run_requests(engine, ["Warm up the graphs."], replace(params, max_tokens=8))
             raw_decode_rate(engine, 16)  # its graph too
             rates.setdefault(f"raw_decode_{shape}", []).append(raw_decode_rate(engine))
-            raw_sampled_rate(engine, params, 16)
-            rates.setdefault(f"raw_sampled_{shape}", []).append(raw_sampled_rate(engine, params))
             if shape == "np16":  # argmax alone in the graph: what reading a drawn token back costs
                 greedy = replace(params, temperature=0.0)
                 raw_sampled_rate(engine, greedy, 16)
                 rates.setdefault(f"raw_sampled_greedy_{shape}", []).append(raw_sampled_rate(engine, greedy))
-            engine_rate(engine, f"engine_{shape}", params)
-            if shape == "np16" and (group := engine.samplers.block_top_k) is not None:
-                # the block top-k through two levels of blocks (no sort longer than 1,024, one kernel
-                # each), the draw in one computation for all rows (docqa.engine.graph_draw), and both;
-                # in a rotating order, so that no variant always runs first
-                for short_sorts, draws in variants[round_ % len(variants) :] + variants[: round_ % len(variants)]:
-                    group.short_sorts, group.draws = short_sorts, draws
-                    name = "_".join(["short_sorts"] * short_sorts + ["graph_draw"] * draws)
-                    raw_sampled_rate(engine, params, 16)
-                    rates.setdefault(f"raw_sampled_{name}_{shape}", []).append(raw_sampled_rate(engine, params))
-                    engine_rate(engine, f"engine_{name}_{shape}", params)
-                group.short_sorts = group.draws = False
+            group = engine.samplers.block_top_k
+            # the block top-k through two levels of blocks (the default) and through one, on the
+            # 16-sequence shape, in turns, the first of them alternating from round to round
+            levels = [True, False][:: -1 if round_ % 2 else 1] if shape == "np16" and group else [True]
+            for short_sorts in levels:
+                if group is not None:
+                    group.short_sorts = short_sorts
+                name = shape if short_sorts else f"one_level_{shape}"
+                raw_sampled_rate(engine, params, 16)
+                rates.setdefault(f"raw_sampled_{name}", []).append(raw_sampled_rate(engine, params))
+                engine_rate(engine, f"engine_{name}", params)
+            if group is not None:
+                group.short_sorts = True
             if shape == "np16":
                 # the next step started before the text is made (the default), or after it
                 engine.launch_ahead = False

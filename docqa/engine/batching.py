@@ -75,13 +75,7 @@ class BatchingGenerator:
         workers = min(n_parallel, os.cpu_count() or 1)
         batched_from = batched_sampling_from(settings.batched_sampling_from, settings.n_gpu_layers)
         self.samplers = SlotSamplers(
-            self.llama,
-            on_backend,
-            workers,
-            batched_from,
-            settings.block_top_k,
-            settings.block_top_k_short_sorts,
-            settings.graph_draws,
+            self.llama, on_backend, workers, batched_from, settings.block_top_k, settings.block_top_k_short_sorts
         )
         self.timing = StepTiming()
         self.kv_cells = self.llama.n_ctx

@@ -6,22 +6,22 @@ CUDA top-k runs row by row: 64 of them added 8 ms to a 24 ms step on an H200.
 
 Here the samplers of one context share one computation over the whole [vocabulary x rows] logits,
 from operations that each run once for all rows (pooling, argsort, gathers):
-  1. the maximum of each block of `block` consecutive logits, per row;
+  1. the maximum of each block of consecutive logits, per row;
   2. the k blocks with the largest maxima (an argsort of the maxima): the top-k tokens lie in them,
      since a token in any other block has k larger block maxima above it;
-  3. those blocks' logits and token IDs (k x block candidates), and their top k (an argsort).
+  3. the same again inside those k blocks, with blocks of 16 (Qwen: 594 blocks of 256, the row padded
+     with -inf, then 20 of their 320 blocks of 16), so that no argsort is longer than 1,024: ggml's
+     CUDA backend sorts such a row in one kernel, a longer one with a radix sort of several kernels;
+  4. the last blocks' logits and token IDs (k x 16 candidates), and their top k (an argsort).
+Where two levels cannot keep every sort short (a large k), one level of blocks (block_size).
 Each sequence's sampler then hands llama.cpp views of its own row: k logits and k token IDs. The IDs
 come out of the graph as float32 (exact below 2^24), because ggml computes no integer arithmetic;
 LlamaContext.sampled_top_k reads them as such. A sampler that leads a whole chain in the graph (top-p,
 temperature and the draw after it, llama.cpp's own) hands on its own k IDs cast to int32, as llama.cpp's
 top-k sampler does, so that the draw maps back to vocabulary IDs.
 
-A sampler may also draw the token itself (docqa.engine.graph_draw): then top-p, temperature and the
-draw for all its rows follow in the same graph, and only the token comes back.
-
 The samplers are llama.cpp custom samplers (llama_sampler_i) whose callbacks are Python functions,
-building ggml operations through ctypes; llama.cpp calls them while it builds a graph, and a drawing
-sampler's set_input once per step (its noise).
+building ggml operations through ctypes; llama.cpp calls them while it builds a graph, not per step.
 """
 
 from __future__ import annotations
@@ -31,8 +31,6 @@ import logging
 import math
 from pathlib import Path
 from typing import Any
-
-from docqa.engine.graph_draw import GraphDraw, RowDraw, ggml_draw_functions
 
 logger = logging.getLogger(__name__)
 
@@ -118,7 +116,6 @@ def _ggml_library(lib: Any) -> Any:
         getattr(ggml, function).argtypes = argtypes
         getattr(ggml, function).restype = vp
     _check_layout(ggml)
-    ggml_draw_functions(ggml)
     return ggml
 
 
@@ -147,19 +144,15 @@ def _check_layout(lib: Any) -> None:
 class BlockTopK:
     """The block top-k samplers of one llama.cpp context, and the computation they share per graph."""
 
-    def __init__(self, lib: Any, n_vocab: int, short_sorts: bool = False, draws: bool = False) -> None:
+    def __init__(self, lib: Any, n_vocab: int, short_sorts: bool = True) -> None:
         """lib: llama-cpp-python's llama_cpp package (LlamaContext.lib); short_sorts: two levels of
-        blocks, so that no sort is longer than BITONIC_MAX (see _build_short_sorts); draws: whole
-        chains without min-p draw in the graph (chain(k, draw)) instead of llama.cpp's samplers."""
+        blocks where they keep every sort within BITONIC_MAX (short_sort_plan), else one level."""
         self._lib = lib
         self._ggml = _ggml_library(lib)
         self.n_vocab = n_vocab
         self.short_sorts = short_sorts
-        self.draws = draws
         self._k: dict[int, tuple[int, bool]] = {}  # sampler address -> its k, and whether a chain follows it
-        self._draws: dict[int, RowDraw] = {}  # sampler address -> its draw, for the samplers that draw
         self._built: tuple[int, int, int, int, int] | None = None  # full logits, K, out logits, out IDs, row bytes
-        self._graph_draw: GraphDraw | None = None
         self.graphs_built = 0
         self.errors = 0
         i = lib.llama_sampler_i
@@ -174,30 +167,19 @@ class BlockTopK:
             i._fields_[5][1](self._free),  # free
             i._fields_[6][1](lambda _s, _buft, _n: True),  # backend_init
             i._fields_[8][1](self._backend_apply),  # backend_apply
-            i._fields_[9][1](self._backend_set_input),  # backend_set_input
             i._fields_[10][1](self._backend_reset),  # backend_reset
         ]
-        name, apply, free, init, backend_apply, set_input, reset = self._callbacks
+        name, apply, free, init, backend_apply, reset = self._callbacks
         self._iface = i(
-            name=name,
-            apply=apply,
-            free=free,
-            backend_init=init,
-            backend_apply=backend_apply,
-            backend_set_input=set_input,
-            backend_reset=reset,
+            name=name, apply=apply, free=free, backend_init=init, backend_apply=backend_apply, backend_reset=reset
         )
 
-    def chain(self, k: int, draw: RowDraw | None = None) -> Any:
+    def chain(self, k: int) -> Any:
         """A sampler chain holding one block top-k sampler (llama.cpp offloads chains only): the graph
-        keeps the largest k of all the samplers, IDs as float32, for the host to draw from; or, with a
-        draw, draws the token from the sampler's own k (see docqa.engine.graph_draw)."""
+        keeps the largest k of all the samplers, IDs as float32, for the host to draw from."""
         lib = self._lib
         chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
-        sampler = self.sampler(k, chain_follows=False)
-        if draw is not None:
-            self._draws[ctypes.cast(sampler, ctypes.c_void_p).value or 0] = draw
-        lib.llama_sampler_chain_add(chain, sampler)
+        lib.llama_sampler_chain_add(chain, self.sampler(k, chain_follows=False))
         return chain
 
     def sampler(self, k: int, chain_follows: bool = True) -> Any:
@@ -209,20 +191,9 @@ class BlockTopK:
 
     def _free(self, sampler: Any) -> None:
         self._k.pop(ctypes.cast(sampler, ctypes.c_void_p).value or 0, None)
-        self._draws.pop(ctypes.cast(sampler, ctypes.c_void_p).value or 0, None)
 
     def _backend_reset(self, _sampler: Any) -> None:
         self._built = None  # llama.cpp resets every sampler before it builds a new graph
-        self._graph_draw = None
-
-    def _backend_set_input(self, sampler: Any) -> None:
-        try:  # llama.cpp calls it each step for the samplers with an output in the step
-            draw = self._draws.get(ctypes.cast(sampler, ctypes.c_void_p).value or 0)
-            if draw is not None and self._graph_draw is not None:
-                self._graph_draw.set_input(draw)
-        except Exception:  # an exception must not cross into llama.cpp
-            self.errors += 1
-            logger.exception("the graph's draw got no input")
 
     def _backend_apply(self, sampler: Any, ctx: int, _graph: int, data_pointer: Any) -> None:
         try:
@@ -233,20 +204,9 @@ class BlockTopK:
             full = row_view.view_src or data.logits
             if self._built is None or self._built[0] != full:
                 self._built = self._build(ctx, full)
-                self._graph_draw = None
             _, k, out_logits, out_ids, row_bytes = self._built
-            address = ctypes.cast(sampler, ctypes.c_void_p).value or 0
-            own_k, chain_follows = self._k[address]
+            own_k, chain_follows = self._k[ctypes.cast(sampler, ctypes.c_void_p).value or 0]
             row = row_view.view_offs // GgmlTensor.from_address(full).nb[1] if row_view.view_src else 0
-            if (draw := self._draws.get(address)) is not None:
-                if self._graph_draw is None:
-                    masked_columns = any(d.k < k for d in self._draws.values())
-                    rows = int(GgmlTensor.from_address(full).ne[1])
-                    self._graph_draw = GraphDraw(self._ggml, ctx, out_logits, out_ids, k, rows, masked_columns)
-                draw.row = row  # a sampler with no output in the step gets row 0; llama.cpp gives it no input
-                data.sampled = self._graph_draw.token_of(ctx, row)
-                data.logits = data.probs = data.candidates = None
-                return
             # each row's candidates are sorted, best first: its own top-k are the first own_k
             width = own_k if chain_follows else k
             data.logits = self._ggml.ggml_view_1d(ctx, out_logits, width, row * row_bytes)
@@ -258,61 +218,51 @@ class BlockTopK:
             logger.exception("block top-k could not be built into llama.cpp's graph")
 
     def _build(self, ctx: int, full: int) -> tuple[int, int, int, int, int]:
-        g = self._ggml
         shape = GgmlTensor.from_address(full)
         vocab, rows = int(shape.ne[0]), int(shape.ne[1])
         k = max(own_k for own_k, _ in self._k.values())
         if self.short_sorts and (plan := short_sort_plan(vocab, k)) is not None:
-            return self._build_short_sorts(ctx, full, vocab, rows, k, plan)
+            coarse, fine, padded_vocab = plan
+            return self._build_levels(ctx, full, rows, k, [coarse, fine], padded_vocab)
         block = block_size(vocab, k)
         if block is None:
             raise ValueError(f"no block top-k for a vocabulary of {vocab} and k={k}")
-        n_blocks = vocab // block
-        maxima = g.ggml_pool_1d(ctx, full, _POOL_MAX, block, block, 0)  # [n_blocks, rows]
-        top_blocks = self._first_columns(ctx, g.ggml_argsort(ctx, maxima, _SORT_DESC), k, rows)  # [k, rows]
-        blocks = g.ggml_reshape_3d(ctx, full, block, n_blocks, rows)
-        candidates = g.ggml_reshape_2d(ctx, g.ggml_get_rows(ctx, blocks, top_blocks), block * k, rows)
-        token_ids = g.ggml_reshape_2d(ctx, g.ggml_arange(ctx, 0.0, float(vocab), 1.0), block, n_blocks)
-        candidate_ids = g.ggml_get_rows(ctx, token_ids, g.ggml_reshape_1d(ctx, top_blocks, k * rows))
-        candidate_ids = g.ggml_reshape_2d(ctx, candidate_ids, block * k, rows)
-        best = self._first_columns(ctx, g.ggml_argsort(ctx, candidates, _SORT_DESC), k, rows)  # [k, rows]
-        out_logits = g.ggml_get_rows(ctx, g.ggml_reshape_3d(ctx, candidates, 1, block * k, rows), best)
-        out_ids = g.ggml_get_rows(ctx, g.ggml_reshape_3d(ctx, candidate_ids, 1, block * k, rows), best)
+        return self._build_levels(ctx, full, rows, k, [block], vocab)
+
+    def _build_levels(
+        self, ctx: int, full: int, rows: int, k: int, blocks: list[int], padded_vocab: int
+    ) -> tuple[int, int, int, int, int]:
+        """The top-k through levels of blocks, each block a whole number of the next level's: the row
+        (padded with -inf to whole first-level blocks); the k blocks with the largest maxima; in them,
+        the k next-level blocks with the largest maxima, and so on; in the last ones, the top k."""
+        g = self._ggml
+        vocab = int(GgmlTensor.from_address(full).ne[0])
+        values = full
+        if padded_vocab > vocab:
+            pad = g.ggml_fill(ctx, g.ggml_view_1d(ctx, full, (padded_vocab - vocab) * rows, 0), -math.inf)
+            values = g.ggml_concat(ctx, full, g.ggml_reshape_2d(ctx, pad, padded_vocab - vocab, rows), 0)
+        width, n_blocks = blocks[0], padded_vocab // blocks[0]
+        top = self._top_columns(ctx, g.ggml_pool_1d(ctx, values, _POOL_MAX, width, width, 0), k, rows)
+        values = g.ggml_get_rows(ctx, g.ggml_reshape_3d(ctx, values, width, n_blocks, rows), top)  # [width, k, rows]
+        # the IDs of the first level's blocks are the same in every row: one table, gathered per row
+        table = g.ggml_reshape_2d(ctx, g.ggml_arange(ctx, 0.0, float(padded_vocab), 1.0), width, n_blocks)
+        ids = g.ggml_get_rows(ctx, table, g.ggml_reshape_1d(ctx, top, k * rows))  # [width, k * rows]
+        for block in blocks[1:]:
+            n_blocks = width // block * k  # the next level's blocks among the candidates
+            maxima = g.ggml_pool_1d(ctx, g.ggml_reshape_2d(ctx, values, width * k, rows), _POOL_MAX, block, block, 0)
+            top = self._top_columns(ctx, maxima, k, rows)
+            values = g.ggml_get_rows(ctx, g.ggml_reshape_3d(ctx, values, block, n_blocks, rows), top)
+            ids = g.ggml_get_rows(ctx, g.ggml_reshape_3d(ctx, ids, block, n_blocks, rows), top)
+            width = block
+        candidates = g.ggml_reshape_3d(ctx, values, 1, width * k, rows)
+        best = self._top_columns(ctx, g.ggml_reshape_2d(ctx, candidates, width * k, rows), k, rows)  # [k, rows]
+        out_logits = g.ggml_get_rows(ctx, candidates, best)
+        out_ids = g.ggml_get_rows(ctx, g.ggml_reshape_3d(ctx, ids, 1, width * k, rows), best)
         self.graphs_built += 1
         return full, k, out_logits, out_ids, k * 4  # [1, k, rows] float32 each: a row is k x 4 bytes
 
-    def _build_short_sorts(
-        self, ctx: int, full: int, vocab: int, rows: int, k: int, plan: tuple[int, int, int]
-    ) -> tuple[int, int, int, int, int]:
-        """The same top-k through two levels of blocks, every sort at most BITONIC_MAX long: the row,
-        padded with -inf to whole coarse blocks; the k coarse blocks with the largest maxima; in them,
-        the k fine blocks with the largest maxima; in those, the top k."""
-        g = self._ggml
-        coarse, fine, padded_vocab = plan
-        padded = full
-        if padded_vocab > vocab:
-            pad = g.ggml_fill(ctx, g.ggml_view_1d(ctx, full, (padded_vocab - vocab) * rows, 0), -math.inf)
-            pad = g.ggml_reshape_2d(ctx, pad, padded_vocab - vocab, rows)
-            padded = g.ggml_concat(ctx, full, pad, 0)
-        n_coarse, per_coarse = padded_vocab // coarse, coarse // fine
-        maxima = g.ggml_pool_1d(ctx, padded, _POOL_MAX, coarse, coarse, 0)  # [n_coarse, rows]
-        top_coarse = self._first_columns(ctx, g.ggml_argsort(ctx, maxima, _SORT_DESC), k, rows)  # [k, rows]
-        in_coarse = g.ggml_get_rows(ctx, g.ggml_reshape_3d(ctx, padded, coarse, n_coarse, rows), top_coarse)
-        token_ids = g.ggml_reshape_2d(ctx, g.ggml_arange(ctx, 0.0, float(padded_vocab), 1.0), coarse, n_coarse)
-        in_coarse_ids = g.ggml_get_rows(ctx, token_ids, g.ggml_reshape_1d(ctx, top_coarse, k * rows))
-        # [coarse, k, rows] -> [fine, per_coarse * k, rows]: the chosen blocks' fine blocks
-        in_coarse = g.ggml_reshape_3d(ctx, in_coarse, fine, per_coarse * k, rows)
-        in_coarse_ids = g.ggml_reshape_3d(ctx, in_coarse_ids, fine, per_coarse * k, rows)
-        fine_maxima = g.ggml_pool_1d(ctx, g.ggml_reshape_2d(ctx, in_coarse, coarse * k, rows), _POOL_MAX, fine, fine, 0)
-        top_fine = self._first_columns(ctx, g.ggml_argsort(ctx, fine_maxima, _SORT_DESC), k, rows)  # [k, rows]
-        candidates = g.ggml_reshape_2d(ctx, g.ggml_get_rows(ctx, in_coarse, top_fine), fine * k, rows)
-        candidate_ids = g.ggml_reshape_2d(ctx, g.ggml_get_rows(ctx, in_coarse_ids, top_fine), fine * k, rows)
-        best = self._first_columns(ctx, g.ggml_argsort(ctx, candidates, _SORT_DESC), k, rows)  # [k, rows]
-        out_logits = g.ggml_get_rows(ctx, g.ggml_reshape_3d(ctx, candidates, 1, fine * k, rows), best)
-        out_ids = g.ggml_get_rows(ctx, g.ggml_reshape_3d(ctx, candidate_ids, 1, fine * k, rows), best)
-        self.graphs_built += 1
-        return full, k, out_logits, out_ids, k * 4
-
-    def _first_columns(self, ctx: int, tensor: int, k: int, rows: int) -> int:
-        row_bytes = GgmlTensor.from_address(tensor).nb[1]
-        return int(self._ggml.ggml_cont(ctx, self._ggml.ggml_view_2d(ctx, tensor, k, rows, row_bytes, 0)))
+    def _top_columns(self, ctx: int, tensor: int, k: int, rows: int) -> int:
+        """[k, rows]: each row's k largest columns, largest first (the first k of a descending argsort)."""
+        order = self._ggml.ggml_argsort(ctx, tensor, _SORT_DESC)
+        row_bytes = GgmlTensor.from_address(order).nb[1]
+        return int(self._ggml.ggml_cont(ctx, self._ggml.ggml_view_2d(ctx, order, k, rows, row_bytes, 0)))

@@ -22,7 +22,6 @@ from typing import Any
 from docqa.engine.batched_sampling import BatchedSampler, RowSampler, draw, padded
 from docqa.engine.block_top_k import BlockTopK, block_size
 from docqa.engine.chain_key import RANDOM_SEED, ChainKey
-from docqa.engine.graph_draw import RowDraw
 from docqa.engine.llama_context import LlamaContext
 from docqa.generation import SamplingParams
 
@@ -49,10 +48,6 @@ class Sampler:
         self.block_top_k = self.takes_block_top_k(key, top_k_only, block_top_k)
         if self.block_top_k and block_top_k is not None and top_k_only:
             self.chain = block_top_k.chain(key.top_k)
-            return
-        if self.block_top_k and block_top_k is not None and block_top_k.draws and key.min_p <= 0.0:
-            # the whole chain in one computation for all rows (docqa.engine.graph_draw)
-            self.chain = block_top_k.chain(key.top_k, RowDraw(key.top_k, key.top_p, key.temperature, key.seed))
             return
         chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
         if top_k_only:
@@ -114,14 +109,13 @@ class SlotSamplers:
         threads: int = 1,
         batched_from: int = 0,
         block_top_k: bool = True,
-        short_sorts: bool = False,
-        graph_draws: bool = False,
+        short_sorts: bool = True,
     ) -> None:
         self._llama = llama
         self.block_top_k: BlockTopK | None = None
         if on_backend and block_top_k:
             try:
-                self.block_top_k = BlockTopK(llama.lib, llama.n_vocab, short_sorts, graph_draws)
+                self.block_top_k = BlockTopK(llama.lib, llama.n_vocab, short_sorts)
             except OSError as exc:  # no ggml library to build with: llama.cpp's own top-k, one per row
                 logger.warning("one top-k for all rows is not available (%s); llama.cpp's per row instead", exc)
         self.on_backend = on_backend
