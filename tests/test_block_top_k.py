@@ -61,11 +61,12 @@ def _decode_prompts(llama) -> list[int]:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("short_sorts", [False, True], ids=["one-level", "two-level"])
-@pytest.mark.parametrize("k", [1, 20, 40])
+@pytest.mark.parametrize("k", [1, 20, 40, 100])
 def test_graph_keeps_exactly_each_rows_top_k(tiny_qwen3: Path, k: int, short_sorts: bool) -> None:
     """The candidates the graph keeps for each sequence are that row's top-k token IDs with their
     logits, the same as sorting the row's raw logits (a row given another's logits would differ);
-    with one level of blocks, and with two (every sort short, the row padded with -inf)."""
+    with one level of blocks, and with two (every sort short, the row padded with -inf; for k = 100
+    two levels cannot keep the sorts short, and one level stands in)."""
     from docqa.engine.block_top_k import BlockTopK
 
     plain = _context(tiny_qwen3, backend_sampling=False)
