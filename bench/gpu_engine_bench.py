@@ -25,6 +25,7 @@ import llama_cpp  # before numpy: the reverse order crashed model loading on the
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.targets import target_table  # noqa: E402
 from docqa.engine.batching import BatchingGenerator  # noqa: E402
 from docqa.engine.step_timing import StepTiming  # noqa: E402
 from docqa.generation import NON_THINKING_SAMPLING, SamplingParams  # noqa: E402
@@ -338,6 +339,10 @@ def main() -> None:
     print("| figure | value |\n|---|---|")
     for k, v in results.items():
         print(f"| {k} | {v:.3f} |")
+    print()
+    tags = [tag for tag, _ in variants]
+    extra = ["docqa_per_row_top_k", "docqa_graph_only", "docqa_host_sampling"]
+    print(target_table(results, tags + [tag for tag in extra if f"{tag}_64x512_wall_s" in results]))
 
 
 def llama_server_run(bin_dir: Path, model: Path, port: int = 8089) -> dict[str, float]:

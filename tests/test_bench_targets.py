@@ -1,0 +1,60 @@
+"""The engine benchmark's target table (bench/targets.py), from a run's raw figures: pure logic."""
+
+from __future__ import annotations
+
+from bench.targets import target_table
+
+CEILINGS = {
+    "llama_bench_tg128_tps": 160.0,
+    "llama_bench_pp6144_tps": 5120.0,  # 6,144 tokens in 1.2 s
+    "batched_npp6144_npl16_total_s": 23.5,
+    "batched_npp512_npl64_tg_tps": 2600.0,
+    "llama_server_16x6144_wall_s": 27.5,
+    "llama_server_16x6144_ttft_p50_s": 11.5,
+    "llama_server_16x6144_ttft_max_s": 21.0,
+    "llama_cpp_python_sequential_16_s": 51.0,
+}
+
+
+def engine(tag: str, scale: float) -> dict[str, float]:
+    """An engine's figures, all at their targets' edge times `scale` (above 1: worse)."""
+    return {
+        f"{tag}_single_decode_depth0_tps": 160.0 * 0.95 / scale,
+        f"{tag}_single_ttft_s": 1.2 * 1.10 * scale,
+        f"{tag}_16x6144_wall_s": 23.5 * 1.08 * scale,
+        f"{tag}_16x6144_ttft_p50_s": 11.0 * scale,
+        f"{tag}_16x6144_ttft_max_s": 20.0 * scale,
+        f"{tag}_16x6144_itl_p50_ms": 17.5,
+        f"{tag}_16x6144_itl_p95_ms": 428.0,
+        f"{tag}_prefix_reuse_ttft_s": 0.150 * scale,
+        f"{tag}_64x512_aggregate_decode_tps": 2600.0 * 0.90 / scale,
+    }
+
+
+def rows(table: str) -> dict[str, list[str]]:
+    lines = table.splitlines()[2:]
+    return {cells[0]: cells[2:] for cells in ([c.strip() for c in line.strip("|").split("|")] for line in lines)}
+
+
+def test_each_figure_is_judged_against_the_ceiling_of_the_same_run() -> None:
+    results = {**CEILINGS, **engine("good", 0.999), **engine("bad", 1.06)}
+    table = rows(target_table(results, ["good", "bad", "absent"]))
+    assert len(table) == 9
+    for figure, (good, bad, absent) in table.items():
+        assert absent == "not run"
+        if figure.startswith("ITL"):
+            assert good == bad == "17.5 / 428 ms"
+            continue
+        assert good.endswith("(met)"), figure
+        if figure != "16 x 6,144 wall against llama-server -np 16":  # 25.5 s still beats its 27.5 s
+            assert bad.endswith("(MISSED)"), figure  # 6% past the edge of its target
+    assert table["single-stream decode / llama-bench tg128"][0] == "95.1% (met)"
+    assert table["against llama-cpp-python one after another"][0] == "2.01x faster (met)"
+
+
+def test_a_figure_whose_ceiling_was_not_measured_is_not_judged() -> None:
+    results = engine("docqa", 1.0)  # --bin not given: no llama.cpp tools, no baselines
+    table = rows(target_table(results, ["docqa"]))
+    assert table["single-stream decode / llama-bench tg128"] == ["not run"]
+    assert table["16 x 6,144 wall against llama-server -np 16"] == ["not run"]
+    assert table["new question over the same chunks, TTFT"] == ["150 ms (met)"]
