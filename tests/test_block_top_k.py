@@ -157,3 +157,25 @@ def test_whole_chains_in_the_graph_draw_the_same_with_the_block_top_k(tiny_qwen3
             eng.close()
     assert len(set(texts[True])) == 4
     assert texts[True] == texts[False]
+
+
+def test_an_older_ggml_without_an_operation_falls_back_instead_of_failing(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A ggml-base library that lacks one of the operations the block top-k builds with is refused
+    with OSError (SlotSamplers then keeps llama.cpp's own top-k), not an AttributeError at startup."""
+    from types import SimpleNamespace
+
+    from docqa.engine import block_top_k
+
+    (tmp_path / "libllama.so").write_bytes(b"")
+    (tmp_path / "libggml-base.so").write_bytes(b"")
+
+    class OlderGgml:
+        def __init__(self, name: str) -> None:
+            self._name = name
+            for function in ("ggml_pool_1d", "ggml_argsort", "ggml_cont", "ggml_get_rows", "ggml_concat"):
+                setattr(self, function, SimpleNamespace())
+
+    monkeypatch.setattr(block_top_k.ctypes, "CDLL", OlderGgml)
+    lib = SimpleNamespace(llama_cpp=SimpleNamespace(_lib=SimpleNamespace(_name=str(tmp_path / "libllama.so"))))
+    with pytest.raises(OSError, match="ggml_fill"):
+        block_top_k._ggml_library(lib)

@@ -112,6 +112,9 @@ def _ggml_library(lib: Any) -> Any:
         "ggml_fill": [vp, vp, ctypes.c_float],
         "ggml_concat": [vp, vp, vp, c_int],
     }
+    missing = [function for function in signatures if not hasattr(ggml, function)]
+    if missing:  # an older ggml: llama.cpp's own top-k instead (the caller falls back on OSError)
+        raise OSError(f"{ggml._name} lacks {', '.join(missing)}")
     for function, argtypes in signatures.items():
         getattr(ggml, function).argtypes = argtypes
         getattr(ggml, function).restype = vp
