@@ -323,14 +323,17 @@ def main() -> None:
         variants.append(("docqa_one_level", {"block_top_k_short_sorts": False}))
     if args.reverse_variants:  # the same variants, last first: no way of sampling always runs first
         variants.reverse()
+    if args.per_row_top_k_too:
+        variants.append(("docqa_per_row_top_k", {"block_top_k": False}))
     for tag, overrides in variants:
         note(engine_phases(args.model, tag, only_64=args.only_64, **overrides))
-    if args.per_row_top_k_too:
-        note(engine_phases(args.model, "docqa_per_row_top_k", only_64=args.only_64, block_top_k=False))
+    every_load: list[tuple[str, dict[str, Any]]] = []  # these run every load, --only-64 or not
     if args.graph_sampling_too:
-        note(engine_phases(args.model, "docqa_graph_only", batched_sampling_from=0))
+        every_load.append(("docqa_graph_only", {"batched_sampling_from": 0}))
     if args.host_sampling_too:
-        note(engine_phases(args.model, "docqa_host_sampling", backend_sampling=False))
+        every_load.append(("docqa_host_sampling", {"backend_sampling": False}))
+    for tag, overrides in every_load:
+        note(engine_phases(args.model, tag, **overrides))
     if args.bin and not args.skip_server:
         note(llama_server_run(args.bin, args.model))
     if not args.skip_sequential:
@@ -340,9 +343,7 @@ def main() -> None:
     for k, v in results.items():
         print(f"| {k} | {v:.3f} |")
     print()
-    tags = [tag for tag, _ in variants]
-    extra = ["docqa_per_row_top_k", "docqa_graph_only", "docqa_host_sampling"]
-    print(target_table(results, tags + [tag for tag in extra if f"{tag}_64x512_wall_s" in results]))
+    print(target_table(results, [tag for tag, _ in variants + every_load]))
 
 
 def llama_server_run(bin_dir: Path, model: Path, port: int = 8089) -> dict[str, float]:

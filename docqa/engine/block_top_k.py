@@ -226,20 +226,19 @@ class BlockTopK:
         k = max(own_k for own_k, _ in self._k.values())
         if self.short_sorts and (plan := short_sort_plan(vocab, k)) is not None:
             coarse, fine, padded_vocab = plan
-            return self._build_levels(ctx, full, rows, k, [coarse, fine], padded_vocab)
+            return self._build_levels(ctx, full, vocab, rows, k, [coarse, fine], padded_vocab)
         block = block_size(vocab, k)
         if block is None:
             raise ValueError(f"no block top-k for a vocabulary of {vocab} and k={k}")
-        return self._build_levels(ctx, full, rows, k, [block], vocab)
+        return self._build_levels(ctx, full, vocab, rows, k, [block], vocab)
 
     def _build_levels(
-        self, ctx: int, full: int, rows: int, k: int, blocks: list[int], padded_vocab: int
+        self, ctx: int, full: int, vocab: int, rows: int, k: int, blocks: list[int], padded_vocab: int
     ) -> tuple[int, int, int, int, int]:
         """The top-k through levels of blocks, each block a whole number of the next level's: the row
         (padded with -inf to whole first-level blocks); the k blocks with the largest maxima; in them,
         the k next-level blocks with the largest maxima, and so on; in the last ones, the top k."""
         g = self._ggml
-        vocab = int(GgmlTensor.from_address(full).ne[0])
         values = full
         if padded_vocab > vocab:
             pad = g.ggml_fill(ctx, g.ggml_view_1d(ctx, full, (padded_vocab - vocab) * rows, 0), -math.inf)
