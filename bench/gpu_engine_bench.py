@@ -1,7 +1,10 @@
 """docqa's batching engine on a GPU, on RAG-shaped requests, measured next to llama.cpp's own tools.
 
 Run on the device after llama.cpp and llama-cpp-python are built there (bench/gpu_run.sh does it all).
-Prints one Markdown table last and writes the figures as JSON.
+Prints one Markdown table last and writes the figures as JSON. Every way of running the engine, and
+llama-cpp-python's sequential baseline, runs in a process of its own, as `docqa serve` does: an engine
+built after others in the same process decoded one stream 1-2% slower than the first one
+(bench/gpu_instance_spread.py), which put whichever variant ran second at a disadvantage.
 
 usage: python bench/gpu_engine_bench.py --model q14.gguf --bin /path/to/llama.cpp/build/bin [--out results.json]
 """
@@ -14,37 +17,24 @@ import json
 import statistics
 import subprocess
 import sys
-import threading
+import tempfile
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import llama_cpp  # before numpy: the reverse order crashed model loading on the H200 device
+import llama_cpp  # noqa: F401  (before numpy: the reverse order crashed model loading on the H200 device)
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.baselines import llama_server_run, sequential_baseline  # noqa: E402
 from bench.targets import target_table  # noqa: E402
+from bench.traces import Trace, stream_figures  # noqa: E402
 from docqa.engine.batching import BatchingGenerator  # noqa: E402
 from docqa.engine.step_timing import StepTiming  # noqa: E402
 from docqa.generation import NON_THINKING_SAMPLING, SamplingParams  # noqa: E402
 from docqa.settings import LLMSettings  # noqa: E402
-
-
-@dataclass
-class Trace:
-    submitted: float
-    stamps: list[float] = field(default_factory=list)  # arrival time of every streamed piece
-    tokens: int = 0
-
-    @property
-    def ttft(self) -> float:
-        return self.stamps[0] - self.submitted
-
-    @property
-    def finished(self) -> float:
-        return self.stamps[-1]
 
 
 def make_prompt(engine: BatchingGenerator, n_tokens: int, salt: int) -> str:
@@ -82,27 +72,27 @@ def run_requests(engine: BatchingGenerator, prompts: list[str], params: Sampling
     return asyncio.run(run_all())
 
 
-def pct(values: list[float], q: float) -> float:
-    s = sorted(values)
-    return s[min(len(s) - 1, round(q * (len(s) - 1)))]
-
-
-def stream_figures(prefix: str, traces: list[Trace], wall: float) -> dict[str, float]:
-    """Wall time, time to first token and inter-token latency of concurrent streams, the same for docqa
-    and llama-server (gaps between pieces after the first, the final event left out)."""
-    gaps = [b - a for t in traces for a, b in zip(t.stamps[1:-1], t.stamps[2:-1], strict=False)]
-    return {
-        f"{prefix}_wall_s": wall,
-        f"{prefix}_ttft_p50_s": statistics.median(t.ttft for t in traces),
-        f"{prefix}_ttft_max_s": max(t.ttft for t in traces),
-        f"{prefix}_itl_p50_ms": statistics.median(gaps) * 1000,
-        f"{prefix}_itl_p95_ms": pct(gaps, 0.95) * 1000,
-    }
-
-
 def llama_tool(bin_dir: Path, tool: str, *args: str) -> str:
     """The standard output of one of llama.cpp's tools."""
     return subprocess.run([str(bin_dir / tool), *args], capture_output=True, text=True, timeout=600).stdout
+
+
+def device_arguments(default_out: str) -> argparse.ArgumentParser:
+    """The arguments every single-stream script on the device takes: the model, llama.cpp's tools, the output."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", type=Path, required=True)
+    ap.add_argument("--bin", type=Path, required=True, help="llama.cpp build/bin, for llama-bench")
+    ap.add_argument("--out", type=Path, default=Path(default_out))
+    return ap
+
+
+def llama_bench_tg(bin_dir: Path, model: Path, n_tokens: int = 128) -> list[float]:
+    """llama-bench's decode rate from an empty context (tg<n_tokens>), tokens/s: one figure per row it
+    reports (the average of its 5 repetitions)."""
+    text = llama_tool(
+        bin_dir, "llama-bench", "-m", str(model), "-p", "0", "-n", str(n_tokens), "-fa", "1", "-ngl", "99", "-o", "json"
+    )
+    return [float(row["avg_ts"]) for row in json.loads(text)]
 
 
 def rag_settings(**overrides: object) -> LLMSettings:
@@ -256,15 +246,11 @@ def single_stream_variants(bin_dir: Path | None, model: Path, repeats: int = 5) 
     }
     tg: list[float] = []
 
-    def llama_bench_tg() -> None:
-        if bin_dir is None:
-            return
-        text = llama_tool(
-            bin_dir, "llama-bench", "-m", str(model), "-p", "0", "-n", "128", "-fa", "1", "-ngl", "99", "-o", "json"
-        )
-        tg.extend(float(row["avg_ts"]) for row in json.loads(text))
+    def ceiling() -> None:
+        if bin_dir is not None:
+            tg.extend(llama_bench_tg(bin_dir, model))
 
-    llama_bench_tg()
+    ceiling()
     for name, (overrides, params) in variants.items():
         engine = BatchingGenerator(model, rag_settings(**overrides))
         run_requests(engine, ["Warm up the graphs."], replace(params, max_tokens=8))
@@ -275,7 +261,7 @@ def single_stream_variants(bin_dir: Path | None, model: Path, repeats: int = 5) 
         out[f"single_{name}_tps_median"] = statistics.median(rates)
         out[f"single_{name}_tps_max"] = max(rates)
         engine.close()
-    llama_bench_tg()
+    ceiling()
     if tg:
         out["llama_bench_tg128_tps_runs"] = len(tg)
         out["llama_bench_tg128_tps_min"] = min(tg)
@@ -283,6 +269,23 @@ def single_stream_variants(bin_dir: Path | None, model: Path, repeats: int = 5) 
         for name in variants:
             out[f"single_{name}_share_of_tg128"] = out[f"single_{name}_tps_median"] / statistics.mean(tg)
     return out
+
+
+def in_own_process(args: argparse.Namespace, part: dict[str, Any]) -> dict[str, float]:
+    """Run one part of the benchmark (see run_part) in a fresh Python process and return its figures."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "part.json"
+        command = [sys.executable, str(Path(__file__).resolve()), "--model", str(args.model), "--out", str(out)]
+        subprocess.run([*command, "--part", json.dumps(part)], check=True)
+        figures: dict[str, float] = json.loads(out.read_text())
+        return figures
+
+
+def run_part(model: Path, part: dict[str, Any]) -> dict[str, float]:
+    """{"engine": tag, "overrides": LLMSettings fields, "only_64": bool} or {"sequential": true}."""
+    if part.get("sequential"):
+        return {"llama_cpp_python_sequential_16_s": sequential_baseline(model)}
+    return engine_phases(model, part["engine"], only_64=part.get("only_64", False), **part.get("overrides", {}))
 
 
 def main() -> None:
@@ -305,7 +308,11 @@ def main() -> None:
     ap.add_argument(
         "--single-variants", action="store_true", help="only single-stream decode, under each way of sampling"
     )
+    ap.add_argument("--part", help=argparse.SUPPRESS)  # JSON: one part, in this process (see in_own_process)
     args = ap.parse_args()
+    if args.part:
+        args.out.write_text(json.dumps(run_part(args.model, json.loads(args.part))))
+        return
     results: dict[str, float] = {}
 
     def note(part: dict[str, float]) -> None:
@@ -326,124 +333,24 @@ def main() -> None:
     if args.per_row_top_k_too:
         variants.append(("docqa_per_row_top_k", {"block_top_k": False}))
     for tag, overrides in variants:
-        note(engine_phases(args.model, tag, only_64=args.only_64, **overrides))
+        note(in_own_process(args, {"engine": tag, "overrides": overrides, "only_64": args.only_64}))
     every_load: list[tuple[str, dict[str, Any]]] = []  # these run every load, --only-64 or not
     if args.graph_sampling_too:
         every_load.append(("docqa_graph_only", {"batched_sampling_from": 0}))
     if args.host_sampling_too:
         every_load.append(("docqa_host_sampling", {"backend_sampling": False}))
     for tag, overrides in every_load:
-        note(engine_phases(args.model, tag, **overrides))
+        note(in_own_process(args, {"engine": tag, "overrides": overrides}))
     if args.bin and not args.skip_server:
         note(llama_server_run(args.bin, args.model))
     if not args.skip_sequential:
-        note({"llama_cpp_python_sequential_16_s": sequential_baseline(args.model)})
+        note(in_own_process(args, {"sequential": True}))
 
     print("| figure | value |\n|---|---|")
     for k, v in results.items():
         print(f"| {k} | {v:.3f} |")
     print()
     print(target_table(results, [tag for tag, _ in variants + every_load]))
-
-
-def llama_server_run(bin_dir: Path, model: Path, port: int = 8089) -> dict[str, float]:
-    """llama.cpp's own continuous batching: the same 16 RAG-shaped requests sent at once to
-    `llama-server -np 16` (EOS ignored, no prompt cache), streamed, timed the same way."""
-    import random
-    import urllib.request
-
-    server = subprocess.Popen(
-        [
-            str(bin_dir / "llama-server"),
-            "-m",
-            str(model),
-            "-np",
-            "16",
-            "-c",
-            "131072",
-            "-ngl",
-            "99",
-            "-fa",
-            "on",
-            "--port",
-            str(port),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline or server.poll() is not None:
-                raise RuntimeError("llama-server did not come up")
-            time.sleep(1)
-        rng = random.Random(2000)
-
-        def body(n_prompt: int, n_predict: int) -> bytes:
-            prompt = [rng.randrange(1000, 150000) for _ in range(n_prompt)]
-            return json.dumps(
-                {
-                    "prompt": prompt,
-                    "n_predict": n_predict,
-                    "stream": True,
-                    "ignore_eos": True,
-                    "cache_prompt": False,
-                    "temperature": 0.7,
-                    "top_p": 0.8,
-                    "top_k": 20,
-                    "min_p": 0.0,
-                }
-            ).encode()
-
-        def consume(payload: bytes, trace: Trace) -> None:
-            req = urllib.request.Request(
-                f"{base}/completion", data=payload, headers={"Content-Type": "application/json"}
-            )
-            with urllib.request.urlopen(req, timeout=600) as r:
-                for line in r:
-                    if line.startswith(b"data: "):
-                        trace.stamps.append(time.perf_counter())
-
-        warm = Trace(time.perf_counter())
-        consume(body(2000, 8), warm)
-        payloads = [body(6144, 256) for _ in range(16)]
-        traces = [Trace(0.0) for _ in payloads]
-        threads = [threading.Thread(target=consume, args=(p, t)) for p, t in zip(payloads, traces, strict=True)]
-        start = time.perf_counter()
-        for t, trace in zip(threads, traces, strict=True):
-            trace.submitted = time.perf_counter()
-            t.start()
-        for t in threads:
-            t.join()
-        return stream_figures("llama_server_16x6144", traces, time.perf_counter() - start)
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
-
-
-def sequential_baseline(model: Path) -> float:
-    """What llama-cpp-python's own server does: the same 16 requests, one after another."""
-    import random
-
-    llm = llama_cpp.Llama(str(model), n_ctx=6144 + 320, n_gpu_layers=-1, flash_attn=True, verbose=False)
-    rng = random.Random(1000)
-    prompts = [[rng.randrange(1000, 150000) for _ in range(6144)] for _ in range(16)]
-    no_eos = {llm.token_eos(): -1e9, 151645: -1e9}  # random weights: make every request run 256 tokens
-    start = time.perf_counter()
-    for prompt in prompts:
-        stream = llm.create_completion(
-            prompt, max_tokens=256, stream=True, temperature=0.7, top_p=0.8, top_k=20, min_p=0.0, logit_bias=no_eos
-        )
-        for _ in stream:
-            pass
-    return time.perf_counter() - start
 
 
 if __name__ == "__main__":

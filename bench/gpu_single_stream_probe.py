@@ -18,7 +18,6 @@ usage: python bench/gpu_single_stream_probe.py --model q14.gguf --bin build/bin 
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import sys
@@ -31,7 +30,7 @@ import llama_cpp  # noqa: F401  (before numpy: the reverse order crashed model l
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.gpu_engine_bench import llama_tool, rag_settings, run_requests  # noqa: E402
+from bench.gpu_engine_bench import device_arguments, llama_bench_tg, rag_settings, run_requests  # noqa: E402
 from docqa.engine.batching import BatchingGenerator  # noqa: E402
 from docqa.engine.step_timing import StepTiming  # noqa: E402
 from docqa.generation import NON_THINKING_SAMPLING, SamplingParams  # noqa: E402
@@ -81,10 +80,7 @@ def raw_sampled_rate(engine: BatchingGenerator, params: SamplingParams, n: int =
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--model", type=Path, required=True)
-    ap.add_argument("--bin", type=Path, required=True)
-    ap.add_argument("--out", type=Path, default=Path("single_stream_probe.json"))
+    ap = device_arguments("single_stream_probe.json")
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
     params = replace(NON_THINKING_SAMPLING, max_tokens=TOKENS, ignore_eos=True, seed=1)
@@ -97,9 +93,7 @@ def main() -> None:
     steps: dict[str, list[float]] = {}  # the engine's step parts (docqa.engine.step_timing), ms a step
 
     def llama_bench(n: int) -> None:
-        text = llama_tool(args.bin, "llama-bench", "-m", str(args.model), "-p", "0", "-n", str(n), "-fa", "1",
-                          "-ngl", "99", "-o", "json")  # fmt: skip
-        rates.setdefault(f"llama_bench_tg{n}", []).extend(float(row["avg_ts"]) for row in json.loads(text))
+        rates.setdefault(f"llama_bench_tg{n}", []).extend(llama_bench_tg(args.bin, args.model, n))
 
     def engine_rate(engine: BatchingGenerator, name: str, request: SamplingParams) -> None:
         engine.timing = StepTiming()
