@@ -272,11 +272,15 @@ def single_stream_variants(bin_dir: Path | None, model: Path, repeats: int = 5) 
 
 
 def in_own_process(args: argparse.Namespace, part: dict[str, Any]) -> dict[str, float]:
-    """Run one part of the benchmark (see run_part) in a fresh Python process and return its figures."""
+    """Run one part of the benchmark (see run_part) in a fresh Python process and return its figures;
+    none when it failed (the table then says "not run" for it, and the other parts still run)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "part.json"
         command = [sys.executable, str(Path(__file__).resolve()), "--model", str(args.model), "--out", str(out)]
-        subprocess.run([*command, "--part", json.dumps(part)], check=True)
+        done = subprocess.run([*command, "--part", json.dumps(part)])
+        if done.returncode != 0 or not out.exists():
+            print(f"part {part} failed (exit status {done.returncode})", file=sys.stderr, flush=True)
+            return {}
         figures: dict[str, float] = json.loads(out.read_text())
         return figures
 
