@@ -34,6 +34,7 @@ def stream_figures(prefix: str, traces: list[Trace], wall: float) -> dict[str, f
     return {
         f"{prefix}_wall_s": wall,
         f"{prefix}_ttft_p50_s": statistics.median(t.ttft for t in traces),
+        f"{prefix}_ttft_p95_s": pct([t.ttft for t in traces], 0.95),
         f"{prefix}_ttft_max_s": max(t.ttft for t in traces),
         f"{prefix}_itl_p50_ms": statistics.median(gaps) * 1000,
         f"{prefix}_itl_p95_ms": pct(gaps, 0.95) * 1000,

@@ -24,6 +24,7 @@ def engine(tag: str, scale: float) -> dict[str, float]:
         f"{tag}_16x6144_wall_s": 23.5 * 1.08 * scale,
         f"{tag}_16x6144_ttft_p50_s": 11.0 * scale,
         f"{tag}_16x6144_ttft_max_s": 20.0 * scale,
+        f"{tag}_16x6144_ttft_p95_s": 19.0,
         f"{tag}_16x6144_itl_p50_ms": 17.5,
         f"{tag}_16x6144_itl_p95_ms": 428.0,
         f"{tag}_prefix_reuse_ttft_s": 0.150 * scale,
@@ -42,8 +43,9 @@ def test_each_figure_is_judged_against_the_ceiling_of_the_same_run() -> None:
     assert len(table) == 9
     for figure, (good, bad, absent) in table.items():
         assert absent == "not run"
-        if figure.startswith("ITL"):
-            assert good == bad == "17.5 / 428 ms"
+        if figure.startswith("TTFT and ITL"):
+            # reported, not judged (no llama-server p95 in CEILINGS: nothing beside them)
+            assert (good, bad) == ("TTFT 10.99 / 19.00 s, ITL 17.5 / 428 ms", "TTFT 11.66 / 19.00 s, ITL 17.5 / 428 ms")
             continue
         assert good.endswith("(met)"), figure
         if figure != "16 x 6,144 wall against llama-server -np 16":  # 25.5 s still beats its 27.5 s
@@ -58,3 +60,27 @@ def test_a_figure_whose_ceiling_was_not_measured_is_not_judged() -> None:
     assert table["single-stream decode / llama-bench tg128"] == ["not run"]
     assert table["16 x 6,144 wall against llama-server -np 16"] == ["not run"]
     assert table["new question over the same chunks, TTFT"] == ["150 ms (met)"]
+
+
+def test_a_share_just_under_its_floor_does_not_read_as_on_it() -> None:
+    results = {
+        **CEILINGS,
+        "docqa_single_decode_depth0_tps": 160.0 * 0.9496,
+        "docqa_64x512_aggregate_decode_tps": 2600.0 * 0.9051,
+    }
+    table = rows(target_table(results, ["docqa"]))
+    assert table["single-stream decode / llama-bench tg128"] == ["94.96% (MISSED)"]  # not "95.0% (MISSED)"
+    assert table["64 x 512 aggregate decode / llama-batched-bench npl 64"] == ["90.5% (met)"]
+
+
+def test_latencies_are_reported_beside_llama_servers_when_it_ran() -> None:
+    server = {
+        "llama_server_16x6144_ttft_p50_s": 11.5,
+        "llama_server_16x6144_ttft_p95_s": 20.0,
+        "llama_server_16x6144_itl_p50_ms": 25.0,
+        "llama_server_16x6144_itl_p95_ms": 431.0,
+    }
+    row = "TTFT and ITL under 16 streams, p50 / p95"
+    assert rows(target_table({**engine("docqa", 1.0), **server}, ["docqa"]))[row] == [
+        "TTFT 11.00 / 19.00 s, ITL 17.5 / 428 ms (llama-server TTFT 11.50 / 20.00 s, ITL 25.0 / 431 ms)"
+    ]
