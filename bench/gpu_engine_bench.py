@@ -72,6 +72,16 @@ def run_requests(engine: BatchingGenerator, prompts: list[str], params: Sampling
     return asyncio.run(run_all())
 
 
+def single_stream_rates(engine: BatchingGenerator, params: SamplingParams, requests: int) -> list[float]:
+    """The decode rate of each of `requests` short requests run one at a time: decode from an almost
+    empty context, as llama-bench tg measures it."""
+    rates = []
+    for _ in range(requests):
+        (trace,), _ = run_requests(engine, ["Summarise the agreement."], params)
+        rates.append(trace.decode_rate)
+    return rates
+
+
 def llama_tool(bin_dir: Path, tool: str, *args: str) -> str:
     """The standard output of one of llama.cpp's tools."""
     return subprocess.run([str(bin_dir / tool), *args], capture_output=True, text=True, timeout=600).stdout
@@ -177,17 +187,14 @@ def _rag_phases(model: Path, tag: str, rag: SamplingParams, overrides: dict[str,
     # Decode from an empty context, as llama-bench tg128 measures it: the mean of 5 requests, as
     # llama-bench averages 5 repetitions (one request's rate moved by 2-4% from run to run).
     engine.timing = StepTiming()
-    rates = []
-    for _ in range(5):
-        (short,), _ = run_requests(engine, ["Summarise the agreement."], rag)
-        rates.append((short.tokens - 1) / (short.finished - short.stamps[0]))
+    rates = single_stream_rates(engine, rag, 5)
     out[f"{tag}_single_decode_depth0_tps"] = statistics.mean(rates)
     out[f"{tag}_single_decode_depth0_tps_min"] = min(rates)
     out[f"{tag}_single_decode_depth0_tps_max"] = max(rates)
     timing("single_depth0")
     (single,), _ = run_requests(engine, [prompts[0]], rag)
     out[f"{tag}_single_ttft_s"] = single.ttft
-    out[f"{tag}_single_decode_depth6144_tps"] = (single.tokens - 1) / (single.finished - single.stamps[0])
+    out[f"{tag}_single_decode_depth6144_tps"] = single.decode_rate
     timing("single_depth6144")
 
     # A new question over the same chunks: same long prefix, a different tail.
@@ -254,10 +261,7 @@ def single_stream_variants(bin_dir: Path | None, model: Path, repeats: int = 5) 
     for name, (overrides, params) in variants.items():
         engine = BatchingGenerator(model, rag_settings(**overrides))
         run_requests(engine, ["Warm up the graphs."], replace(params, max_tokens=8))
-        rates = []
-        for _ in range(repeats):
-            (trace,), _ = run_requests(engine, ["Summarise the agreement."], params)
-            rates.append((trace.tokens - 1) / (trace.finished - trace.stamps[0]))
+        rates = single_stream_rates(engine, params, repeats)
         out[f"single_{name}_tps_median"] = statistics.median(rates)
         out[f"single_{name}_tps_max"] = max(rates)
         engine.close()

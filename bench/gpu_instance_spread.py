@@ -26,7 +26,13 @@ import llama_cpp  # noqa: F401  (before numpy: the reverse order crashed model l
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.gpu_engine_bench import device_arguments, llama_bench_tg, rag_settings, run_requests  # noqa: E402
+from bench.gpu_engine_bench import (  # noqa: E402
+    device_arguments,
+    llama_bench_tg,
+    rag_settings,
+    run_requests,
+    single_stream_rates,
+)
 from docqa.engine.batching import BatchingGenerator  # noqa: E402
 from docqa.generation import NON_THINKING_SAMPLING  # noqa: E402
 
@@ -52,10 +58,7 @@ def main() -> None:
     for n in range(args.instances):
         engine = BatchingGenerator(args.model, rag_settings())
         run_requests(engine, ["Warm up the graphs."], replace(params, max_tokens=8))
-        rates = []
-        for _ in range(args.requests):
-            (trace,), _ = run_requests(engine, ["Summarise the agreement."], params)
-            rates.append((trace.tokens - 1) / (trace.finished - trace.stamps[0]))
+        rates = single_stream_rates(engine, params, args.requests)
         instances.append(
             {
                 "instance": n,

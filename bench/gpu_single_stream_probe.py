@@ -98,7 +98,7 @@ def main() -> None:
     def engine_rate(engine: BatchingGenerator, name: str, request: SamplingParams) -> None:
         engine.timing = StepTiming()
         (trace,), _ = run_requests(engine, ["Summarise the agreement."], request)
-        rates.setdefault(name, []).append((trace.tokens - 1) / (trace.finished - trace.stamps[0]))
+        rates.setdefault(name, []).append(trace.decode_rate)
         for part, ms in engine.timing.report().items():
             steps.setdefault(f"{name}_{part}", []).append(ms)
 

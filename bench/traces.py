@@ -21,6 +21,11 @@ class Trace:
     def finished(self) -> float:
         return self.stamps[-1]
 
+    @property
+    def decode_rate(self) -> float:
+        """Tokens/s after the first one: from the first piece to the end."""
+        return (self.tokens - 1) / (self.finished - self.stamps[0])
+
 
 def pct(values: list[float], q: float) -> float:
     s = sorted(values)
