@@ -312,6 +312,13 @@ def main() -> None:
         "--per-row-top-k-too", action="store_true", help="also run the engine with llama.cpp's top-k, one per row"
     )
     ap.add_argument("--one-level-too", action="store_true", help="also run the engine with the one-level block top-k")
+    ap.add_argument(
+        "--ubatch-too",
+        type=int,
+        nargs="*",
+        default=[],
+        help="also run the engine with llama.cpp passes of this many tokens (n_ubatch; default 512)",
+    )
     ap.add_argument("--reverse-variants", action="store_true", help="run the engine's ways of sampling last first")
     ap.add_argument(
         "--single-variants", action="store_true", help="only single-stream decode, under each way of sampling"
@@ -336,6 +343,7 @@ def main() -> None:
     variants: list[tuple[str, dict[str, Any]]] = [("docqa", {})]
     if args.one_level_too:
         variants.append(("docqa_one_level", {"block_top_k_short_sorts": False}))
+    variants += [(f"docqa_ubatch{n}", {"n_ubatch": n}) for n in args.ubatch_too]
     if args.reverse_variants:  # the same variants, last first: no way of sampling always runs first
         variants.reverse()
     if args.per_row_top_k_too:

@@ -57,6 +57,12 @@ class LLMSettings(BaseModel):
     n_batch: int = Field(
         default=2048, ge=32, description="Most tokens in one decode step (generating tokens plus prompt slices)."
     )
+    n_ubatch: int = Field(
+        default=512,
+        ge=32,
+        description="Most tokens llama.cpp computes in one pass; a larger step is split into passes of this "
+        "many (llama.cpp's own default, 512). Capped at n_batch.",
+    )
     kv_cells: int | None = Field(
         default=None,
         ge=512,

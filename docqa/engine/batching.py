@@ -65,6 +65,7 @@ class BatchingGenerator:
             model_path,
             n_ctx=kv_cells,
             n_batch=settings.n_batch,
+            n_ubatch=settings.n_ubatch,
             n_seq_max=n_parallel + n_cache,
             kv_unified=settings.kv_unified,
             n_gpu_layers=settings.n_gpu_layers,

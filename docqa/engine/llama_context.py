@@ -60,6 +60,7 @@ class LlamaContext:
         *,
         n_ctx: int,
         n_batch: int,
+        n_ubatch: int = 512,
         n_seq_max: int,
         kv_unified: bool,
         n_gpu_layers: int,
@@ -73,7 +74,7 @@ class LlamaContext:
         self.lib: Any = llama_cpp
         self.model = load_model(model_path, n_gpu_layers)
         params = context_params(
-            n_ctx=n_ctx, n_batch=n_batch, n_ubatch=min(n_batch, 512), n_threads=n_threads, flash_attn=flash_attn
+            n_ctx=n_ctx, n_batch=n_batch, n_ubatch=min(n_batch, n_ubatch), n_threads=n_threads, flash_attn=flash_attn
         )
         params.n_seq_max = n_seq_max
         params.kv_unified = kv_unified
