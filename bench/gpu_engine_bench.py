@@ -160,19 +160,24 @@ def ceilings(bin_dir: Path, model: Path, only_64: bool = False) -> dict[str, flo
     return out
 
 
-def engine_phases(model: Path, tag: str, only_64: bool = False, **overrides: Any) -> dict[str, float]:
+def engine_phases(
+    model: Path, tag: str, only_64: bool = False, bin_dir: Path | None = None, **overrides: Any
+) -> dict[str, float]:
     """docqa's engine on every RAG-shaped load (only_64: 64 x 512 only); keys start with `tag`;
     overrides: LLMSettings fields (the way of sampling). Step timings say where each phase's time
-    went (batch building, llama_decode, waiting for the sampled tokens, streaming)."""
+    went (batch building, llama_decode, waiting for the sampled tokens, streaming). bin_dir:
+    llama-bench tg128 runs just before and just after the single-stream requests."""
     out: dict[str, float] = {}
     rag = replace(NON_THINKING_SAMPLING, max_tokens=256, ignore_eos=True, seed=1)
     if not only_64:
-        out.update(_rag_phases(model, tag, rag, overrides))
+        out.update(_rag_phases(model, tag, rag, overrides, bin_dir))
     out.update(_short_phase(model, tag, rag, overrides))
     return out
 
 
-def _rag_phases(model: Path, tag: str, rag: SamplingParams, overrides: dict[str, Any]) -> dict[str, float]:
+def _rag_phases(
+    model: Path, tag: str, rag: SamplingParams, overrides: dict[str, Any], bin_dir: Path | None
+) -> dict[str, float]:
     out: dict[str, float] = {}
     engine = BatchingGenerator(model, rag_settings(**overrides))
     out[f"{tag}_sampling_on_backend"] = engine.memory_report()["sampling_on_backend"]
@@ -185,9 +190,17 @@ def _rag_phases(model: Path, tag: str, rag: SamplingParams, overrides: dict[str,
         engine.timing = StepTiming()
 
     # Decode from an empty context, as llama-bench tg128 measures it: the mean of 5 requests, as
-    # llama-bench averages 5 repetitions (one request's rate moved by 2-4% from run to run).
+    # llama-bench averages 5 repetitions (one request's rate moved by 2-4% from run to run). The
+    # engine part run first after the ceilings decoded 1-3% slower than those after it, against a
+    # tg128 measured minutes before on a cooler GPU: tg128 is measured again around the requests.
+    around = llama_bench_tg(bin_dir, model) if bin_dir else []
     engine.timing = StepTiming()
     rates = single_stream_rates(engine, rag, 5)
+    if bin_dir:
+        around += llama_bench_tg(bin_dir, model)
+        out[f"{tag}_tg128_around_tps"] = statistics.mean(around)
+        out[f"{tag}_tg128_around_tps_min"] = min(around)
+        out[f"{tag}_tg128_around_tps_max"] = max(around)
     out[f"{tag}_single_decode_depth0_tps"] = statistics.mean(rates)
     out[f"{tag}_single_decode_depth0_tps_min"] = min(rates)
     out[f"{tag}_single_decode_depth0_tps_max"] = max(rates)
@@ -281,6 +294,8 @@ def in_own_process(args: argparse.Namespace, part: dict[str, Any]) -> dict[str, 
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "part.json"
         command = [sys.executable, str(Path(__file__).resolve()), "--model", str(args.model), "--out", str(out)]
+        if args.bin:
+            command += ["--bin", str(args.bin)]
         done = subprocess.run([*command, "--part", json.dumps(part)])
         if done.returncode != 0 or not out.exists():
             print(f"part {part} failed (exit status {done.returncode})", file=sys.stderr, flush=True)
@@ -289,11 +304,12 @@ def in_own_process(args: argparse.Namespace, part: dict[str, Any]) -> dict[str, 
         return figures
 
 
-def run_part(model: Path, part: dict[str, Any]) -> dict[str, float]:
+def run_part(model: Path, part: dict[str, Any], bin_dir: Path | None = None) -> dict[str, float]:
     """{"engine": tag, "overrides": LLMSettings fields, "only_64": bool} or {"sequential": true}."""
     if part.get("sequential"):
         return {"llama_cpp_python_sequential_16_s": sequential_baseline(model)}
-    return engine_phases(model, part["engine"], only_64=part.get("only_64", False), **part.get("overrides", {}))
+    only_64 = part.get("only_64", False)
+    return engine_phases(model, part["engine"], only_64=only_64, bin_dir=bin_dir, **part.get("overrides", {}))
 
 
 def main() -> None:
@@ -326,7 +342,7 @@ def main() -> None:
     ap.add_argument("--part", help=argparse.SUPPRESS)  # JSON: one part, in this process (see in_own_process)
     args = ap.parse_args()
     if args.part:
-        args.out.write_text(json.dumps(run_part(args.model, json.loads(args.part))))
+        args.out.write_text(json.dumps(run_part(args.model, json.loads(args.part), args.bin)))
         return
     results: dict[str, float] = {}
 

@@ -315,3 +315,29 @@ def test_on_the_cpu_two_generating_sequences_are_drawn_at_once(tiny_qwen3: Path)
         assert _together(eng, PROMPTS[:2], seeded) == together  # numpy's draws, seeded per request, repeat
     finally:
         eng.close()
+
+
+def test_a_long_step_is_computed_in_passes_of_n_ubatch(tiny_qwen3: Path) -> None:
+    """n_ubatch reaches llama.cpp (capped at n_batch), and splitting a step into shorter passes does
+    not change what it computes beyond the CPU kernels' rounding."""
+    text = " ".join(PROMPTS) * 8
+    logits = {}
+    for n_ubatch in (1024, 96):
+        settings = LLMSettings(n_ctx=2048, n_parallel=1, n_batch=1024, n_ubatch=n_ubatch, prefix_cache_slots=0)
+        eng = BatchingGenerator(tiny_qwen3, settings)
+        try:
+            assert eng.llama.lib.llama_n_ubatch(eng.llama.ctx.ctx) == n_ubatch
+            tokens = eng.llama.tokenize(text)
+            assert len(tokens) > 3 * 96  # several passes at the smaller size
+            (logits[n_ubatch],) = eng.teacher_forced_logits([tokens])
+        finally:
+            eng.close()
+    one_pass, passes = logits[1024], logits[96]
+    spread = float(one_pass.max() - one_pass.min())
+    assert float(np.abs(one_pass - passes).max()) <= 0.05 * spread
+    assert float(np.mean(one_pass.argmax(axis=1) == passes.argmax(axis=1))) >= 0.95
+    capped = BatchingGenerator(tiny_qwen3, LLMSettings(n_ctx=1024, n_parallel=1, n_batch=256, prefix_cache_slots=0))
+    try:
+        assert capped.llama.lib.llama_n_ubatch(capped.llama.ctx.ctx) == 256  # the 1024 default, capped
+    finally:
+        capped.close()
