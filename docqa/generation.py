@@ -20,7 +20,15 @@ from pathlib import Path
 from typing import Protocol
 
 from docqa.errors import ConfigError, InvalidRequestError
-from docqa.models import AMX_FREE_CMAKE_ARGS, built_with_amx, cpu_threads, model_label, offloaded, use_flash_attention
+from docqa.models import (
+    AMX_FREE_CMAKE_ARGS,
+    built_with_amx,
+    cpu_threads,
+    model_label,
+    offloaded,
+    unreadable_model,
+    use_flash_attention,
+)
 from docqa.settings import LLMSettings
 from docqa.streams import GenerationStream, GenEvent, WaitQueue
 
@@ -150,16 +158,19 @@ class LlamaGenerator:
                 f"with CMAKE_ARGS='{AMX_FREE_CMAKE_ARGS}'"
             )
         self._llama_cpp = llama_cpp
-        self._llm = llama_cpp.Llama(
-            str(model_path),
-            n_ctx=settings.n_ctx,
-            n_batch=min(2048, settings.n_ctx),
-            n_gpu_layers=settings.n_gpu_layers,
-            flash_attn=use_flash_attention(settings.flash_attn, settings.n_gpu_layers),
-            n_threads=cpu_threads(settings.n_threads),
-            n_threads_batch=cpu_threads(settings.n_threads),
-            verbose=False,
-        )
+        try:
+            self._llm = llama_cpp.Llama(
+                str(model_path),
+                n_ctx=settings.n_ctx,
+                n_batch=min(2048, settings.n_ctx),
+                n_gpu_layers=settings.n_gpu_layers,
+                flash_attn=use_flash_attention(settings.flash_attn, settings.n_gpu_layers),
+                n_threads=cpu_threads(settings.n_threads),
+                n_threads_batch=cpu_threads(settings.n_threads),
+                verbose=False,
+            )
+        except ValueError as exc:  # llama.cpp failed to load the model or to make its context
+            raise unreadable_model(model_path) from exc
         metadata = dict(self._llm.metadata)
         self.info = GeneratorInfo(
             model_id=model_label(model_path),

@@ -153,3 +153,20 @@ def batched_sampling_from(configured: int | None, n_gpu_layers: int) -> int:
 def model_label(path: Path) -> str:
     """A stable name for a model file: its name and size (hashing a 9 GB file at start-up is too slow)."""
     return f"{path.name}#{path.stat().st_size}"
+
+
+def unreadable_model(path: Path) -> ConfigError:
+    """llama.cpp refused a model file (it says only that it failed): what the user can check."""
+    return ConfigError(
+        f"llama.cpp could not load the model {path}: not a GGUF file it can read (damaged, cut short, or an "
+        "architecture this llama.cpp does not know), or no memory left for its weights (fewer layers on the GPU: "
+        "DOCQA_LLM_N_GPU_LAYERS, DOCQA_EMBED_N_GPU_LAYERS)"
+    )
+
+
+def context_failed(path: Path, n_ctx: int) -> ConfigError:
+    """llama.cpp loaded a model but could not make a context for it: nearly always memory."""
+    return ConfigError(
+        f"llama.cpp could not create a context of {n_ctx} tokens for {path.name}, most likely for lack of memory "
+        "for its KV cache: lower DOCQA_LLM_N_CTX, DOCQA_LLM_N_PARALLEL or DOCQA_LLM_PREFIX_CACHE_SLOTS"
+    )

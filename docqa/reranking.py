@@ -111,9 +111,8 @@ class LlamaReranker:
 
     def __init__(self, model_path: Path, settings: RerankSettings, metadata: dict[str, str] | None = None) -> None:
         import llama_cpp
-        from llama_cpp import _internals
 
-        from docqa.engine.llama_context import context_params, load_model
+        from docqa.engine.llama_context import context_params, load_model, new_context
         from ingest.embedding import declared_pooling, gguf_metadata, is_causal
 
         metadata = metadata if metadata is not None else gguf_metadata(model_path)
@@ -144,7 +143,11 @@ class LlamaReranker:
         params.embeddings = self.rank_pooled
         if self.rank_pooled:
             params.pooling_type = llama_cpp.LLAMA_POOLING_TYPE_RANK
-        self._ctx = _internals.LlamaContext(model=self._model, params=params, verbose=True)
+        try:
+            self._ctx = new_context(self._model, params, model_path)
+        except Exception:
+            self._model.close()
+            raise
         self._batch = TokenBatch(cells)
         self._yes_no = self._rank_rows() if self.rank_pooled else self._answer_tokens()
         template = metadata.get("tokenizer.chat_template.rerank") or QWEN3_RERANK_TEMPLATE

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from docqa.errors import ConfigError
-from docqa.models import cpu_threads, model_label, offloaded, use_flash_attention
+from docqa.models import cpu_threads, model_label, offloaded, unreadable_model, use_flash_attention
 from docqa.settings import EmbedSettings
 from docqa.token_batch import TokenBatch
 
@@ -59,7 +59,10 @@ def gguf_metadata(model_path: Path) -> dict[str, str]:
     """A GGUF's key-value metadata, read without loading its weights."""
     import llama_cpp
 
-    return dict(llama_cpp.Llama(str(model_path), vocab_only=True, verbose=False).metadata)
+    try:
+        return dict(llama_cpp.Llama(str(model_path), vocab_only=True, verbose=False).metadata)
+    except ValueError as exc:
+        raise unreadable_model(model_path) from exc
 
 
 def _pooling_from_metadata(metadata: dict[str, str], choice: str) -> int:
@@ -125,9 +128,8 @@ def _open_context(model_path: Path, settings: EmbedSettings, pooling: int, n_uba
     """llama.cpp's model and an embedding context, through llama-cpp-python's low-level wrappers:
     its high-level Llama cannot bound the outputs a batch may have (n_outputs_max)."""
     import llama_cpp
-    from llama_cpp import _internals
 
-    from docqa.engine.llama_context import context_params, load_model
+    from docqa.engine.llama_context import context_params, load_model, new_context
 
     model = load_model(model_path, settings.n_gpu_layers)
     params = context_params(
@@ -143,7 +145,11 @@ def _open_context(model_path: Path, settings: EmbedSettings, pooling: int, n_uba
     params.kv_unified = True
     params.embeddings = True
     params.pooling_type = pooling
-    return model, _internals.LlamaContext(model=model, params=params, verbose=True), params
+    try:
+        return model, new_context(model, params, model_path), params
+    except Exception:
+        model.close()
+        raise
 
 
 def default_query_instruction(metadata: dict[str, str]) -> str:

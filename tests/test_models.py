@@ -143,3 +143,18 @@ def test_the_serial_engine_refuses_an_amx_build_on_the_cpu_with_a_clear_error(
     monkeypatch.setattr(llama_cpp, "llama_print_system_info", lambda: b"CPU : AVX512 = 1 | AMX_INT8 = 1 |")
     with pytest.raises(ConfigError, match="-mno-amx-int8"):
         LlamaGenerator(demo_model, LLMSettings(engine="serial", n_gpu_layers=0))
+
+
+@pytest.mark.parametrize("engine", ["batching", "serial"])
+def test_a_model_file_llama_cpp_cannot_read_is_one_clear_line(
+    hub_env: dict[str, str], tmp_path: Path, engine: str
+) -> None:
+    """A damaged GGUF (here: its magic, then noise) fails with what to check, not llama.cpp's bare
+    ValueError and a traceback."""
+    damaged = tmp_path / "Qwen3-14B-Q4_K_M.gguf"
+    damaged.write_bytes(b"GGUF" + bytes(range(256)) * 64)
+    env = {**hub_env, "DOCQA_LLM_MODEL": str(damaged), "DOCQA_LLM_ENGINE": engine}
+    result = _docqa(env, "ask", "What is the notice period?")
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert f"llama.cpp could not load the model {damaged}: not a GGUF file it can read" in result.stderr

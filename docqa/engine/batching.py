@@ -72,6 +72,8 @@ class BatchingGenerator:
             flash_attn=engine_flash_attention(settings.flash_attn, settings.n_gpu_layers, settings.kv_unified),
             n_threads=cpu_threads(settings.n_threads),
             backend_sampling=(on_backend := use_backend_sampling(settings.backend_sampling, settings.n_gpu_layers)),
+            fit_to_gpu=offloaded(settings.n_gpu_layers),
+            kv_explicit=settings.kv_cells is not None,
         )
         workers = min(n_parallel, os.cpu_count() or 1)
         batched_from = batched_sampling_from(settings.batched_sampling_from, settings.n_gpu_layers)
@@ -149,6 +151,7 @@ class BatchingGenerator:
             waiting = len(self._waiting)
         return {
             "kv_cells": self.kv_cells,
+            "kv_cells_asked": self.llama.kv_cells_asked,  # more than kv_cells: cut to fit the GPU
             "kv_cache_bytes": self.kv_cells * self.llama.kv_bytes_per_token(),
             "kv_cells_in_sequences": used,
             "prefix_cache_tokens": self.cache.tokens_held(),

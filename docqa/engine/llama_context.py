@@ -8,14 +8,19 @@ Every method must be called from the engine's thread: llama.cpp contexts are not
 from __future__ import annotations
 
 import ctypes
+import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from docqa.models import weight_repacking_safe
+from docqa.engine.memory_fit import compute_buffer_bytes, gpu_free_bytes, plan_kv
+from docqa.models import context_failed, unreadable_model, weight_repacking_safe
 from docqa.token_batch import TokenBatch
+
+logger = logging.getLogger(__name__)
 
 
 def load_model(model_path: Path, n_gpu_layers: int) -> Any:
@@ -31,7 +36,20 @@ def load_model(model_path: Path, n_gpu_layers: int) -> Any:
     model_params.use_extra_bufts = weight_repacking_safe()
     # verbose=True skips llama-cpp-python's stdout/stderr descriptor swapping, which crashed the
     # first model load of a process on the GPU device; the log level above keeps llama.cpp quiet.
-    return _internals.LlamaModel(path_model=str(model_path), params=model_params, verbose=True)
+    try:
+        return _internals.LlamaModel(path_model=str(model_path), params=model_params, verbose=True)
+    except ValueError as exc:  # llama.cpp says no more than that it failed
+        raise unreadable_model(model_path) from exc
+
+
+def new_context(model: Any, params: Any, model_path: Path) -> Any:
+    """A llama.cpp context for a loaded model; a clear error where llama.cpp cannot make one."""
+    from llama_cpp import _internals
+
+    try:
+        return _internals.LlamaContext(model=model, params=params, verbose=True)
+    except ValueError as exc:
+        raise context_failed(model_path, int(params.n_ctx)) from exc
 
 
 def context_params(*, n_ctx: int, n_batch: int, n_ubatch: int, n_threads: int, flash_attn: bool | None) -> Any:
@@ -67,12 +85,26 @@ class LlamaContext:
         flash_attn: bool | None,
         n_threads: int,
         backend_sampling: bool = False,
+        fit_to_gpu: bool = False,
+        kv_explicit: bool = False,
+        gpu_budget: Callable[[Any], int | None] = gpu_free_bytes,
     ) -> None:
+        """n_ctx: KV cells in all. fit_to_gpu: fewer cells where that many would not fit the GPU memory
+        the model leaves (docqa.engine.memory_fit); kv_explicit: the user chose n_ctx, so never fewer
+        (a clear error instead). gpu_budget: the GPUs' free bytes, None without one."""
         import llama_cpp
-        from llama_cpp import _internals
 
         self.lib: Any = llama_cpp
         self.model = load_model(model_path, n_gpu_layers)
+        self.metadata: dict[str, str] = dict(self.model.metadata())
+        self.n_vocab = int(self.model.n_vocab())
+        self.kv_cells_asked = n_ctx
+        if fit_to_gpu:
+            try:
+                n_ctx = self._fit_kv(n_ctx, n_seq_max, kv_unified, min(n_batch, n_ubatch), kv_explicit, gpu_budget)
+            except Exception:
+                self.model.close()
+                raise
         params = context_params(
             n_ctx=n_ctx, n_batch=n_batch, n_ubatch=min(n_batch, n_ubatch), n_threads=n_threads, flash_attn=flash_attn
         )
@@ -81,16 +113,18 @@ class LlamaContext:
         if backend_sampling:
             # the engine asks one output per sequence per batch; a backend sampler plans for this many
             params.n_outputs_max_per_seq = 1
-        self.ctx = _internals.LlamaContext(model=self.model, params=params, verbose=True)
+        try:
+            self.ctx = new_context(self.model, params, model_path)
+        except Exception:
+            self.model.close()
+            raise
         self.n_ctx = int(llama_cpp.llama_n_ctx(self.ctx.ctx))
         self.kv_unified = kv_unified
         # without a unified cache, llama.cpp gives every sequence an equal share of the cells
         self.n_ctx_seq = self.n_ctx if kv_unified else self.n_ctx // n_seq_max
         self.n_batch = n_batch
-        self.n_vocab = int(self.model.n_vocab())
         self._memory = llama_cpp.llama_get_memory(self.ctx.ctx)
         self.batch = TokenBatch(n_batch)  # what the next decode() evaluates
-        self.metadata: dict[str, str] = dict(self.model.metadata())
         self._pieces: dict[int, bytes] = {}
         self._end_tokens: dict[int, bool] = {}
         # the sampled rows' addresses as plain integers (llama-cpp-python's functions return typed pointers)
@@ -98,6 +132,39 @@ class LlamaContext:
         library = llama_cpp.llama_cpp._lib
         self._sampled_logits_address = address_of(("llama_get_sampled_logits_ith", library))
         self._sampled_candidates_address = address_of(("llama_get_sampled_candidates_ith", library))
+
+    def _fit_kv(
+        self,
+        cells: int,
+        n_seq_max: int,
+        shared: bool,
+        n_ubatch: int,
+        explicit: bool,
+        gpu_budget: Callable[[Any], int | None],
+    ) -> int:
+        """The KV cells to ask llama.cpp for: `cells`, or fewer where the GPU has no room for them."""
+        free = gpu_budget(self.lib)
+        md = self.metadata
+        arch = md.get("general.architecture", "")
+        n_embd, n_ff = int(md.get(f"{arch}.embedding_length", 0)), int(md.get(f"{arch}.feed_forward_length", 0))
+        compute = compute_buffer_bytes(n_ubatch, self.n_vocab, n_embd, n_ff)
+        plan = plan_kv(
+            cells_per_sequence=cells if shared else cells // n_seq_max,
+            n_seq_max=n_seq_max,
+            shared=shared,
+            bytes_per_cell=self.kv_bytes_per_token(),
+            budget_bytes=None if free is None else free - compute,
+            explicit=explicit,
+        )
+        if plan.shrunk:
+            logger.warning(
+                "KV cache cut to fit the GPU: %d tokens per sequence, %d cells (%.1f GiB), where %d were asked",
+                plan.cells_per_sequence,
+                plan.cells,
+                plan.cells * self.kv_bytes_per_token() / 2**30,
+                cells,
+            )
+        return plan.cells
 
     def close(self) -> None:
         self.ctx.close()

@@ -1,0 +1,112 @@
+"""Fitting the engine's KV cache into the GPU memory the model leaves free.
+
+The defaults (8 sequences and 2 cached prompts of 16,384 tokens each) ask for 163,840 KV cells: 25 GiB
+for Qwen3-14B at 160 KiB a cell, on top of its 9 GB of weights. An H200 holds that; a 24 GB RTX 4090
+does not, and llama.cpp would only say that it failed to create a context. So once the model is on
+the GPU, the engine asks ggml how much memory each GPU has left and, when the cache as configured
+would not fit beside llama.cpp's compute buffer and a safety margin, gives each sequence fewer
+cells (prompts are then built for the smaller context), or, where even a small context would not
+fit, or the size was set explicitly, fails with a message that says which settings to lower.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from docqa.errors import ConfigError
+
+logger = logging.getLogger(__name__)
+
+_GPU_TYPES = (1, 2)  # enum ggml_backend_dev_type: GGML_BACKEND_DEVICE_TYPE_GPU, _IGPU
+CELL_GRANULARITY = 256  # llama.cpp pads a sequence's cells to a multiple of 256
+MIN_CELLS_PER_SEQUENCE = 4096  # below this a RAG prompt of a few chunks no longer fits: fail instead
+SAFETY_MARGIN = 1 << 30  # per GPU: the CUDA context's own allocations, cuBLAS workspaces, fragmentation
+
+
+@dataclass(frozen=True)
+class KvPlan:
+    """What the engine asks llama.cpp for: total KV cells, and the cells each sequence gets."""
+
+    cells: int
+    cells_per_sequence: int
+    shrunk: bool
+
+
+def gpu_free_bytes(lib: Any) -> int | None:
+    """Free memory summed over the GPUs ggml sees; None when it sees none. lib: llama-cpp-python's
+    llama_cpp package (the ggml libraries beside its llama library are the ones llama.cpp loaded)."""
+    folder = Path(lib.llama_cpp._lib._name).parent
+    try:
+        registry = ctypes.CDLL(str(_beside(folder, "ggml")))
+        base = ctypes.CDLL(str(_beside(folder, "ggml-base")))
+    except OSError:
+        return None
+    registry.ggml_backend_dev_count.restype = ctypes.c_size_t
+    registry.ggml_backend_dev_get.argtypes = [ctypes.c_size_t]
+    registry.ggml_backend_dev_get.restype = ctypes.c_void_p
+    base.ggml_backend_dev_type.argtypes = [ctypes.c_void_p]
+    base.ggml_backend_dev_type.restype = ctypes.c_int
+    base.ggml_backend_dev_memory.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+    base.ggml_backend_dev_memory.restype = None
+    free_total, seen = 0, False
+    for index in range(registry.ggml_backend_dev_count()):
+        device = registry.ggml_backend_dev_get(index)
+        if base.ggml_backend_dev_type(device) not in _GPU_TYPES:
+            continue
+        free, total = ctypes.c_size_t(0), ctypes.c_size_t(0)
+        base.ggml_backend_dev_memory(device, ctypes.byref(free), ctypes.byref(total))
+        free_total += max(0, free.value - SAFETY_MARGIN)
+        seen = True
+    return free_total if seen else None
+
+
+def _beside(folder: Path, name: str) -> Path:
+    for candidate in (f"lib{name}.so", f"lib{name}.dylib", f"{name}.dll"):
+        if (folder / candidate).exists():
+            return folder / candidate
+    raise OSError(f"no {name} library in {folder}")
+
+
+def compute_buffer_bytes(n_ubatch: int, n_vocab: int, n_embd: int, n_ff: int) -> int:
+    """An upper estimate of llama.cpp's compute buffer: its reservation plans a full pass of
+    n_ubatch tokens, each with a row of logits. (Qwen3-14B at 1,024 tokens: 0.79 GiB estimated,
+    0.62 GiB allocated.)"""
+    return n_ubatch * 4 * (n_vocab + 2 * n_ff + 4 * n_embd)
+
+
+def plan_kv(
+    *,
+    cells_per_sequence: int,
+    n_seq_max: int,
+    shared: bool,
+    bytes_per_cell: int,
+    budget_bytes: int | None,
+    explicit: bool,
+) -> KvPlan:
+    """The cells to ask for. shared: one pool of `cells_per_sequence` cells for all sequences (a
+    unified cache); else each of n_seq_max sequences gets its own. budget_bytes: what the cache may
+    use (None: no GPU, no limit). explicit: the user set the size; it is never shrunk, only checked."""
+    streams = 1 if shared else n_seq_max
+    asked = cells_per_sequence * streams
+    if budget_bytes is None or asked * bytes_per_cell <= budget_bytes:
+        return KvPlan(asked, cells_per_sequence, shrunk=False)
+    fits = budget_bytes // bytes_per_cell // streams // CELL_GRANULARITY * CELL_GRANULARITY
+    need = f"{asked * bytes_per_cell / 2**30:.1f} GiB"
+    room = f"{max(budget_bytes, 0) / 2**30:.1f} GiB"
+    if explicit:
+        raise ConfigError(
+            f"the KV cache of {asked} cells (DOCQA_LLM_KV_CELLS) needs {need}; the GPU has {room} left after the "
+            "model: lower DOCQA_LLM_KV_CELLS, or unset it to let docqa fit the cache"
+        )
+    floor = min(cells_per_sequence, MIN_CELLS_PER_SEQUENCE)
+    if fits < floor:
+        raise ConfigError(
+            f"the KV cache for {n_seq_max} sequences and cached prompts of {cells_per_sequence} tokens needs {need}; "
+            f"the GPU has {room} left after the model, not even {floor} tokens per sequence: lower "
+            "DOCQA_LLM_N_PARALLEL or DOCQA_LLM_PREFIX_CACHE_SLOTS, or use a smaller quantisation"
+        )
+    return KvPlan(fits * streams, fits, shrunk=True)

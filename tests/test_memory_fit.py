@@ -1,0 +1,109 @@
+"""Fitting the KV cache into the GPU memory the model leaves (docqa.engine.memory_fit): the plan as pure
+logic, then the cut through a real llama.cpp context on the CPU with a pretended GPU budget."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from docqa.engine.llama_context import LlamaContext
+from docqa.engine.memory_fit import CELL_GRANULARITY, KvPlan, compute_buffer_bytes, gpu_free_bytes, plan_kv
+from docqa.errors import ConfigError
+
+QWEN3_14B_CELL = 40 * 8 * 128 * 2 * 2  # f16 K and V, 40 layers x 8 KV heads x 128: 160 KiB
+GIB = 2**30
+
+
+def plan(cells: int, n_seq: int, budget_gib: float | None, shared: bool = False, explicit: bool = False) -> KvPlan:
+    budget = None if budget_gib is None else int(budget_gib * GIB)
+    return plan_kv(
+        cells_per_sequence=cells,
+        n_seq_max=n_seq,
+        shared=shared,
+        bytes_per_cell=QWEN3_14B_CELL,
+        budget_bytes=budget,
+        explicit=explicit,
+    )
+
+
+def test_a_cache_that_fits_is_asked_as_configured() -> None:
+    assert plan(16384, 10, budget_gib=120.0) == plan(16384, 10, budget_gib=None)
+    assert (plan(16384, 10, 120.0).cells, plan(16384, 10, 120.0).shrunk) == (163840, False)
+
+
+def test_the_defaults_on_a_24_gb_card_get_fewer_cells_per_sequence() -> None:
+    """Qwen3-14B Q4_K_M (9 GB) on an RTX 4090 leaves ~12 GiB for the cache after the margins: the
+    default 8 sequences + 2 cached prompts of 16,384 tokens (25 GiB) become 10 of 7,680."""
+    fitted = plan(16384, 10, budget_gib=12.0)
+    assert fitted.shrunk
+    assert fitted.cells_per_sequence % CELL_GRANULARITY == 0
+    assert fitted.cells == 10 * fitted.cells_per_sequence
+    assert fitted.cells * QWEN3_14B_CELL <= 12.0 * GIB < (fitted.cells + 10 * CELL_GRANULARITY) * QWEN3_14B_CELL
+    assert fitted.cells_per_sequence == 7680
+
+
+def test_a_shared_pool_is_cut_as_one() -> None:
+    fitted = plan(65536, 10, budget_gib=4.0, shared=True)
+    assert fitted.shrunk and fitted.cells == fitted.cells_per_sequence == 4 * GIB // QWEN3_14B_CELL // 256 * 256
+
+
+def test_no_room_for_a_useful_context_is_a_clear_error() -> None:
+    with pytest.raises(ConfigError, match="DOCQA_LLM_N_PARALLEL") as caught:
+        plan(16384, 10, budget_gib=4.0)  # 2,560 cells a sequence: under 4,096
+    assert "25.0 GiB" in str(caught.value) and "4.0 GiB" in str(caught.value)
+
+
+def test_a_size_the_user_set_is_checked_never_cut() -> None:
+    with pytest.raises(ConfigError, match="DOCQA_LLM_KV_CELLS"):
+        plan(16384, 10, budget_gib=12.0, explicit=True)
+    assert not plan(4096, 10, budget_gib=12.0, explicit=True).shrunk
+
+
+def test_the_compute_buffer_estimate_covers_what_llama_cpp_allocated() -> None:
+    """Qwen3-14B's shape at passes of 1,024 tokens: llama.cpp reserved 634 MiB (and 317 at 512)."""
+    estimate = compute_buffer_bytes(1024, 151936, 5120, 17408)
+    assert 634 * 2**20 <= estimate <= 1 * GIB
+    assert compute_buffer_bytes(512, 151936, 5120, 17408) * 2 == estimate
+
+
+def test_without_a_gpu_there_is_no_budget() -> None:
+    import llama_cpp
+
+    assert gpu_free_bytes(llama_cpp) is None  # this build of llama.cpp sees the CPU only
+
+
+@pytest.mark.slow
+def test_a_context_is_cut_to_the_budget_and_fails_clearly_below_it(demo_model: Path) -> None:
+    def context(budget: int | None) -> LlamaContext:
+        return LlamaContext(
+            demo_model,
+            n_ctx=2 * 8192,
+            n_batch=256,
+            n_seq_max=2,
+            kv_unified=False,
+            n_gpu_layers=0,
+            flash_attn=None,
+            n_threads=1,
+            fit_to_gpu=True,
+            gpu_budget=lambda _lib: budget,
+        )
+
+    probe = context(None)  # no GPU seen: as asked
+    assert (probe.n_ctx, probe.n_ctx_seq, probe.kv_cells_asked) == (16384, 8192, 16384)
+    md, arch = probe.metadata, probe.metadata["general.architecture"]
+    compute = compute_buffer_bytes(
+        256, probe.n_vocab, int(md[f"{arch}.embedding_length"]), int(md[f"{arch}.feed_forward_length"])
+    )
+    cell = probe.kv_bytes_per_token()
+    probe.close()
+    roomy = context(compute + 16384 * cell)
+    assert roomy.n_ctx == 16384
+    roomy.close()
+    cut = context(compute + 10000 * cell)  # 5,000 a sequence: 4,864 in whole 256s
+    try:
+        assert (cut.n_ctx, cut.n_ctx_seq, cut.kv_cells_asked) == (9728, 4864, 16384)
+    finally:
+        cut.close()
+    with pytest.raises(ConfigError, match="not even 4096 tokens per sequence"):
+        context(compute + 6000 * cell)
