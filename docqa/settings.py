@@ -68,7 +68,8 @@ class LLMSettings(BaseModel):
         default=None,
         ge=512,
         description="KV cache size in tokens for all sequences and cached prefixes; unset: n_ctx for each "
-        "sequence and cache slot (kv_unified off), or n_ctx x min(n_parallel, 4) (kv_unified on).",
+        "sequence and cache slot (kv_unified off), or n_ctx x min(n_parallel, 4) (kv_unified on), cut to "
+        "what the GPU has free after the model. Set, it is never cut: a clear error where it does not fit.",
     )
     prefix_cache_slots: int = Field(
         default=2, ge=0, description="Recent prompts kept in the KV cache for prefix reuse."
