@@ -75,14 +75,14 @@ def test_without_a_gpu_there_is_no_budget() -> None:
 
 @pytest.mark.slow
 def test_a_context_is_cut_to_the_budget_and_fails_clearly_below_it(demo_model: Path) -> None:
-    def context(budget: int | None) -> LlamaContext:
+    def context(budget: int | None, layers: int = -1) -> LlamaContext:
         return LlamaContext(
             demo_model,
             n_ctx=2 * 8192,
             n_batch=256,
             n_seq_max=2,
             kv_unified=False,
-            n_gpu_layers=0,
+            n_gpu_layers=layers,  # a CPU build keeps every layer on the CPU whatever this says
             flash_attn=None,
             n_threads=1,
             fit_to_gpu=True,
@@ -107,3 +107,10 @@ def test_a_context_is_cut_to_the_budget_and_fails_clearly_below_it(demo_model: P
         cut.close()
     with pytest.raises(ConfigError, match="not even 4096 tokens per sequence"):
         context(compute + 6000 * cell)
+    # half the layers on the GPU: half of each cell's bytes count against its memory
+    n_layer = int(md[f"{arch}.block_count"])
+    half = context(compute + 10000 * cell, layers=n_layer // 2)
+    try:
+        assert half.n_ctx == 16384
+    finally:
+        half.close()

@@ -101,7 +101,9 @@ class LlamaContext:
         self.kv_cells_asked = n_ctx
         if fit_to_gpu:
             try:
-                n_ctx = self._fit_kv(n_ctx, n_seq_max, kv_unified, min(n_batch, n_ubatch), kv_explicit, gpu_budget)
+                n_ctx = self._fit_kv(
+                    n_ctx, n_seq_max, kv_unified, min(n_batch, n_ubatch), n_gpu_layers, kv_explicit, gpu_budget
+                )
             except Exception:
                 self.model.close()
                 raise
@@ -139,20 +141,24 @@ class LlamaContext:
         n_seq_max: int,
         shared: bool,
         n_ubatch: int,
+        n_gpu_layers: int,
         explicit: bool,
         gpu_budget: Callable[[Any], int | None],
     ) -> int:
-        """The KV cells to ask llama.cpp for: `cells`, or fewer where the GPU has no room for them."""
+        """The KV cells to ask llama.cpp for: `cells`, or fewer where the GPU has no room for them
+        (the layers left on the CPU keep their KV cells in host memory)."""
         free = gpu_budget(self.lib)
         md = self.metadata
         arch = md.get("general.architecture", "")
+        n_layer = max(int(md.get(f"{arch}.block_count", 1)), 1)
+        on_gpu = n_layer if n_gpu_layers < 0 else min(n_gpu_layers, n_layer)
         n_embd, n_ff = int(md.get(f"{arch}.embedding_length", 0)), int(md.get(f"{arch}.feed_forward_length", 0))
         compute = compute_buffer_bytes(n_ubatch, self.n_vocab, n_embd, n_ff)
         plan = plan_kv(
             cells_per_sequence=cells if shared else cells // n_seq_max,
             n_seq_max=n_seq_max,
             shared=shared,
-            bytes_per_cell=self.kv_bytes_per_token(),
+            bytes_per_cell=max(self.kv_bytes_per_token() * on_gpu // n_layer, 1),
             budget_bytes=None if free is None else free - compute,
             explicit=explicit,
         )
