@@ -19,6 +19,9 @@ def test_health_and_document_listing(live_server: str) -> None:
     health = httpx.get(f"{live_server}/health").json()
     assert health["status"] == "ok" and health["reranker"] is None
     assert health["engine"]["kv_cells"] > 0 and health["engine"]["kv_cache_bytes"] > 0
+    # on the CPU nothing is cut to fit a GPU: the cells asked are the cells held
+    assert health["engine"]["kv_cells_asked"] == health["engine"]["kv_cells"]
+    assert 0 < health["engine"]["context_tokens"] <= health["engine"]["kv_cells"]
     docs = httpx.get(f"{live_server}/v1/collections/default/documents").json()["documents"]
     assert len(docs) == 4 and all("source" not in d for d in docs)
 

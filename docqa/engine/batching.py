@@ -152,6 +152,7 @@ class BatchingGenerator:
         return {
             "kv_cells": self.kv_cells,
             "kv_cells_asked": self.llama.kv_cells_asked,  # more than kv_cells: cut to fit the GPU
+            "context_tokens": self.info.n_ctx,  # what one request's prompt and answer may use
             "kv_cache_bytes": self.kv_cells * self.llama.kv_bytes_per_token(),
             "kv_cells_in_sequences": used,
             "prefix_cache_tokens": self.cache.tokens_held(),
