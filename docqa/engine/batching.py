@@ -112,8 +112,10 @@ class BatchingGenerator:
         self._thread.start()
         report = self.memory_report()
         logger.info(
-            "batching engine: %d parallel sequences, %d KV cells (%.2f GiB), prefix cache %d tokens, sampling on %s",
+            "batching engine: %d parallel sequences of up to %d tokens, %d KV cells (%.2f GiB), prefix cache %d "
+            "tokens, sampling on %s",
             n_parallel,
+            self.info.n_ctx,
             self.kv_cells,
             report["kv_cache_bytes"] / 2**30,
             self.cache.budget_tokens,
