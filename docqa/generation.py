@@ -163,6 +163,7 @@ class LlamaGenerator:
                 str(model_path),
                 n_ctx=settings.n_ctx,
                 n_batch=min(2048, settings.n_ctx),
+                n_ubatch=min(settings.n_ubatch, 2048, settings.n_ctx),
                 n_gpu_layers=settings.n_gpu_layers,
                 flash_attn=use_flash_attention(settings.flash_attn, settings.n_gpu_layers),
                 n_threads=cpu_threads(settings.n_threads),
