@@ -164,9 +164,9 @@ def unreadable_model(path: Path) -> ConfigError:
     )
 
 
-def context_failed(path: Path, n_ctx: int) -> ConfigError:
+def context_failed(path: Path, n_ctx: int, settings_to_lower: str) -> ConfigError:
     """llama.cpp loaded a model but could not make a context for it: nearly always memory."""
     return ConfigError(
         f"llama.cpp could not create a context of {n_ctx} tokens for {path.name}, most likely for lack of memory "
-        "for its KV cache: lower DOCQA_LLM_N_CTX, DOCQA_LLM_N_PARALLEL or DOCQA_LLM_PREFIX_CACHE_SLOTS"
+        f"for its KV cache: lower {settings_to_lower}"
     )

@@ -144,7 +144,7 @@ class LlamaReranker:
         if self.rank_pooled:
             params.pooling_type = llama_cpp.LLAMA_POOLING_TYPE_RANK
         try:
-            self._ctx = new_context(self._model, params, model_path)
+            self._ctx = new_context(self._model, params, model_path, "DOCQA_RERANK_N_PARALLEL")
         except Exception:
             self._model.close()
             raise

@@ -146,7 +146,7 @@ def _open_context(model_path: Path, settings: EmbedSettings, pooling: int, n_uba
     params.embeddings = True
     params.pooling_type = pooling
     try:
-        return model, new_context(model, params, model_path), params
+        return model, new_context(model, params, model_path, "DOCQA_EMBED_N_CTX"), params
     except Exception:
         model.close()
         raise

@@ -114,3 +114,24 @@ def test_a_context_is_cut_to_the_budget_and_fails_clearly_below_it(demo_model: P
         assert half.n_ctx == 16384
     finally:
         half.close()
+
+
+@pytest.mark.slow
+def test_a_context_llama_cpp_cannot_allocate_is_a_clear_error(demo_model: Path) -> None:
+    """A KV cache of a billion cells (terabytes): llama.cpp fails to make the context and says only
+    that; docqa names the settings that size it."""
+    overcommit = Path("/proc/sys/vm/overcommit_memory")
+    if not overcommit.is_file() or overcommit.read_text().strip() != "0":
+        pytest.skip("only where the kernel refuses an allocation beyond memory (overcommit_memory 0)")
+    with pytest.raises(ConfigError, match="could not create a context of 1000000000 tokens") as caught:
+        LlamaContext(
+            demo_model,
+            n_ctx=1_000_000_000,
+            n_batch=256,
+            n_seq_max=1,
+            kv_unified=False,
+            n_gpu_layers=0,
+            flash_attn=None,
+            n_threads=1,
+        )
+    assert "DOCQA_LLM_N_CTX" in str(caught.value)

@@ -42,14 +42,15 @@ def load_model(model_path: Path, n_gpu_layers: int) -> Any:
         raise unreadable_model(model_path) from exc
 
 
-def new_context(model: Any, params: Any, model_path: Path) -> Any:
-    """A llama.cpp context for a loaded model; a clear error where llama.cpp cannot make one."""
+def new_context(model: Any, params: Any, model_path: Path, settings_to_lower: str) -> Any:
+    """A llama.cpp context for a loaded model; where llama.cpp cannot make one, a clear error that
+    names the settings that size it."""
     from llama_cpp import _internals
 
     try:
         return _internals.LlamaContext(model=model, params=params, verbose=True)
     except ValueError as exc:
-        raise context_failed(model_path, int(params.n_ctx)) from exc
+        raise context_failed(model_path, int(params.n_ctx), settings_to_lower) from exc
 
 
 def context_params(*, n_ctx: int, n_batch: int, n_ubatch: int, n_threads: int, flash_attn: bool | None) -> Any:
@@ -116,7 +117,9 @@ class LlamaContext:
             # the engine asks one output per sequence per batch; a backend sampler plans for this many
             params.n_outputs_max_per_seq = 1
         try:
-            self.ctx = new_context(self.model, params, model_path)
+            self.ctx = new_context(
+                self.model, params, model_path, "DOCQA_LLM_N_CTX, DOCQA_LLM_N_PARALLEL or DOCQA_LLM_PREFIX_CACHE_SLOTS"
+            )
         except Exception:
             self.model.close()
             raise

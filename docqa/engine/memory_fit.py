@@ -12,14 +12,11 @@ fit, or the size was set explicitly, fails with a message that says which settin
 from __future__ import annotations
 
 import ctypes
-import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from docqa.errors import ConfigError
-
-logger = logging.getLogger(__name__)
 
 _GPU_TYPES = (1, 2)  # enum ggml_backend_dev_type: GGML_BACKEND_DEVICE_TYPE_GPU, _IGPU
 CELL_GRANULARITY = 256  # llama.cpp pads a sequence's cells to a multiple of 256
