@@ -50,6 +50,7 @@ def cache_key(
     temperature: float | None,
     seed: int | None,
     retrieval: str,
+    earlier: tuple[str, ...] = (),
 ) -> CacheKey:
     """retrieval: how the sources were found (Retriever.signature): another retriever, embedding model or
     fusion weight finds other sources, so its answers are other entries."""
@@ -64,6 +65,8 @@ def cache_key(
         "temperature": temperature,
         "seed": seed,
     }
+    if earlier:  # a follow-up's answer depends on the question before it (absent: the keys as before)
+        parts["earlier"] = [normalise_question(q) for q in earlier]
     digest = hashlib.sha256(json.dumps(parts, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
     return CacheKey(collection_id, digest)
 

@@ -71,12 +71,17 @@ def format_sources(sources: Sequence[NumberedSource]) -> str:
     return "<sources>\n" + "\n".join(blocks) + "\n</sources>"
 
 
-def user_message(question: str, sources: Sequence[NumberedSource]) -> str:
-    return f"{format_sources(sources)}\n\nQuestion: {sanitise(question).strip()}"
+def user_message(question: str, sources: Sequence[NumberedSource], earlier: str = "") -> str:
+    """The sources, then the question; a follow-up's earlier question just before it (after the
+    sources, so that the prompt's long head stays the same for the engine's prefix reuse)."""
+    before = f"Earlier question: {sanitise(earlier).strip()}\n" if earlier.strip() else ""
+    return f"{format_sources(sources)}\n\n{before}Question: {sanitise(question).strip()}"
 
 
-def render(prompt_format: str, question: str, sources: Sequence[NumberedSource], thinking: bool) -> str:
-    user = user_message(question, sources)
+def render(
+    prompt_format: str, question: str, sources: Sequence[NumberedSource], thinking: bool, earlier: str = ""
+) -> str:
+    user = user_message(question, sources, earlier)
     if prompt_format in ("qwen3", "chatml"):
         prompt = (
             f"<|im_start|>system\n{SYSTEM_PROMPT}<|im_end|>\n"
@@ -106,21 +111,22 @@ def build_prompt(
     n_ctx: int,
     max_tokens: int,
     count_tokens: Callable[[str], int],
+    earlier: str = "",
 ) -> PromptPlan:
     """The largest prefix of the ranked chunks whose prompt leaves max_tokens free in the context."""
     budget = n_ctx - max_tokens
-    floor = count_tokens(render(prompt_format, question, [], thinking))
+    floor = count_tokens(render(prompt_format, question, [], thinking, earlier))
     if floor > budget:
         raise InvalidRequestError(f"max_tokens {max_tokens} leaves no room for the question in a {n_ctx}-token context")
     stop = PLAIN_STOPS if prompt_format == "plain" else ()
     for keep in range(len(ranked), 0, -1):
         sources = canonical_order(ranked[:keep])
-        prompt = render(prompt_format, question, sources, thinking)
+        prompt = render(prompt_format, question, sources, thinking, earlier)
         n = count_tokens(prompt)
         if n <= budget:
             return PromptPlan(prompt, sources, n, len(ranked) - keep, False, stop)
     if not ranked:
-        prompt = render(prompt_format, question, [], thinking)
+        prompt = render(prompt_format, question, [], thinking, earlier)
         return PromptPlan(prompt, [], floor, 0, False, stop)
     # Even the best chunk alone is too long: keep as much of its text as fits.
     best = ranked[0]
@@ -128,10 +134,10 @@ def build_prompt(
     while lo < hi:
         mid = (lo + hi + 1) // 2
         trial = canonical_order([replace(best, text=best.text[:mid])])
-        if count_tokens(render(prompt_format, question, trial, thinking)) <= budget:
+        if count_tokens(render(prompt_format, question, trial, thinking, earlier)) <= budget:
             lo = mid
         else:
             hi = mid - 1
     sources = canonical_order([replace(best, text=best.text[:lo])])
-    prompt = render(prompt_format, question, sources, thinking)
+    prompt = render(prompt_format, question, sources, thinking, earlier)
     return PromptPlan(prompt, sources, count_tokens(prompt), len(ranked) - 1, True, stop)

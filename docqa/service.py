@@ -71,6 +71,9 @@ class AskRequest:
     temperature: float | None = None  # None: the mode's recommended value (greedy for base models)
     use_cache: bool = True  # False: always generate, and leave the answer cache as it is
     ignore_eos: bool = False  # max_tokens whatever the model says: no EOS, no stop strings (benchmarks; not cached)
+    # A conversation's earlier questions, oldest first: the last one steers retrieval and is shown to the
+    # model, so that a follow-up ("and the governing law?") is read as the conversation means it.
+    earlier: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -251,7 +254,12 @@ class DocQA:
         if request.document_id is not None:
             self.store.document(coll, request.document_id)  # 404 for another collection's document
         top_k = request.top_k or self.settings.retrieval.top_k
-        ranked = self.retriever.retrieve(coll, question, top_k, request.document_id)
+        earlier = request.earlier[-1].strip()[:MAX_QUESTION_CHARS] if request.earlier else ""
+        # A follow-up is searched with the question before it: "and the governing law?" alone finds every
+        # contract's clause. (A question on a new topic then still finds its own chunks, its terms being in
+        # the search, and may bring one of the last topic's.)
+        query = f"{earlier}\n{question}" if earlier else question
+        ranked = self.retriever.retrieve(coll, query, top_k, request.document_id)
         retrieval_ms = (time.perf_counter() - started) * 1000
         base = THINKING_SAMPLING if request.thinking else NON_THINKING_SAMPLING
         if self.generator is not None and self.generator.info.prompt_format == "plain":
@@ -269,6 +277,7 @@ class DocQA:
             n_ctx=info.n_ctx,
             max_tokens=max_tokens,
             count_tokens=self.generator.count_tokens,
+            earlier=earlier,
         )
         seed = request.seed if request.seed is not None else self.settings.llm.seed
         budget = self.settings.llm.thinking_budget if request.thinking else None
@@ -329,6 +338,7 @@ class DocQA:
             temperature=request.temperature,
             seed=request.seed,
             retrieval=self.retriever.signature(),
+            earlier=request.earlier[-1:],
         )
 
     def _replay(self, answer: Answer, started: float) -> Iterator[AskEvent]:

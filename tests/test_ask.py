@@ -89,3 +89,29 @@ def test_serial_fallback_queue_is_bounded_and_frees_cancelled_places(serial_gene
     # cancelled work is dropped within a token, so a new request is served promptly
     events = list(generator.submit("The capital of France is", replace(params, max_tokens=4)))
     assert events[-1].kind == "finished" and events[-1].completion_tokens <= 4
+
+
+def test_a_follow_up_is_searched_and_asked_with_the_question_before_it(qa_factory, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """'Which governing law applies?' alone finds the contract that talks most of governing law; after a
+    question about the lease, it finds the lease's clause. The answer cache keeps the two apart."""
+    docs = tmp_path / "contracts"
+    docs.mkdir()
+    (docs / "acme_supply.txt").write_text(
+        "Acme supply agreement. Governing law: this supply agreement is governed by the laws of Texas, and the "
+        "governing law clause applies to every purchase order. Deliveries arrive within thirty days."
+    )
+    (docs / "zenith_lease.txt").write_text(
+        "Zenith office lease. The tenant pays a monthly rent of USD 12,000 for the third floor. "
+        "Governing law: the laws of Ohio."
+    )
+    qa = qa_factory(with_embedder=False, retrieval={"retriever": "bm25"})
+    assert qa.ingest([docs]).count("added") == 2
+
+    def cited(earlier: tuple[str, ...] = ()) -> str:
+        request = AskRequest("Which governing law applies?", top_k=1, max_tokens=4, seed=1, earlier=earlier)
+        (citation,) = qa.ask(request).citations
+        return citation.document
+
+    assert cited() == "acme_supply.txt"
+    assert cited(("What monthly rent does the Zenith office lease charge?",)) == "zenith_lease.txt"
+    assert cited() == "acme_supply.txt"  # not the follow-up's cached answer

@@ -98,3 +98,20 @@ def test_thinking_is_chosen_by_soft_switch_then_template_kwargs_then_effort() ->
     request = ask_request(_body("Which law governs? /think", max_completion_tokens=99))
     assert (request.collection, request.thinking, request.max_tokens) == ("legal", True, 99)
     assert request.question == "Which law governs?"
+
+
+def test_the_user_messages_before_the_last_are_the_conversations_earlier_questions() -> None:
+    body = ChatCompletionBody(
+        model="docqa/legal",
+        messages=[
+            ChatMessage(role="system", content="Be brief."),
+            ChatMessage(role="user", content="What rent does the Zenith lease charge? /no_think"),
+            ChatMessage(role="assistant", content="USD 12,000 a month [1]."),
+            ChatMessage(role="user", content="  "),
+            ChatMessage(role="user", content="And the governing law?"),
+        ],
+    )
+    request = ask_request(body)
+    assert request.question == "And the governing law?"
+    assert request.earlier == ("What rent does the Zenith lease charge?",)  # switches and blank turns left out
+    assert ask_request(_body("Which law governs?")).earlier == ()

@@ -1,7 +1,8 @@
 """OpenAI-compatible endpoints, so Open WebUI and OpenAI clients can use docqa as a model.
 
 Each collection is a model named `docqa/<collection>`. A chat completion answers the last user
-message from that collection (earlier turns are not used for retrieval yet). Reasoning streams in
+message from that collection; the user message before it steers retrieval too and is shown to the
+model, so that a follow-up ("and the governing law?") is read in the conversation's sense. Reasoning streams in
 `delta.reasoning_content` and the answer in `delta.content`, as vLLM and llama.cpp's server do;
 the citations close the answer as a "Sources:" block and come whole in a `citations` field.
 Thinking is chosen by `/think` or `/no_think` in the message, then
@@ -112,6 +113,7 @@ def ask_request(body: ChatCompletionBody) -> AskRequest:
     if not users or not users[-1].text().strip():
         raise InvalidRequestError("no user message to answer")
     thinking, question = choose_thinking(body, users[-1].text())
+    earlier = tuple(text for m in users[:-1] if (text := _SOFT_SWITCH.sub(" ", m.text()).strip()))
     return AskRequest(
         question,
         collection_of(body.model),
@@ -122,6 +124,7 @@ def ask_request(body: ChatCompletionBody) -> AskRequest:
         body.seed,
         body.temperature,
         use_cache=body.cache,
+        earlier=earlier[-1:],  # the service reads the last one
     )
 
 
