@@ -198,3 +198,17 @@ def test_api_keys_guard_every_route_but_health(sample_qa) -> None:  # type: igno
         assert client.get(url, headers={"Authorization": "Basic second-key"}).status_code == 401
         assert client.get(url, headers={"Authorization": "Bearer second-key"}).status_code == 200
         assert client.post("/v1/ask", json={"question": "q"}).status_code == 401
+
+
+def test_ask_takes_the_question_before_a_follow_up(live_server: str) -> None:
+    """The earlier question is searched with the follow-up (here it moves the one chunk asked for from
+    the services agreement to the handbook); a blank one changes nothing."""
+    body = {"question": "What is the notice period?", "max_tokens": 4, "seed": 1, "top_k": 1, "cache": False}
+    alone = httpx.post(f"{live_server}/v1/ask", json=body, timeout=120).json()
+    assert alone["citations"][0]["document"] == "services_agreement_en.txt"
+    earlier = "What response time does a severity 1 incident get under the support operations handbook?"
+    follow_up = httpx.post(f"{live_server}/v1/ask", json={**body, "earlier_question": earlier}, timeout=120).json()
+    assert follow_up["citations"][0]["document"] == "operations_handbook.md"
+    blank = httpx.post(f"{live_server}/v1/ask", json={**body, "earlier_question": "  "}, timeout=120).json()
+    assert blank["citations"] == alone["citations"]
+    assert blank["timings"]["prompt_tokens"] == alone["timings"]["prompt_tokens"]

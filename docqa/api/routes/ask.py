@@ -30,6 +30,12 @@ class AskBody(BaseModel):
     temperature: float | None = Field(default=None, ge=0, le=2, description="Override the mode's temperature.")
     stream: bool = Field(default=False, description="Stream Server-Sent Events instead of one JSON answer.")
     cache: bool = Field(default=True, description="Answer from the answer cache when this question was asked before.")
+    earlier_question: str | None = Field(
+        default=None,
+        max_length=MAX_QUESTION_CHARS,
+        description="The question asked before this one, for a follow-up ('and the governing law?'): it is "
+        "searched together with the question and shown to the model.",
+    )
     ignore_eos: bool = Field(
         default=False,
         description="Generate max_tokens tokens whatever the model says: end-of-generation tokens and stop strings "
@@ -48,6 +54,7 @@ class AskBody(BaseModel):
             self.temperature,
             use_cache=self.cache,
             ignore_eos=self.ignore_eos,
+            earlier=(self.earlier_question,) if self.earlier_question and self.earlier_question.strip() else (),
         )
 
 
