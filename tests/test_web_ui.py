@@ -1,5 +1,5 @@
 """The web page in headless Chromium (Debian's chromium, driven by Playwright): create a collection,
-upload a sample PDF and a bad file, ask, watch the answer stream in, open the cited text.
+upload a sample PDF and a bad file, ask, watch the answer stream in, open the cited text, ask a follow-up.
 Screenshots are kept in tests/artifacts/."""
 
 from __future__ import annotations
@@ -87,4 +87,15 @@ def test_upload_ask_stream_and_open_a_citation(live_server: str, tmp_path: Path)
         expect(page.locator("#source-text")).to_contain_text("Northwind")
         expect(page.locator("#source-text .page-marker").first).to_have_text("— page 1 —")
         page.screenshot(path=str(ARTIFACTS / "web_ui_source.png"), full_page=True)
+
+        # A follow-up: the question before it goes with it, once the box says which question that is.
+        page.click("#source-dialog button")
+        expect(page.locator("#last-question")).to_have_text("What was Northwind's revenue in 2025?")
+        page.check("#follow-up")
+        page.fill("#question", "And the operating profit?")
+        with page.expect_request(lambda r: r.url.endswith("/v1/ask") and r.method == "POST") as sent:
+            page.click("#ask-button")
+        assert sent.value.post_data_json["earlier_question"] == "What was Northwind's revenue in 2025?"
+        expect(page.locator("#status")).to_have_attribute("data-done", "1", timeout=240_000)
+        expect(page.locator("#citations a").filter(has_text="annual_report_2025.pdf").first).to_be_visible()
         browser.close()

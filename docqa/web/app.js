@@ -145,23 +145,36 @@ async function openSource(c) {
   if (target) target.scrollIntoView({ block: "start" });
 }
 
+let lastQuestion = "";  // the question asked before: a follow-up is searched and asked with it
+
 async function ask(event) {
   event.preventDefault();
   const question = $("question").value.trim();
   if (!question) return;
+  const earlier = $("follow-up").checked && lastQuestion && lastQuestion !== question ? lastQuestion : null;
   $("ask-button").disabled = true;
   $("answer").textContent = "";
   $("reasoning-text").textContent = "";
   $("reasoning").hidden = true;
   $("citations").replaceChildren();
   $("status").textContent = "searching…";
+  delete $("status").dataset.done;
   try {
     const response = await api("/v1/ask", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ question, collection: collection(), thinking: $("thinking").checked, stream: true }),
+      body: JSON.stringify({
+        question,
+        collection: collection(),
+        thinking: $("thinking").checked,
+        stream: true,
+        earlier_question: earlier,
+      }),
     });
     await readEvents(response.body.getReader());
+    lastQuestion = question;
+    $("last-question").textContent = question.length > 80 ? `${question.slice(0, 77)}…` : question;
+    $("follow-up-label").hidden = false;
   } catch (err) {
     $("status").textContent = `error: ${err.message}`;
   } finally {
