@@ -87,6 +87,24 @@ def llama_tool(bin_dir: Path, tool: str, *args: str) -> str:
     return subprocess.run([str(bin_dir / tool), *args], capture_output=True, text=True, timeout=600).stdout
 
 
+def gpu_state(prefix: str) -> dict[str, float]:
+    """The GPU's SM clock (MHz), temperature (C) and power draw (W) now, under `prefix`; none without
+    nvidia-smi. Recorded where the single-stream figure is taken: a GPU still hot from a heavy load is
+    the suspected cause of the first engine part's slower decode."""
+    query = "clocks.sm,temperature.gpu,power.draw"
+    try:
+        line = subprocess.run(
+            ["nvidia-smi", f"--query-gpu={query}", "--format=csv,noheader,nounits"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        ).stdout.splitlines()[0]
+        clock, temperature, power = (float(cell) for cell in line.split(","))
+    except (OSError, IndexError, ValueError, subprocess.TimeoutExpired):
+        return {}
+    return {f"{prefix}_sm_clock_mhz": clock, f"{prefix}_temperature_c": temperature, f"{prefix}_power_w": power}
+
+
 def device_arguments(default_out: str) -> argparse.ArgumentParser:
     """The arguments every single-stream script on the device takes: the model, llama.cpp's tools, the output."""
     ap = argparse.ArgumentParser()
@@ -119,7 +137,7 @@ def rag_settings(**overrides: object) -> LLMSettings:
 
 def ceilings(bin_dir: Path, model: Path, only_64: bool = False) -> dict[str, float]:
     """llama-bench and llama-batched-bench on the same model, in the same run (only_64: npl 64 only)."""
-    out: dict[str, float] = {}
+    out: dict[str, float] = gpu_state("ceilings_start")
 
     if not only_64:
         bench = llama_tool(
@@ -192,7 +210,9 @@ def _rag_phases(
     # Decode from an empty context, as llama-bench tg128 measures it: the mean of 5 requests, as
     # llama-bench averages 5 repetitions (one request's rate moved by 2-4% from run to run). The
     # engine part run first after the ceilings decoded 1-3% slower than those after it, against a
-    # tg128 measured minutes before on a cooler GPU: tg128 is measured again around the requests.
+    # tg128 measured minutes before, before llama-batched-bench's load: tg128 is measured again around
+    # the requests, and the GPU's clock and temperature are recorded as they start.
+    out.update(gpu_state(f"{tag}_single_start"))
     around = llama_bench_tg(bin_dir, model) if bin_dir else []
     engine.timing = StepTiming()
     rates = single_stream_rates(engine, rag, 5)
