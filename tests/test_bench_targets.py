@@ -1,4 +1,4 @@
-"""The engine benchmark's target table (bench/targets.py), from a run's raw figures: pure logic."""
+"""The engine benchmark's target table (bench/targets.py), from a run's raw figures, and the GPU state it records: pure logic."""
 
 from __future__ import annotations
 
@@ -106,3 +106,20 @@ def test_single_stream_is_judged_against_tg128_run_around_it() -> None:
     assert table[SINGLE_FIRST] == ["95.0%", "not run"]
     results["docqa_tg128_around_tps"] = 161.0
     assert rows(target_table(results, ["docqa"]))[SINGLE] == ["94.4% (MISSED)"]
+
+
+def test_the_gpu_state_is_read_from_nvidia_smi_and_absent_without_it(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from bench.gpu_engine_bench import gpu_state
+
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert gpu_state("docqa_single_start") == {}  # no nvidia-smi: nothing recorded, nothing fails
+    smi = tmp_path / "nvidia-smi"
+    smi.write_text('#!/bin/sh\necho "1980, 41, 120.35"\n')
+    smi.chmod(0o755)
+    assert gpu_state("docqa_single_start") == {
+        "docqa_single_start_sm_clock_mhz": 1980.0,
+        "docqa_single_start_temperature_c": 41.0,
+        "docqa_single_start_power_w": 120.35,
+    }
+    smi.write_text('#!/bin/sh\necho "[N/A], 41, 120.35"\n')
+    assert gpu_state("x") == {}  # a field the GPU does not report: nothing, rather than a wrong figure
