@@ -1,4 +1,5 @@
-"""The engine benchmark's target table (bench/targets.py), from a run's raw figures, and the GPU state it records: pure logic."""
+"""The engine benchmark's target table (bench/targets.py), from a run's raw figures, and the GPU state
+it records: pure logic."""
 
 from __future__ import annotations
 
