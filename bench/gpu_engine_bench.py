@@ -19,9 +19,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import llama_cpp  # noqa: F401  (before numpy: the reverse order crashed model loading on the H200 device)
 
@@ -123,6 +124,18 @@ def llama_bench_tg(bin_dir: Path, model: Path, n_tokens: int = 128) -> list[floa
     return [float(row["avg_ts"]) for row in json.loads(text)]
 
 
+T = TypeVar("T")
+
+
+def tg_around(bin_dir: Path | None, model: Path, work: Callable[[], T]) -> tuple[T, list[float]]:
+    """work(), with llama-bench tg128 run just before and just after it: the ceiling taken in the state
+    the GPU is in for the work (none without bin_dir)."""
+    before = llama_bench_tg(bin_dir, model) if bin_dir else []
+    result = work()
+    after = llama_bench_tg(bin_dir, model) if bin_dir else []
+    return result, before + after
+
+
 def rag_settings(**overrides: object) -> LLMSettings:
     """The engine for the RAG-shaped loads: 16 sequences with room for 6,144 prompt + 256 answer tokens."""
     return LLMSettings(
@@ -213,11 +226,9 @@ def _rag_phases(
     # tg128 measured minutes before, before llama-batched-bench's load: tg128 is measured again around
     # the requests, and the GPU's clock and temperature are recorded as they start.
     out.update(gpu_state(f"{tag}_single_start"))
-    around = llama_bench_tg(bin_dir, model) if bin_dir else []
     engine.timing = StepTiming()
-    rates = single_stream_rates(engine, rag, 5)
-    if bin_dir:
-        around += llama_bench_tg(bin_dir, model)
+    rates, around = tg_around(bin_dir, model, lambda: single_stream_rates(engine, rag, 5))
+    if around:
         out[f"{tag}_tg128_around_tps"] = statistics.mean(around)
         out[f"{tag}_tg128_around_tps_min"] = min(around)
         out[f"{tag}_tg128_around_tps_max"] = max(around)
@@ -284,21 +295,17 @@ def single_stream_variants(bin_dir: Path | None, model: Path, repeats: int = 5) 
         "greedy": ({}, replace(rag, temperature=0.0)),
         "host_draw_block": ({"batched_sampling_from": 1}, rag),
     }
-    tg: list[float] = []
 
-    def ceiling() -> None:
-        if bin_dir is not None:
-            tg.extend(llama_bench_tg(bin_dir, model))
+    def every_variant() -> None:
+        for name, (overrides, params) in variants.items():
+            engine = BatchingGenerator(model, rag_settings(**overrides))
+            run_requests(engine, ["Warm up the graphs."], replace(params, max_tokens=8))
+            rates = single_stream_rates(engine, params, repeats)
+            out[f"single_{name}_tps_median"] = statistics.median(rates)
+            out[f"single_{name}_tps_max"] = max(rates)
+            engine.close()
 
-    ceiling()
-    for name, (overrides, params) in variants.items():
-        engine = BatchingGenerator(model, rag_settings(**overrides))
-        run_requests(engine, ["Warm up the graphs."], replace(params, max_tokens=8))
-        rates = single_stream_rates(engine, params, repeats)
-        out[f"single_{name}_tps_median"] = statistics.median(rates)
-        out[f"single_{name}_tps_max"] = max(rates)
-        engine.close()
-    ceiling()
+    _, tg = tg_around(bin_dir, model, every_variant)
     if tg:
         out["llama_bench_tg128_tps_runs"] = len(tg)
         out["llama_bench_tg128_tps_min"] = min(tg)

@@ -28,10 +28,10 @@ sys.path.insert(0, str(ROOT))
 
 from bench.gpu_engine_bench import (  # noqa: E402
     device_arguments,
-    llama_bench_tg,
     rag_settings,
     run_requests,
     single_stream_rates,
+    tg_around,
 )
 from docqa.engine.batching import BatchingGenerator  # noqa: E402
 from docqa.generation import NON_THINKING_SAMPLING  # noqa: E402
@@ -53,25 +53,27 @@ def main() -> None:
     args = ap.parse_args()
     params = replace(NON_THINKING_SAMPLING, max_tokens=256, ignore_eos=True, seed=1)
     out: dict[str, object] = {"label": args.label, "allowed_cpus": sorted(os.sched_getaffinity(0))}
-    tg = llama_bench_tg(args.bin, args.model)
-    instances = []
-    for n in range(args.instances):
-        engine = BatchingGenerator(args.model, rag_settings())
-        run_requests(engine, ["Warm up the graphs."], replace(params, max_tokens=8))
-        rates = single_stream_rates(engine, params, args.requests)
-        instances.append(
-            {
-                "instance": n,
-                "mean_tps": statistics.mean(rates),
-                "min_tps": min(rates),
-                "max_tps": max(rates),
-                "scheduler_cpu": last_cpu(engine._thread.native_id),
-                "reader_cpu": last_cpu(threading.main_thread().native_id),
-            }
-        )
-        engine.close()
-        print(json.dumps(instances[-1]), file=sys.stderr, flush=True)
-    tg += llama_bench_tg(args.bin, args.model)
+    instances: list[dict[str, float]] = []
+
+    def every_instance() -> None:
+        for n in range(args.instances):
+            engine = BatchingGenerator(args.model, rag_settings())
+            run_requests(engine, ["Warm up the graphs."], replace(params, max_tokens=8))
+            rates = single_stream_rates(engine, params, args.requests)
+            instances.append(
+                {
+                    "instance": n,
+                    "mean_tps": statistics.mean(rates),
+                    "min_tps": min(rates),
+                    "max_tps": max(rates),
+                    "scheduler_cpu": last_cpu(engine._thread.native_id),
+                    "reader_cpu": last_cpu(threading.main_thread().native_id),
+                }
+            )
+            engine.close()
+            print(json.dumps(instances[-1]), file=sys.stderr, flush=True)
+
+    _, tg = tg_around(args.bin, args.model, every_instance)
     ceiling = statistics.mean(tg)
     for row in instances:
         row["share_of_tg128"] = row["mean_tps"] / ceiling
