@@ -143,11 +143,7 @@ class LlamaReranker:
         params.embeddings = self.rank_pooled
         if self.rank_pooled:
             params.pooling_type = llama_cpp.LLAMA_POOLING_TYPE_RANK
-        try:
-            self._ctx = new_context(self._model, params, model_path, "DOCQA_RERANK_N_PARALLEL")
-        except Exception:
-            self._model.close()
-            raise
+        self._ctx = new_context(self._model, params, model_path, "DOCQA_RERANK_N_PARALLEL")
         self._batch = TokenBatch(cells)
         self._yes_no = self._rank_rows() if self.rank_pooled else self._answer_tokens()
         template = metadata.get("tokenizer.chat_template.rerank") or QWEN3_RERANK_TEMPLATE

@@ -145,11 +145,7 @@ def _open_context(model_path: Path, settings: EmbedSettings, pooling: int, n_uba
     params.kv_unified = True
     params.embeddings = True
     params.pooling_type = pooling
-    try:
-        return model, new_context(model, params, model_path, "DOCQA_EMBED_N_CTX"), params
-    except Exception:
-        model.close()
-        raise
+    return model, new_context(model, params, model_path, "DOCQA_EMBED_N_CTX"), params
 
 
 def default_query_instruction(metadata: dict[str, str]) -> str:

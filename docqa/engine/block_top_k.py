@@ -29,8 +29,9 @@ from __future__ import annotations
 import ctypes
 import logging
 import math
-from pathlib import Path
 from typing import Any
+
+from docqa.engine.native_libraries import library_beside_llama
 
 logger = logging.getLogger(__name__)
 
@@ -89,13 +90,7 @@ def short_sort_plan(n_vocab: int, k: int) -> tuple[int, int, int] | None:
 def _ggml_library(lib: Any) -> Any:
     """The ggml library that llama.cpp itself loaded (the same file: its tensors and contexts);
     lib: llama-cpp-python's llama_cpp package."""
-    llama_path = Path(lib.llama_cpp._lib._name)
-    for name in ("libggml-base.so", "libggml-base.dylib", "ggml-base.dll"):
-        if (llama_path.parent / name).exists():
-            ggml = ctypes.CDLL(str(llama_path.parent / name))
-            break
-    else:
-        raise OSError(f"no ggml-base library beside {llama_path}")
+    ggml = library_beside_llama(lib, "ggml-base")
     vp, i64, c_int = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int
     signatures: dict[str, list[Any]] = {
         "ggml_pool_1d": [vp, vp, c_int, c_int, c_int, c_int],

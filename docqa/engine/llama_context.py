@@ -43,14 +43,17 @@ def load_model(model_path: Path, n_gpu_layers: int) -> Any:
 
 
 def new_context(model: Any, params: Any, model_path: Path, settings_to_lower: str) -> Any:
-    """A llama.cpp context for a loaded model; where llama.cpp cannot make one, a clear error that
-    names the settings that size it."""
+    """A llama.cpp context for a loaded model; where llama.cpp cannot make one, the model is freed (the
+    caller has nothing left to clean up) and a clear error names the settings that size the context."""
     from llama_cpp import _internals
 
     try:
         return _internals.LlamaContext(model=model, params=params, verbose=True)
-    except ValueError as exc:
-        raise context_failed(model_path, int(params.n_ctx), settings_to_lower) from exc
+    except Exception as exc:
+        model.close()
+        if isinstance(exc, ValueError):
+            raise context_failed(model_path, int(params.n_ctx), settings_to_lower) from exc
+        raise
 
 
 def context_params(*, n_ctx: int, n_batch: int, n_ubatch: int, n_threads: int, flash_attn: bool | None) -> Any:
@@ -116,13 +119,9 @@ class LlamaContext:
         if backend_sampling:
             # the engine asks one output per sequence per batch; a backend sampler plans for this many
             params.n_outputs_max_per_seq = 1
-        try:
-            self.ctx = new_context(
-                self.model, params, model_path, "DOCQA_LLM_N_CTX, DOCQA_LLM_N_PARALLEL or DOCQA_LLM_PREFIX_CACHE_SLOTS"
-            )
-        except Exception:
-            self.model.close()
-            raise
+        self.ctx = new_context(
+            self.model, params, model_path, "DOCQA_LLM_N_CTX, DOCQA_LLM_N_PARALLEL or DOCQA_LLM_PREFIX_CACHE_SLOTS"
+        )
         self.n_ctx = int(llama_cpp.llama_n_ctx(self.ctx.ctx))
         self.kv_unified = kv_unified
         # without a unified cache, llama.cpp gives every sequence an equal share of the cells
@@ -151,11 +150,9 @@ class LlamaContext:
         """The KV cells to ask llama.cpp for: `cells`, or fewer where the GPU has no room for them
         (the layers left on the CPU keep their KV cells in host memory)."""
         free = gpu_budget(self.lib)
-        md = self.metadata
-        arch = md.get("general.architecture", "")
-        n_layer = max(int(md.get(f"{arch}.block_count", 1)), 1)
+        n_layer = max(self._hparam("block_count", 1), 1)
         on_gpu = n_layer if n_gpu_layers < 0 else min(n_gpu_layers, n_layer)
-        n_embd, n_ff = int(md.get(f"{arch}.embedding_length", 0)), int(md.get(f"{arch}.feed_forward_length", 0))
+        n_embd, n_ff = self._hparam("embedding_length"), self._hparam("feed_forward_length")
         compute = compute_buffer_bytes(n_ubatch, self.n_vocab, n_embd, n_ff)
         plan = plan_kv(
             cells_per_sequence=cells if shared else cells // n_seq_max,
@@ -294,12 +291,14 @@ class LlamaContext:
 
     def kv_bytes_per_token(self) -> int:
         """f16 K and V for every layer: what one KV cell costs in memory."""
-        md = self.metadata
-        arch = md.get("general.architecture", "")
-        n_layer = int(md.get(f"{arch}.block_count", 0))
-        n_kv = int(md.get(f"{arch}.attention.head_count_kv", md.get(f"{arch}.attention.head_count", 0)))
-        n_head = int(md.get(f"{arch}.attention.head_count", 1)) or 1
-        n_embd = int(md.get(f"{arch}.embedding_length", 0))
-        k_len = int(md.get(f"{arch}.attention.key_length", n_embd // n_head))
-        v_len = int(md.get(f"{arch}.attention.value_length", k_len))
+        n_layer = self._hparam("block_count")
+        n_kv = self._hparam("attention.head_count_kv", self._hparam("attention.head_count"))
+        n_head = self._hparam("attention.head_count", 1) or 1
+        k_len = self._hparam("attention.key_length", self._hparam("embedding_length") // n_head)
+        v_len = self._hparam("attention.value_length", k_len)
         return n_layer * n_kv * (k_len + v_len) * 2
+
+    def _hparam(self, name: str, default: int = 0) -> int:
+        """One of the model's hyperparameters from its GGUF metadata (`<architecture>.<name>`)."""
+        arch = self.metadata.get("general.architecture", "")
+        return int(self.metadata.get(f"{arch}.{name}", default))

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import ctypes
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
+from docqa.engine.native_libraries import library_beside_llama
 from docqa.errors import ConfigError
 
 _GPU_TYPES = (1, 2)  # enum ggml_backend_dev_type: GGML_BACKEND_DEVICE_TYPE_GPU, _IGPU
@@ -36,10 +36,9 @@ class KvPlan:
 def gpu_free_bytes(lib: Any) -> int | None:
     """Free memory summed over the GPUs ggml sees; None when it sees none. lib: llama-cpp-python's
     llama_cpp package (the ggml libraries beside its llama library are the ones llama.cpp loaded)."""
-    folder = Path(lib.llama_cpp._lib._name).parent
     try:
-        registry = ctypes.CDLL(str(_beside(folder, "ggml")))
-        base = ctypes.CDLL(str(_beside(folder, "ggml-base")))
+        registry = library_beside_llama(lib, "ggml")
+        base = library_beside_llama(lib, "ggml-base")
     except OSError:
         return None
     registry.ggml_backend_dev_count.restype = ctypes.c_size_t
@@ -59,13 +58,6 @@ def gpu_free_bytes(lib: Any) -> int | None:
         free_total += max(0, free.value - SAFETY_MARGIN)
         seen = True
     return free_total if seen else None
-
-
-def _beside(folder: Path, name: str) -> Path:
-    for candidate in (f"lib{name}.so", f"lib{name}.dylib", f"{name}.dll"):
-        if (folder / candidate).exists():
-            return folder / candidate
-    raise OSError(f"no {name} library in {folder}")
 
 
 def compute_buffer_bytes(n_ubatch: int, n_vocab: int, n_embd: int, n_ff: int) -> int:
