@@ -158,12 +158,13 @@ class LlamaGenerator:
                 f"with CMAKE_ARGS='{AMX_FREE_CMAKE_ARGS}'"
             )
         self._llama_cpp = llama_cpp
+        n_batch = min(2048, settings.n_ctx)
         try:
             self._llm = llama_cpp.Llama(
                 str(model_path),
                 n_ctx=settings.n_ctx,
-                n_batch=min(2048, settings.n_ctx),
-                n_ubatch=min(settings.n_ubatch, 2048, settings.n_ctx),
+                n_batch=n_batch,
+                n_ubatch=min(settings.n_ubatch, n_batch),
                 n_gpu_layers=settings.n_gpu_layers,
                 flash_attn=use_flash_attention(settings.flash_attn, settings.n_gpu_layers),
                 n_threads=cpu_threads(settings.n_threads),

@@ -94,10 +94,15 @@ def collection_of(model: str) -> str:
     return model[len(MODEL_PREFIX) :]
 
 
+def without_switches(message: str) -> str:
+    """The message without Qwen's /think and /no_think soft switches."""
+    return _SOFT_SWITCH.sub(" ", message).strip()
+
+
 def choose_thinking(body: ChatCompletionBody, message: str) -> tuple[bool, str]:
     """(thinking on?, the message without Qwen's /think and /no_think soft switches)."""
     switches = _SOFT_SWITCH.findall(message)
-    cleaned = _SOFT_SWITCH.sub(" ", message).strip()
+    cleaned = without_switches(message)
     if switches:
         return switches[-1][1] == "think", cleaned
     kwargs = body.chat_template_kwargs or {}
@@ -113,7 +118,7 @@ def ask_request(body: ChatCompletionBody) -> AskRequest:
     if not users or not users[-1].text().strip():
         raise InvalidRequestError("no user message to answer")
     thinking, question = choose_thinking(body, users[-1].text())
-    earlier = tuple(text for m in users[:-1] if (text := _SOFT_SWITCH.sub(" ", m.text()).strip()))
+    earlier = tuple(text for m in users[:-1] if (text := without_switches(m.text())))
     return AskRequest(
         question,
         collection_of(body.model),
