@@ -4,6 +4,7 @@
 # Qwen3-14B-shaped Q4_K_M model. Stage 2 (`bash bench/gpu_run.sh bench`): ceilings + docqa's engine;
 # `bash bench/gpu_run.sh embed`: ingest throughput with a Qwen3-Embedding-0.6B-shaped model;
 # `bash bench/gpu_run.sh rerank`: a question's reranking cost with a Qwen3-Reranker-0.6B-shaped model.
+# `bash bench/gpu_run.sh fit`: the KV-cache fit with the GPU made to look like a 24 GB card.
 # `bash bench/gpu_run.sh probe`: single-stream decode taken apart (bench/gpu_single_stream_probe.py).
 # `bash bench/gpu_run.sh scale`: retrieval latency at 100k chunks on this box's CPU (no build needed;
 # carry .scale_inputs, written here by `retrieval_scale_bench.py --write-inputs .scale_inputs/cuad_inputs.json`).
@@ -26,6 +27,9 @@ elif [ "$1" = rerank ]; then
   for n in 8 16; do
     PYTHONUNBUFFERED=1 python3 bench/rerank_bench.py --model $W/rr.gguf --bin $B --parallel $n --out ${OUT:-.}/rerank_bench_np$n.json ${EXTRA:-}
   done
+elif [ "$1" = fit ]; then
+  # the KV-cache fit on this GPU made to look like a 24 GB card (a ballast takes the rest), default settings
+  PYTHONUNBUFFERED=1 python3 bench/gpu_memory_fit_check.py --model $W/q14.gguf --out ${OUT:-.}/memory_fit.json ${EXTRA:-}
 elif [ "$1" = probe ]; then
   # single-stream decode: llama-bench tg against raw decodes and the engine, on two context shapes
   PYTHONUNBUFFERED=1 python3 bench/gpu_single_stream_probe.py --model $W/q14.gguf --bin $B --out ${OUT:-.}/single_stream_probe.json ${EXTRA:-}

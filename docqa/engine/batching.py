@@ -15,6 +15,7 @@ prompt starts from the cached one with the longest common prefix (`llama_memory_
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import os
 import threading
@@ -32,14 +33,7 @@ from docqa.engine.step_timing import StepTiming
 from docqa.engine.teacher_forcing import teacher_forced_logits
 from docqa.errors import InvalidRequestError
 from docqa.generation import GeneratorInfo, OutputText, SamplingParams, detect_prompt_format
-from docqa.models import (
-    batched_sampling_from,
-    cpu_threads,
-    engine_flash_attention,
-    model_label,
-    offloaded,
-    use_backend_sampling,
-)
+from docqa.models import batched_sampling_from, model_label, offloaded
 from docqa.settings import LLMSettings
 from docqa.streams import GenerationStream, GenEvent, WaitQueue
 
@@ -57,24 +51,8 @@ class BatchingGenerator:
         self._settings = settings
         n_parallel = settings.n_parallel
         n_cache = settings.prefix_cache_slots
-        if settings.kv_unified:
-            kv_cells = settings.kv_cells or settings.n_ctx * min(n_parallel, 4)
-        else:
-            kv_cells = settings.kv_cells or settings.n_ctx * (n_parallel + n_cache)
-        self.llama = LlamaContext(
-            model_path,
-            n_ctx=kv_cells,
-            n_batch=settings.n_batch,
-            n_ubatch=settings.n_ubatch,
-            n_seq_max=n_parallel + n_cache,
-            kv_unified=settings.kv_unified,
-            n_gpu_layers=settings.n_gpu_layers,
-            flash_attn=engine_flash_attention(settings.flash_attn, settings.n_gpu_layers, settings.kv_unified),
-            n_threads=cpu_threads(settings.n_threads),
-            backend_sampling=(on_backend := use_backend_sampling(settings.backend_sampling, settings.n_gpu_layers)),
-            fit_to_gpu=offloaded(settings.n_gpu_layers),
-            kv_explicit=settings.kv_cells is not None,
-        )
+        self.llama = LlamaContext.for_engine(model_path, settings)
+        on_backend = self.llama.backend_sampling
         workers = min(n_parallel, os.cpu_count() or 1)
         batched_from = batched_sampling_from(settings.batched_sampling_from, settings.n_gpu_layers)
         self.samplers = SlotSamplers(
@@ -291,8 +269,13 @@ class BatchingGenerator:
         t_start = time.perf_counter()
         budget = self.llama.n_batch
         batch = self.llama.batch
-        plan: list[tuple[RunningSequence, int, int | None]] = []  # (sequence, tokens taken, batch index of logits)
-        for seq in order:
+        # The sequences that lead with one token each (the generating ones) go in together: with 64 of
+        # them, filling the batch one sequence at a time held the idle GPU ~0.2 ms a step.
+        singles = list(itertools.takewhile(lambda s: len(s.pending) == 1, order))[:budget]
+        batch.add_singles([s.pending[0] for s in singles], [s.n_past for s in singles], [s.slot for s in singles])
+        budget -= len(singles)
+        plan: list[tuple[RunningSequence, int, int | None]] = [(s, 1, n) for n, s in enumerate(singles)]
+        for seq in order[len(singles) :]:
             take = min(len(seq.pending), budget)
             if take == 0:
                 continue
@@ -302,7 +285,7 @@ class BatchingGenerator:
             budget -= take
         t_built = time.perf_counter()
         rc = self.llama.decode()
-        self.timing.record_launch(t_start, t_built, time.perf_counter())
+        self.timing.record_launch(t_start, t_built, time.perf_counter(), len(singles) == len(plan))
         if rc != 0:
             self._on_decode_failure(rc, plan)
             return None

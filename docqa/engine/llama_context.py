@@ -17,7 +17,16 @@ from typing import Any
 import numpy as np
 
 from docqa.engine.memory_fit import compute_buffer_bytes, gpu_free_bytes, plan_kv
-from docqa.models import context_failed, unreadable_model, weight_repacking_safe
+from docqa.models import (
+    context_failed,
+    cpu_threads,
+    engine_flash_attention,
+    offloaded,
+    unreadable_model,
+    use_backend_sampling,
+    weight_repacking_safe,
+)
+from docqa.settings import LLMSettings
 from docqa.token_batch import TokenBatch
 
 logger = logging.getLogger(__name__)
@@ -99,6 +108,7 @@ class LlamaContext:
         import llama_cpp
 
         self.lib: Any = llama_cpp
+        self.backend_sampling = backend_sampling
         self.model = load_model(model_path, n_gpu_layers)
         self.metadata: dict[str, str] = dict(self.model.metadata())
         self.n_vocab = int(self.model.n_vocab())
@@ -136,6 +146,30 @@ class LlamaContext:
         library = llama_cpp.llama_cpp._lib
         self._sampled_logits_address = address_of(("llama_get_sampled_logits_ith", library))
         self._sampled_candidates_address = address_of(("llama_get_sampled_candidates_ith", library))
+
+    @classmethod
+    def for_engine(cls, model_path: Path, settings: LLMSettings) -> LlamaContext:
+        """The context the batching engine runs on: room for n_parallel sequences and the cached
+        prompts, in KV cells of their own each (or one shared pool, kv_unified), fitted to the GPU."""
+        n_seq_max = settings.n_parallel + settings.prefix_cache_slots
+        if settings.kv_unified:
+            kv_cells = settings.kv_cells or settings.n_ctx * min(settings.n_parallel, 4)
+        else:
+            kv_cells = settings.kv_cells or settings.n_ctx * n_seq_max
+        return cls(
+            model_path,
+            n_ctx=kv_cells,
+            n_batch=settings.n_batch,
+            n_ubatch=settings.n_ubatch,
+            n_seq_max=n_seq_max,
+            kv_unified=settings.kv_unified,
+            n_gpu_layers=settings.n_gpu_layers,
+            flash_attn=engine_flash_attention(settings.flash_attn, settings.n_gpu_layers, settings.kv_unified),
+            n_threads=cpu_threads(settings.n_threads),
+            backend_sampling=use_backend_sampling(settings.backend_sampling, settings.n_gpu_layers),
+            fit_to_gpu=offloaded(settings.n_gpu_layers),
+            kv_explicit=settings.kv_cells is not None,
+        )
 
     def _fit_kv(
         self,
