@@ -62,7 +62,8 @@ class LLMSettings(BaseModel):
         ge=32,
         description="Most tokens llama.cpp computes in one pass; a larger step is split into passes of this "
         "many. Capped at n_batch. 1024 evaluated long prompts 2-4% faster than llama.cpp's own 512 on an "
-        "H200 (docs/benchmarks.md), for a compute buffer twice as large (Qwen3-14B: 634 against 317 MiB).",
+        "H200 (docs/benchmarks.md), for twice the GPU memory besides the KV cache (Qwen3-14B: 1.9 against "
+        "1.0 GiB, llama.cpp's compute buffer and the CUDA pool it grows while decoding).",
     )
     kv_cells: int | None = Field(
         default=None,

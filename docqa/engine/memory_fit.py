@@ -61,10 +61,14 @@ def gpu_free_bytes(lib: Any) -> int | None:
 
 
 def compute_buffer_bytes(n_ubatch: int, n_vocab: int, n_embd: int, n_ff: int) -> int:
-    """An upper estimate of llama.cpp's compute buffer: its reservation plans a full pass of
-    n_ubatch tokens, each with a row of logits. (Qwen3-14B at 1,024 tokens: 0.79 GiB estimated,
-    0.62 GiB allocated.)"""
-    return n_ubatch * 4 * (n_vocab + 2 * n_ff + 4 * n_embd)
+    """An upper estimate of the GPU memory a decode needs besides the weights and the KV cache:
+    llama.cpp's compute buffer, reserved with the context for a full pass of n_ubatch tokens, and
+    the CUDA backend's pool of temporaries, which grows later, during the first long prompts.
+    Measured on an H200 for Qwen3-14B's shape (bench/gpu_memory_fit_check.py): compute buffer 317 /
+    634 / 1,268 MiB at passes of 512 / 1,024 / 2,048 tokens, and the pool 0.70 / 1.31 / 2.52 GiB more
+    under a full load; the 1 GiB margin alone did not cover the pool, and decoding aborted with a CUDA
+    error. Both grow with the pass; the pool by about two rows of float32 logits a token."""
+    return n_ubatch * 4 * (3 * n_vocab + 2 * n_ff + 4 * n_embd)
 
 
 def plan_kv(
