@@ -112,6 +112,12 @@ def test_a_follow_up_is_searched_and_asked_with_the_question_before_it(qa_factor
         (citation,) = qa.ask(request).citations
         return citation.document
 
+    served_from_cache: list[bool] = []
+    qa.on_answer.append(lambda outcome: served_from_cache.append(outcome.cached))
     assert cited() == "acme_supply.txt"
     assert cited(("What monthly rent does the Zenith office lease charge?",)) == "zenith_lease.txt"
     assert cited() == "acme_supply.txt"  # not the follow-up's cached answer
+    # a blank earlier question is no follow-up, and spacing around one changes nothing: the same entries
+    assert cited(("   ",)) == "acme_supply.txt"
+    assert cited((" What monthly rent does the Zenith office lease charge?\n",)) == "zenith_lease.txt"
+    assert served_from_cache == [False, False, True, True, True]
