@@ -70,7 +70,9 @@ class LLMSettings(BaseModel):
         ge=512,
         description="KV cache size in tokens for all sequences and cached prefixes; unset: n_ctx for each "
         "sequence and cache slot (kv_unified off), or n_ctx x min(n_parallel, 4) (kv_unified on), cut to "
-        "what the GPU has free after the model. Set, it is never cut: a clear error where it does not fit.",
+        "what the GPU has free after the model (and fewer sequences where each would get under 8,192 tokens: "
+        "cached prefixes first, down to one, then parallel requests). Set, it is never cut: a clear error "
+        "where it does not fit.",
     )
     prefix_cache_slots: int = Field(
         default=2, ge=0, description="Recent prompts kept in the KV cache for prefix reuse."

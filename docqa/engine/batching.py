@@ -49,9 +49,9 @@ class BatchingGenerator:
 
     def __init__(self, model_path: Path, settings: LLMSettings) -> None:
         self._settings = settings
-        n_parallel = settings.n_parallel
-        n_cache = settings.prefix_cache_slots
         self.llama = LlamaContext.for_engine(model_path, settings)
+        # fewer than the settings ask where the GPU has too little memory for them (LlamaContext._fit_kv)
+        n_parallel, n_cache = self.llama.n_parallel, self.llama.n_cache
         on_backend = self.llama.backend_sampling
         workers = min(n_parallel, os.cpu_count() or 1)
         batched_from = batched_sampling_from(settings.batched_sampling_from, settings.n_gpu_layers)
@@ -133,6 +133,8 @@ class BatchingGenerator:
             "kv_cells": self.kv_cells,
             "kv_cells_asked": self.llama.kv_cells_asked,  # more than kv_cells: cut to fit the GPU
             "context_tokens": self.info.n_ctx,  # what one request's prompt and answer may use
+            "parallel_sequences": self.llama.n_parallel,  # fewer than DOCQA_LLM_N_PARALLEL: cut to fit the GPU
+            "cached_prompt_slots": self.llama.n_cache,
             "kv_cache_bytes": self.kv_cells * self.llama.kv_bytes_per_token(),
             "kv_cells_in_sequences": used,
             "prefix_cache_tokens": self.cache.tokens_held(),

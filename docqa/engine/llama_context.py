@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from docqa.engine.memory_fit import compute_buffer_bytes, gpu_free_bytes, plan_kv
+from docqa.engine.memory_fit import KvPlan, compute_buffer_bytes, gpu_free_bytes, plan_kv
 from docqa.models import (
     context_failed,
     cpu_threads,
@@ -97,14 +97,17 @@ class LlamaContext:
         n_gpu_layers: int,
         flash_attn: bool | None,
         n_threads: int,
+        n_cache: int = 0,
         backend_sampling: bool = False,
         fit_to_gpu: bool = False,
         kv_explicit: bool = False,
         gpu_budget: Callable[[Any], int | None] = gpu_free_bytes,
     ) -> None:
-        """n_ctx: KV cells in all. fit_to_gpu: fewer cells where that many would not fit the GPU memory
-        the model leaves (docqa.engine.memory_fit); kv_explicit: the user chose n_ctx, so never fewer
-        (a clear error instead). gpu_budget: the GPUs' free bytes, None without one."""
+        """n_ctx: KV cells in all. n_cache: how many of the n_seq_max sequences hold cached prompts.
+        fit_to_gpu: fewer cells, or fewer sequences, where that many would not fit the GPU memory the
+        model leaves (docqa.engine.memory_fit; the sequences kept: n_parallel and n_cache); kv_explicit:
+        the user chose n_ctx, so never fewer (a clear error instead). gpu_budget: the GPUs' free bytes,
+        None without one."""
         import llama_cpp
 
         self.lib: Any = llama_cpp
@@ -113,14 +116,15 @@ class LlamaContext:
         self.metadata: dict[str, str] = dict(self.model.metadata())
         self.n_vocab = int(self.model.n_vocab())
         self.kv_cells_asked = n_ctx
+        self.n_parallel, self.n_cache = n_seq_max - n_cache, n_cache
         if fit_to_gpu:
             try:
-                n_ctx = self._fit_kv(
-                    n_ctx, n_seq_max, kv_unified, min(n_batch, n_ubatch), n_gpu_layers, kv_explicit, gpu_budget
-                )
+                plan = self._fit_kv(n_ctx, kv_unified, min(n_batch, n_ubatch), n_gpu_layers, kv_explicit, gpu_budget)
             except Exception:
                 self.model.close()
                 raise
+            n_ctx, self.n_parallel, self.n_cache = plan.cells, plan.n_parallel, plan.n_cache
+            n_seq_max = plan.n_parallel + plan.n_cache
         params = context_params(
             n_ctx=n_ctx, n_batch=n_batch, n_ubatch=min(n_batch, n_ubatch), n_threads=n_threads, flash_attn=flash_attn
         )
@@ -162,6 +166,7 @@ class LlamaContext:
             n_batch=settings.n_batch,
             n_ubatch=settings.n_ubatch,
             n_seq_max=n_seq_max,
+            n_cache=settings.prefix_cache_slots,
             kv_unified=settings.kv_unified,
             n_gpu_layers=settings.n_gpu_layers,
             flash_attn=engine_flash_attention(settings.flash_attn, settings.n_gpu_layers, settings.kv_unified),
@@ -174,37 +179,46 @@ class LlamaContext:
     def _fit_kv(
         self,
         cells: int,
-        n_seq_max: int,
         shared: bool,
         n_ubatch: int,
         n_gpu_layers: int,
         explicit: bool,
         gpu_budget: Callable[[Any], int | None],
-    ) -> int:
-        """The KV cells to ask llama.cpp for: `cells`, or fewer where the GPU has no room for them
-        (the layers left on the CPU keep their KV cells in host memory)."""
+    ) -> KvPlan:
+        """The KV cells (and sequences) to ask llama.cpp for: as configured, or fewer where the GPU has
+        no room for them (the layers left on the CPU keep their KV cells in host memory)."""
         free = gpu_budget(self.lib)
         n_layer = max(self._hparam("block_count", 1), 1)
         on_gpu = n_layer if n_gpu_layers < 0 else min(n_gpu_layers, n_layer)
         n_embd, n_ff = self._hparam("embedding_length"), self._hparam("feed_forward_length")
         compute = compute_buffer_bytes(n_ubatch, self.n_vocab, n_embd, n_ff)
+        streams = self.n_parallel + self.n_cache
         plan = plan_kv(
-            cells_per_sequence=cells if shared else cells // n_seq_max,
-            n_seq_max=n_seq_max,
+            cells_per_sequence=cells if shared else cells // streams,
+            n_parallel=self.n_parallel,
+            n_cache=self.n_cache,
             shared=shared,
             bytes_per_cell=max(self.kv_bytes_per_token() * on_gpu // n_layer, 1),
             budget_bytes=None if free is None else free - compute,
             explicit=explicit,
         )
         if plan.shrunk:
+            fewer = ""
+            if (plan.n_parallel, plan.n_cache) != (self.n_parallel, self.n_cache):
+                fewer = (
+                    f"; {plan.n_parallel} parallel requests and {plan.n_cache} cached prompts, where "
+                    f"{self.n_parallel} and {self.n_cache} were asked (DOCQA_LLM_N_PARALLEL, "
+                    "DOCQA_LLM_PREFIX_CACHE_SLOTS)"
+                )
             logger.warning(
-                "KV cache cut to fit the GPU: %d tokens per sequence, %d cells (%.1f GiB), where %d were asked",
+                "KV cache cut to fit the GPU: %d tokens per sequence, %d cells (%.1f GiB), where %d were asked%s",
                 plan.cells_per_sequence,
                 plan.cells,
                 plan.cells * self.kv_bytes_per_token() / 2**30,
                 cells,
+                fewer,
             )
-        return plan.cells
+        return plan
 
     def close(self) -> None:
         self.ctx.close()

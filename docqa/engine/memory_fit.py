@@ -5,8 +5,10 @@ for Qwen3-14B at 160 KiB a cell, on top of its 9 GB of weights. An H200 holds th
 does not, and llama.cpp would only say that it failed to create a context. So once the model is on
 the GPU, the engine asks ggml how much memory each GPU has left and, when the cache as configured
 would not fit beside llama.cpp's compute buffer and a safety margin, gives each sequence fewer
-cells (prompts are then built for the smaller context), or, where even a small context would not
-fit, or the size was set explicitly, fails with a message that says which settings to lower.
+cells (prompts are then built for the smaller context). Where that would leave a sequence too little
+for a retrieved chunk and an answer, it runs fewer sequences instead: cached prompts first, down to
+one, then parallel requests, then the last cached prompt. Only where even one sequence would not get
+4,096 tokens, or the size was set explicitly, does it fail, with a message naming the settings.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from docqa.errors import ConfigError
 
 _GPU_TYPES = (1, 2)  # enum ggml_backend_dev_type: GGML_BACKEND_DEVICE_TYPE_GPU, _IGPU
 CELL_GRANULARITY = 256  # llama.cpp pads a sequence's cells to a multiple of 256
-MIN_CELLS_PER_SEQUENCE = 4096  # below this a RAG prompt of a few chunks no longer fits: fail instead
+USEFUL_CELLS_PER_SEQUENCE = 8192  # a 4k-token chunk, part of another and an answer: run fewer sequences below
+MIN_CELLS_PER_SEQUENCE = 4096  # below this not even one chunk and an answer fit: fail instead
 SAFETY_MARGIN = 1 << 30  # per GPU: the CUDA context's own allocations, cuBLAS workspaces, fragmentation
 
 
@@ -31,6 +34,8 @@ class KvPlan:
     cells: int
     cells_per_sequence: int
     shrunk: bool
+    n_parallel: int  # the sequences requests run in (fewer than asked where memory is short)
+    n_cache: int  # the sequences cached prompts are kept in
 
 
 def gpu_free_bytes(lib: Any) -> int | None:
@@ -74,20 +79,21 @@ def compute_buffer_bytes(n_ubatch: int, n_vocab: int, n_embd: int, n_ff: int) ->
 def plan_kv(
     *,
     cells_per_sequence: int,
-    n_seq_max: int,
+    n_parallel: int,
+    n_cache: int,
     shared: bool,
     bytes_per_cell: int,
     budget_bytes: int | None,
     explicit: bool,
 ) -> KvPlan:
-    """The cells to ask for. shared: one pool of `cells_per_sequence` cells for all sequences (a
-    unified cache); else each of n_seq_max sequences gets its own. budget_bytes: what the cache may
-    use (None: no GPU, no limit). explicit: the user set the size; it is never shrunk, only checked."""
-    streams = 1 if shared else n_seq_max
+    """The cells to ask for, and for how many sequences. shared: one pool of `cells_per_sequence` cells
+    for all sequences (a unified cache); else each of the n_parallel + n_cache sequences gets its own.
+    budget_bytes: what the cache may use (None: no GPU, no limit). explicit: the user set the size; it
+    is never shrunk, only checked."""
+    streams = 1 if shared else n_parallel + n_cache
     asked = cells_per_sequence * streams
     if budget_bytes is None or asked * bytes_per_cell <= budget_bytes:
-        return KvPlan(asked, cells_per_sequence, shrunk=False)
-    fits = budget_bytes // bytes_per_cell // streams // CELL_GRANULARITY * CELL_GRANULARITY
+        return KvPlan(asked, cells_per_sequence, False, n_parallel, n_cache)
     need = f"{asked * bytes_per_cell / 2**30:.1f} GiB"
     room = f"{max(budget_bytes, 0) / 2**30:.1f} GiB"
     if explicit:
@@ -95,11 +101,26 @@ def plan_kv(
             f"the KV cache of {asked} cells (DOCQA_LLM_KV_CELLS) needs {need}; the GPU has {room} left after the "
             "model: lower DOCQA_LLM_KV_CELLS, or unset it to let docqa fit the cache"
         )
+
+    def fits(n_streams: int) -> int:
+        return max(budget_bytes, 0) // bytes_per_cell // n_streams // CELL_GRANULARITY * CELL_GRANULARITY
+
+    parallel, cache = n_parallel, n_cache
+    if not shared:
+        useful = min(cells_per_sequence, USEFUL_CELLS_PER_SEQUENCE)
+        while fits(parallel + cache) < useful and parallel + cache > 1:
+            # cached prompts go first, but one is kept (a follow-up's fast start) until one request is left
+            if cache > 1 or (cache == 1 and parallel == 1):
+                cache -= 1
+            else:
+                parallel -= 1
+    per_sequence = min(fits(1 if shared else parallel + cache), cells_per_sequence)
     floor = min(cells_per_sequence, MIN_CELLS_PER_SEQUENCE)
-    if fits < floor:
+    if per_sequence < floor:
         raise ConfigError(
-            f"the KV cache for {n_seq_max} sequences and cached prompts of {cells_per_sequence} tokens needs {need}; "
-            f"the GPU has {room} left after the model, not even {floor} tokens per sequence: lower "
-            "DOCQA_LLM_N_PARALLEL or DOCQA_LLM_PREFIX_CACHE_SLOTS, or use a smaller quantisation"
+            f"the KV cache for {n_parallel} sequences and {n_cache} cached prompts of {cells_per_sequence} tokens "
+            f"needs {need}; the GPU has {room} left after the model, not even {floor} tokens for one sequence: "
+            "use a smaller quantisation or a GPU with more memory, or lower DOCQA_LLM_N_UBATCH"
         )
-    return KvPlan(fits * streams, fits, shrunk=True)
+    cells = per_sequence * (1 if shared else parallel + cache)
+    return KvPlan(cells, per_sequence, True, parallel, cache)
