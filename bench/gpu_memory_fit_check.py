@@ -4,7 +4,7 @@ On the H200 a ballast allocation takes all but `--card-gib` of the free memory (
 RTX 4090 leaves free: 23.5 GiB), in this process's own CUDA context, so llama.cpp sees what it would
 see on that card. Then, with docqa's default settings:
   1. the engine is built: its plan (cells asked, cells given, tokens per sequence) is recorded;
-  2. every sequence runs at once with a prompt that fills its context (the whole KV cache in use),
+  2. every parallel sequence (as many as the fit kept) runs at once with a prompt that fills its context,
      while a thread records the least free GPU memory: all must finish, none fail;
   3. an explicit DOCQA_LLM_KV_CELLS too large for the card must fail with docqa's clear error.
 Writes the figures as JSON and prints them.
@@ -99,7 +99,7 @@ def main() -> None:
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     context = engine.info.n_ctx
-    prompts = [make_prompt(engine, context - args.answer_tokens - 16, 500 + i) for i in range(settings.n_parallel)]
+    prompts = [make_prompt(engine, context - args.answer_tokens - 16, 500 + i) for i in range(engine.llama.n_parallel)]
     params = replace(NON_THINKING_SAMPLING, max_tokens=args.answer_tokens, ignore_eos=True)
     t0 = time.perf_counter()
     failures = 0

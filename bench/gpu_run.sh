@@ -4,7 +4,7 @@
 # Qwen3-14B-shaped Q4_K_M model. Stage 2 (`bash bench/gpu_run.sh bench`): ceilings + docqa's engine;
 # `bash bench/gpu_run.sh embed`: ingest throughput with a Qwen3-Embedding-0.6B-shaped model;
 # `bash bench/gpu_run.sh rerank`: a question's reranking cost with a Qwen3-Reranker-0.6B-shaped model.
-# `bash bench/gpu_run.sh fit`: the KV-cache fit with the GPU made to look like a 24 GB card.
+# `bash bench/gpu_run.sh fit`: the KV-cache fit with the GPU made to look like a 24 GB card (QUANT=q8_0 too).
 # `bash bench/gpu_run.sh probe`: single-stream decode taken apart (bench/gpu_single_stream_probe.py).
 # `bash bench/gpu_run.sh scale`: retrieval latency at 100k chunks on this box's CPU (no build needed;
 # carry .scale_inputs, written here by `retrieval_scale_bench.py --write-inputs .scale_inputs/cuad_inputs.json`).
@@ -29,7 +29,13 @@ elif [ "$1" = rerank ]; then
   done
 elif [ "$1" = fit ]; then
   # the KV-cache fit on this GPU made to look like a 24 GB card (a ballast takes the rest), default settings
-  PYTHONUNBUFFERED=1 python3 bench/gpu_memory_fit_check.py --model $W/q14.gguf --out ${OUT:-.}/memory_fit.json ${EXTRA:-}
+  # (QUANT=q8_0: a Qwen3-14B-shaped Q8_0 model, 15.7 GB, where the engine must run fewer sequences)
+  M=$W/q14.gguf
+  if [ "${QUANT:-q4_k_m}" = q8_0 ]; then
+    M=$W/q14_q8.gguf
+    [ -f $M ] || python3 $W/make_qwen3_gguf.py --preset 14b --quant q8_0 --vocab $W/lcp/vendor/llama.cpp/models/ggml-vocab-qwen2.gguf --out $M
+  fi
+  PYTHONUNBUFFERED=1 python3 bench/gpu_memory_fit_check.py --model $M --out ${OUT:-.}/memory_fit_${QUANT:-q4_k_m}.json ${EXTRA:-}
 elif [ "$1" = probe ]; then
   # single-stream decode: llama-bench tg against raw decodes and the engine, on two context shapes
   PYTHONUNBUFFERED=1 python3 bench/gpu_single_stream_probe.py --model $W/q14.gguf --bin $B --out ${OUT:-.}/single_stream_probe.json ${EXTRA:-}
