@@ -101,13 +101,13 @@ class LlamaContext:
         backend_sampling: bool = False,
         fit_to_gpu: bool = False,
         kv_explicit: bool = False,
-        gpu_budget: Callable[[Any], int | None] = gpu_free_bytes,
+        gpu_budget: Callable[[Any, int], int | None] = gpu_free_bytes,
     ) -> None:
         """n_ctx: KV cells in all. n_cache: how many of the n_seq_max sequences hold cached prompts.
         fit_to_gpu: fewer cells, or fewer sequences, where that many would not fit the GPU memory the
         model leaves (docqa.engine.memory_fit; the sequences kept: n_parallel and n_cache); kv_explicit:
-        the user chose n_ctx, so never fewer (a clear error instead). gpu_budget: the GPUs' free bytes,
-        None without one."""
+        the user chose n_ctx, so never fewer (a clear error instead). gpu_budget(lib, reserve_per_gpu): what
+        the GPUs have free for the KV cache once each keeps that much for decoding, None without one."""
         import llama_cpp
 
         self.lib: Any = llama_cpp
@@ -183,15 +183,14 @@ class LlamaContext:
         n_ubatch: int,
         n_gpu_layers: int,
         explicit: bool,
-        gpu_budget: Callable[[Any], int | None],
+        gpu_budget: Callable[[Any, int], int | None],
     ) -> KvPlan:
         """The KV cells (and sequences) to ask llama.cpp for: as configured, or fewer where the GPU has
         no room for them (the layers left on the CPU keep their KV cells in host memory)."""
-        free = gpu_budget(self.lib)
         n_layer = max(self._hparam("block_count", 1), 1)
         on_gpu = n_layer if n_gpu_layers < 0 else min(n_gpu_layers, n_layer)
         n_embd, n_ff = self._hparam("embedding_length"), self._hparam("feed_forward_length")
-        compute = compute_buffer_bytes(n_ubatch, self.n_vocab, n_embd, n_ff)
+        free = gpu_budget(self.lib, compute_buffer_bytes(n_ubatch, self.n_vocab, n_embd, n_ff))
         streams = self.n_parallel + self.n_cache
         plan = plan_kv(
             cells_per_sequence=cells if shared else cells // streams,
@@ -199,7 +198,7 @@ class LlamaContext:
             n_cache=self.n_cache,
             shared=shared,
             bytes_per_cell=max(self.kv_bytes_per_token() * on_gpu // n_layer, 1),
-            budget_bytes=None if free is None else free - compute,
+            budget_bytes=free,
             explicit=explicit,
         )
         if plan.shrunk:

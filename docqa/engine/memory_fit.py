@@ -38,9 +38,11 @@ class KvPlan:
     n_cache: int  # the sequences cached prompts are kept in
 
 
-def gpu_free_bytes(lib: Any) -> int | None:
-    """Free memory summed over the GPUs ggml sees; None when it sees none. lib: llama-cpp-python's
-    llama_cpp package (the ggml libraries beside its llama library are the ones llama.cpp loaded)."""
+def gpu_free_bytes(lib: Any, reserve_per_gpu: int = 0) -> int | None:
+    """Free memory summed over the GPUs ggml sees, less the safety margin and `reserve_per_gpu` on each
+    (with the layers split over several GPUs, each holds a compute buffer and a pool of its own); None
+    when it sees none. lib: llama-cpp-python's llama_cpp package (the ggml libraries beside its llama
+    library are the ones llama.cpp loaded)."""
     try:
         registry = library_beside_llama(lib, "ggml")
         base = library_beside_llama(lib, "ggml-base")
@@ -60,7 +62,7 @@ def gpu_free_bytes(lib: Any) -> int | None:
             continue
         free, total = ctypes.c_size_t(0), ctypes.c_size_t(0)
         base.ggml_backend_dev_memory(device, ctypes.byref(free), ctypes.byref(total))
-        free_total += max(0, free.value - SAFETY_MARGIN)
+        free_total += max(0, free.value - SAFETY_MARGIN - reserve_per_gpu)
         seen = True
     return free_total if seen else None
 
