@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.baselines import llama_server_run, sequential_baseline  # noqa: E402
+from bench.machine_state import HostLoad, gpu_state  # noqa: E402
 from bench.targets import target_table  # noqa: E402
 from bench.traces import Trace, stream_figures  # noqa: E402
 from docqa.engine.batching import BatchingGenerator  # noqa: E402
@@ -86,24 +87,6 @@ def single_stream_rates(engine: BatchingGenerator, params: SamplingParams, reque
 def llama_tool(bin_dir: Path, tool: str, *args: str) -> str:
     """The standard output of one of llama.cpp's tools."""
     return subprocess.run([str(bin_dir / tool), *args], capture_output=True, text=True, timeout=600).stdout
-
-
-def gpu_state(prefix: str) -> dict[str, float]:
-    """The GPU's SM clock (MHz), temperature (C) and power draw (W) now, under `prefix`; none without
-    nvidia-smi. Recorded where the single-stream figure is taken: a GPU still hot from a heavy load is
-    the suspected cause of the first engine part's slower decode."""
-    query = "clocks.sm,temperature.gpu,power.draw"
-    try:
-        line = subprocess.run(
-            ["nvidia-smi", f"--query-gpu={query}", "--format=csv,noheader,nounits"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-        ).stdout.splitlines()[0]
-        clock, temperature, power = (float(cell) for cell in line.split(","))
-    except (OSError, IndexError, ValueError, subprocess.TimeoutExpired):
-        return {}
-    return {f"{prefix}_sm_clock_mhz": clock, f"{prefix}_temperature_c": temperature, f"{prefix}_power_w": power}
 
 
 def device_arguments(default_out: str) -> argparse.ArgumentParser:
@@ -227,7 +210,14 @@ def _rag_phases(
     # the requests, and the GPU's clock and temperature are recorded as they start.
     out.update(gpu_state(f"{tag}_single_start"))
     engine.timing = StepTiming()
-    rates, around = tg_around(bin_dir, model, lambda: single_stream_rates(engine, rag, 5))
+
+    def singles() -> list[float]:
+        load = HostLoad()
+        rates = single_stream_rates(engine, rag, 5)
+        out.update(load.report(f"{tag}_single_depth0"))
+        return rates
+
+    rates, around = tg_around(bin_dir, model, singles)
     if around:
         out[f"{tag}_tg128_around_tps"] = statistics.mean(around)
         out[f"{tag}_tg128_around_tps_min"] = min(around)
@@ -248,7 +238,9 @@ def _rag_phases(
     out[f"{tag}_prefix_reuse_ttft_s"] = again.ttft
 
     engine.timing = StepTiming()
+    load = HostLoad()
     traces, wall = run_requests(engine, prompts[1:17], rag)
+    out.update(load.report(f"{tag}_16x6144"))
     out.update(stream_figures(f"{tag}_16x6144", traces, wall))
     out[f"{tag}_16x6144_sampling_mode_switches"] = engine.samplers.mode_switches
     timing("16x6144")
@@ -265,7 +257,9 @@ def _short_phase(model: Path, tag: str, rag: SamplingParams, overrides: dict[str
     prompts = [make_prompt(engine, 512, 100 + i) for i in range(64)]
     run_requests(engine, prompts[:2], replace(rag, max_tokens=8))  # warm-up: chains and graphs for this context
     engine.timing = StepTiming()
+    load = HostLoad()
     traces, wall = run_requests(engine, prompts, rag)
+    out.update(load.report(f"{tag}_64x512"))
     all_decoding = max(t.stamps[0] for t in traces)
     first_done = min(t.finished for t in traces)
     in_window = sum(1 for t in traces for s in t.stamps[:-1] if all_decoding <= s <= first_done)

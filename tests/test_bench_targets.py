@@ -110,7 +110,7 @@ def test_single_stream_is_judged_against_tg128_run_around_it() -> None:
 
 
 def test_the_gpu_state_is_read_from_nvidia_smi_and_absent_without_it(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from bench.gpu_engine_bench import gpu_state
+    from bench.machine_state import gpu_state
 
     monkeypatch.setenv("PATH", str(tmp_path))
     assert gpu_state("docqa_single_start") == {}  # no nvidia-smi: nothing recorded, nothing fails
@@ -124,3 +124,20 @@ def test_the_gpu_state_is_read_from_nvidia_smi_and_absent_without_it(tmp_path, m
     }
     smi.write_text('#!/bin/sh\necho "[N/A], 41, 120.35"\n')
     assert gpu_state("x") == {}  # a field the GPU does not report: nothing, rather than a wrong figure
+
+
+def test_the_host_load_over_a_phase_sees_this_process_busy() -> None:
+    import os
+    import time
+
+    from bench.machine_state import HostLoad
+
+    load = HostLoad()
+    deadline = time.perf_counter() + 0.3
+    while time.perf_counter() < deadline:  # one thread busy for the whole phase
+        pass
+    figures = load.report("phase")
+    assert 0.5 <= figures["phase_host_process_cores"] <= (os.cpu_count() or 1) + 0.5
+    assert figures["phase_host_involuntary_switches_per_s"] >= 0
+    assert 0 < figures["phase_host_busy_share"] <= 1  # this machine's /proc/stat: the busy thread counts
+    assert 0 <= figures["phase_host_steal_share"] < 1
