@@ -53,12 +53,6 @@ def load_generator(settings: Settings) -> Generator:
     return LlamaGenerator(path, settings.llm)
 
 
-def earlier_question(request: AskRequest) -> str:
-    """The question a follow-up follows (the last earlier one, trimmed), or "" for none: what steers its
-    retrieval and prompt, and so what its cached answer is filed under (a blank one is no follow-up)."""
-    return request.earlier[-1].strip()[:MAX_QUESTION_CHARS] if request.earlier else ""
-
-
 def validate_collection_name(name: str) -> str:
     if not _COLLECTION_NAME.match(name):
         raise InvalidRequestError(f"invalid collection name '{name[:80]}': use 1-64 letters, digits, '.', '_' or '-'")
@@ -80,6 +74,11 @@ class AskRequest:
     # A conversation's earlier questions, oldest first: the last one steers retrieval and is shown to the
     # model, so that a follow-up ("and the governing law?") is read as the conversation means it.
     earlier: tuple[str, ...] = ()
+
+    def follows(self) -> str:
+        """The question this one follows (the last earlier one, trimmed), or "" for none: what steers its
+        retrieval and prompt, and so what its cached answer is filed under (a blank one is no follow-up)."""
+        return self.earlier[-1].strip()[:MAX_QUESTION_CHARS] if self.earlier else ""
 
 
 @dataclass(frozen=True)
@@ -260,7 +259,7 @@ class DocQA:
         if request.document_id is not None:
             self.store.document(coll, request.document_id)  # 404 for another collection's document
         top_k = request.top_k or self.settings.retrieval.top_k
-        earlier = earlier_question(request)
+        earlier = request.follows()
         # A follow-up is searched with the question before it: "and the governing law?" alone finds every
         # contract's clause. (A question on a new topic then still finds its own chunks, its terms being in
         # the search, and may bring one of the last topic's.)
@@ -344,7 +343,7 @@ class DocQA:
             temperature=request.temperature,
             seed=request.seed,
             retrieval=self.retriever.signature(),
-            earlier=(earlier,) if (earlier := earlier_question(request)) else (),
+            earlier=(earlier,) if (earlier := request.follows()) else (),
         )
 
     def _replay(self, answer: Answer, started: float) -> Iterator[AskEvent]:
