@@ -147,6 +147,10 @@ def ask(
 ) -> None:
     """Answer a question from the indexed documents, with citations."""
     settings = make_settings(data_dir, verbose)
+    # One question per process: KV cells for one sequence, not for the server's parallel requests and
+    # cached prompts (with the defaults 10 times as many: 25 GiB for Qwen3-14B, 3 GB for the demo model).
+    one_request = settings.llm.model_copy(update={"n_parallel": 1, "prefix_cache_slots": 0})
+    settings = settings.model_copy(update={"llm": one_request})
     qa = open_docqa(settings, verbose, embedder=True, generator=True)
     request = AskRequest(
         question, collection, think, top_k, max_tokens, document_id, seed, temperature, use_cache=not no_cache

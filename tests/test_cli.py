@@ -44,8 +44,10 @@ def test_ingest_ask_list_check_rm(tmp_path: Path, sample_index: Path) -> None:
     top = max(out["citations"], key=lambda c: c["score"])
     assert (top["document"], top["page"]) == ("annual_report_2025.pdf", 2)
 
-    streamed = run("ask", "Who is the CEO of Northwind?", "--max-tokens", "8", data_dir=data).stdout
-    assert "Sources:" in streamed and "annual_report_2025.pdf" in streamed
+    streamed = run("ask", "Who is the CEO of Northwind?", "--max-tokens", "8", "--verbose", data_dir=data)
+    assert "Sources:" in streamed.stdout and "annual_report_2025.pdf" in streamed.stdout
+    # one question, one sequence: no KV cells for a server's parallel requests and cached prompts
+    assert "batching engine: 1 parallel sequences of up to 4096 tokens, 4096 KV cells" in streamed.stderr
 
     docs = json.loads(run("docs", "list", "--json", data_dir=data).stdout)
     assert len(docs) == 4
