@@ -14,6 +14,7 @@ import statistics
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -245,9 +246,16 @@ def _answer_quality(
     if options.limit:
         answerable, impossible = answerable[: options.limit], impossible[: options.limit]
     f1s, false_declines, declined = [], 0, 0
-    for row in answerable + impossible:
+
+    def generate(row: EvalRow) -> str:
         scope = document_ids[row.doc or ""] if options.scope == "document" else None
-        answer = qa.ask(AskRequest(row.question, collection, document_id=scope, use_cache=False)).answer
+        return qa.ask(AskRequest(row.question, collection, document_id=scope, use_cache=False)).answer
+
+    # As many questions at once as the engine runs requests: it batches them on the GPU, where one
+    # after another would leave it mostly idle.
+    with ThreadPoolExecutor(max_workers=max(1, qa.settings.llm.n_parallel)) as pool:
+        answers = list(pool.map(generate, answerable + impossible))
+    for row, answer in zip(answerable + impossible, answers, strict=True):
         if row.is_impossible:
             declined += declines(answer)
         else:

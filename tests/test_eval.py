@@ -8,6 +8,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from docqa.evaluation import EvalRow, declines, first_hit, token_f1
@@ -89,6 +90,22 @@ def test_docqa_eval_on_a_small_set(tmp_path: Path) -> None:
     assert [r["id"] for r in rows] == ["1", "2"] and [r["rank"] for r in rows] == [1, 1]
     for row in rows:  # document scope: everything retrieved is the row's own document
         assert row["retrieved"] and {c["document_id"] for c in row["retrieved"]} == {row["document_id"]}
+
+
+@pytest.mark.slow
+def test_docqa_eval_generates_answers_together_and_scores_them(tmp_path: Path) -> None:
+    """--answers with the demo model: every row is asked (at once, through the batching engine), the
+    answerable ones scored by token F1, the impossible one by whether docqa declined."""
+    from docqa.cli import main
+
+    qa_file = _qa_set(tmp_path)
+    args = ["eval", str(qa_file), "--no-embeddings", "--json", "--answers", "--data-dir", str(tmp_path / "data")]
+    result = CliRunner().invoke(main, args, env={"DOCQA_LLM_MAX_TOKENS": "24", "DOCQA_LLM_N_CTX": "4096"})
+    assert result.exit_code == 0, result.output
+    answers = json.loads(result.output[result.output.index("{") :])["answers"]
+    assert (answers["answered"], answers["impossible"]) == (2, 1)
+    assert 0.0 <= answers["f1"] <= 1.0 and answers["declined_when_impossible"] in (0.0, 1.0)
+    assert 0.0 <= answers["declined_when_answerable"] <= 1.0
 
 
 def test_keyword_search_finds_small_returns_big_and_old_indexes_migrate(tmp_path: Path) -> None:
