@@ -47,29 +47,26 @@ class TokenBatch:
     def add_singles(self, tokens: list[int], positions: list[int], seq_ids: list[int]) -> None:
         """Append one token, with its output, of each of several sequences (a decode step's inputs):
         one slice assignment per array for all of them, where `add` takes five per sequence."""
-        n = len(tokens)
-        a, b = self.n_tokens, self.n_tokens + n
-        if b > self.capacity:
-            raise ValueError(f"batch of {b} tokens is over its capacity of {self.capacity}")
-        self.token[a:b] = tokens
-        self.pos[a:b] = positions
-        self.seq[a:b] = seq_ids
-        self.logits[a:b] = 1
-        self.n_tokens = b
-        self.struct.n_tokens = b
+        self._append(tokens, positions, seq_ids, 1)
 
     def add(self, tokens: Any, start_pos: int, seq_id: int, outputs: bool | str) -> None:
         """Append consecutive tokens of one sequence from position start_pos. outputs: True marks every
         token, False none, "last" only the last one."""
         n = len(tokens)
-        a, b = self.n_tokens, self.n_tokens + n
+        end = self._append(tokens, np.arange(start_pos, start_pos + n, dtype=np.int32), seq_id, outputs is True)
+        if outputs == "last" and n:
+            self.logits[end - 1] = 1
+
+    def _append(self, tokens: Any, positions: Any, seq_ids: Any, outputs: Any) -> int:
+        """Write tokens with their positions, sequence IDs and output flags (each an array of their
+        length, or one value for all) after those in the batch; the new end."""
+        a, b = self.n_tokens, self.n_tokens + len(tokens)
         if b > self.capacity:
             raise ValueError(f"batch of {b} tokens is over its capacity of {self.capacity}")
         self.token[a:b] = tokens
-        self.pos[a:b] = np.arange(start_pos, start_pos + n, dtype=np.int32)
-        self.seq[a:b] = seq_id
-        self.logits[a:b] = outputs is True
-        if outputs == "last" and n:
-            self.logits[b - 1] = 1
+        self.pos[a:b] = positions
+        self.seq[a:b] = seq_ids
+        self.logits[a:b] = outputs
         self.n_tokens = b
         self.struct.n_tokens = b
+        return b

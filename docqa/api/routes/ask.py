@@ -54,7 +54,7 @@ class AskBody(BaseModel):
             self.temperature,
             use_cache=self.cache,
             ignore_eos=self.ignore_eos,
-            earlier=(self.earlier_question,) if self.earlier_question and self.earlier_question.strip() else (),
+            earlier=(self.earlier_question,) if self.earlier_question else (),  # a blank one: AskRequest.follows
         )
 
 
