@@ -275,36 +275,31 @@ def _short_phase(model: Path, tag: str, rag: SamplingParams, overrides: dict[str
     return out
 
 
-def single_stream_variants(bin_dir: Path | None, model: Path, repeats: int = 5, rounds: int = 2) -> dict[str, float]:
-    """Single-stream decode from an empty context under each way of sampling, in turns (each variant
-    once a round), with llama-bench tg128 before and after them: the lone sequence drawn on the host
-    from its logits (the default with backend sampling), the whole chain in the graph with its top-k
-    from block maxima, greedy in the graph and on the host, the graph keeping the top-k and the host
-    drawing."""
+def single_stream_variants(bin_dir: Path | None, model: Path, repeats: int = 5) -> dict[str, float]:
+    """Single-stream decode from an empty context under each way of sampling, in turns, with llama-bench
+    tg128 before and after them: the top-k of a whole chain in the graph from two levels of block
+    maxima (the default), from one, or llama.cpp's top-k; greedy (no top-k at all); the graph keeping
+    the top-k and the host drawing."""
     out: dict[str, float] = {}
     rag = replace(NON_THINKING_SAMPLING, max_tokens=256, ignore_eos=True, seed=1)
-    in_graph = {"lone_sequence_on_host": False}
     variants: dict[str, tuple[dict[str, object], SamplingParams]] = {
-        "lone_on_host": ({"lone_sequence_on_host": True}, rag),
-        "block_chain": ({"block_top_k": True, **in_graph}, rag),
-        "greedy": (in_graph, replace(rag, temperature=0.0)),
-        "greedy_on_host": ({"lone_sequence_on_host": True}, replace(rag, temperature=0.0)),
-        "host_draw_block": ({"batched_sampling_from": 1, **in_graph}, rag),
+        "block_chain": ({"block_top_k": True}, rag),
+        "one_level_block_chain": ({"block_top_k_short_sorts": False}, rag),
+        "llama_top_k_chain": ({"block_top_k": False}, rag),
+        "greedy": ({}, replace(rag, temperature=0.0)),
+        "host_draw_block": ({"batched_sampling_from": 1}, rag),
     }
-    rates: dict[str, list[float]] = {name: [] for name in variants}
 
     def every_variant() -> None:
-        for _ in range(rounds):
-            for name, (overrides, params) in variants.items():
-                engine = BatchingGenerator(model, rag_settings(**overrides))
-                run_requests(engine, ["Warm up the graphs."], replace(params, max_tokens=8))
-                rates[name] += single_stream_rates(engine, params, repeats)
-                engine.close()
+        for name, (overrides, params) in variants.items():
+            engine = BatchingGenerator(model, rag_settings(**overrides))
+            run_requests(engine, ["Warm up the graphs."], replace(params, max_tokens=8))
+            rates = single_stream_rates(engine, params, repeats)
+            out[f"single_{name}_tps_median"] = statistics.median(rates)
+            out[f"single_{name}_tps_max"] = max(rates)
+            engine.close()
 
     _, tg = tg_around(bin_dir, model, every_variant)
-    for name, values in rates.items():
-        out[f"single_{name}_tps_median"] = statistics.median(values)
-        out[f"single_{name}_tps_max"] = max(values)
     if tg:
         out["llama_bench_tg128_tps_runs"] = len(tg)
         out["llama_bench_tg128_tps_min"] = min(tg)

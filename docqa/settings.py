@@ -112,13 +112,6 @@ class LLMSettings(BaseModel):
         "one level (Qwen: an argsort of 1,187 block maxima and one of 2,560 candidates). On an H200, two levels "
         "made 16 x 6,144 and 64 x 512 faster in each of three runs, whichever ran first.",
     )
-    lone_sequence_on_host: bool | None = Field(
-        default=None,
-        description="With sampling in llama.cpp's graph (backend_sampling), draw a sequence that generates alone on "
-        "the host from its logits instead (its top-k from group maxima, the chain in plain Python, ~0.1 ms): a "
-        "token drawn in the graph costs a single stream ~3.5% of its step on an H200; unset: on with backend "
-        "sampling.",
-    )
     thinking_budget: int | None = Field(
         default=None,
         ge=1,

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from docqa.engine.batched_sampling import BatchedSampler, RowSampler, chain_probabilities, draw
+from docqa.engine.batched_sampling import BatchedSampler, RowSampler, chain_probabilities
 from docqa.engine.chain_key import ChainKey
 from docqa.engine.sampling import Sampler
 
@@ -110,21 +110,3 @@ def test_draws_follow_the_probabilities_and_a_seed_repeats_them() -> None:
         greedy = RowSampler(ChainKey(0.0, 0, 1.0, 0.0, 0))
         mixed = sampler.sample(logits[1:3], [greedy, row_sampler])
         assert mixed[0] == int(np.argmax(logits[1]))
-
-
-@pytest.mark.parametrize("key", KEYS, ids=str)
-def test_one_row_draws_what_the_vectorised_draw_draws(key: ChainKey) -> None:
-    """A lone sequence's draw (plain Python over one row) must pick the token `draw` picks for the same
-    uniform, over rows peaked, flat and in between (its top-p and min-p cut-offs included)."""
-    rng = np.random.default_rng(11)
-    one, vectorised = RowSampler(key), RowSampler(key)
-    picked = set()
-    for n in range(200):
-        row = (rng.gumbel(size=5_000) * (0.05, 1.0, 4.0)[n % 3]).astype(np.float32)
-        ids, values = vectorised.candidates(row)
-        expected = draw(ids[None, :], values[None, :], [vectorised])[0]
-        assert one.draw_row(row) == expected
-        picked.add(expected)
-    assert len(picked) > 20  # the draws were not all the same token
-    greedy = RowSampler(ChainKey(0.0, 0, 1.0, 0.0, 0))
-    assert greedy.draw_row(row) == int(np.argmax(row))

@@ -208,14 +208,7 @@ def test_asks_over_the_same_chunks_arriving_together_share_one_prefill(engine: B
 
 
 def _sampled_texts(model: Path, backend: bool, requests: list[SamplingParams]) -> tuple[list[str], BatchingGenerator]:
-    settings = LLMSettings(
-        n_ctx=1024,
-        n_parallel=2,
-        n_batch=256,
-        prefix_cache_slots=0,
-        backend_sampling=backend,
-        lone_sequence_on_host=False,
-    )
+    settings = LLMSettings(n_ctx=1024, n_parallel=2, n_batch=256, prefix_cache_slots=0, backend_sampling=backend)
     eng = BatchingGenerator(model, settings)
     return [run(eng, PROMPTS[1], params)[0] for params in requests], eng
 
@@ -292,7 +285,7 @@ def test_sampling_moves_to_the_host_under_load_and_back(tiny_qwen3: Path) -> Non
     generating sequences on the graph keeps only each row's top-k and the host draws; below half,
     whole chains go back into the graph."""
     sampled = replace(NON_THINKING_SAMPLING, max_tokens=24, ignore_eos=True, seed=5)
-    eng = four_sequences(tiny_qwen3, backend_sampling=True, batched_sampling_from=4, lone_sequence_on_host=False)
+    eng = four_sequences(tiny_qwen3, backend_sampling=True, batched_sampling_from=4)
     try:
         alone = run(eng, PROMPTS[0], sampled)[0]
         assert eng.samplers.mode_switches == 0 and not eng.samplers.attached_slots  # detached when done
@@ -303,35 +296,6 @@ def test_sampling_moves_to_the_host_under_load_and_back(tiny_qwen3: Path) -> Non
         assert not eng.samplers.attached_slots
     finally:
         eng.close()
-
-
-def test_a_lone_sequence_is_drawn_on_the_host_from_its_logits(tiny_qwen3: Path) -> None:
-    """With sampling in the graph, a request generating alone is drawn on the host from its logits, no
-    chain attached; a second request puts chains back in the graph, and alone again, off they come."""
-    top_1 = replace(NON_THINKING_SAMPLING, top_k=1, max_tokens=24, ignore_eos=True, seed=3)
-    seeded = replace(NON_THINKING_SAMPLING, max_tokens=24, ignore_eos=True, seed=5)
-    eng = four_sequences(tiny_qwen3, backend_sampling=True, batched_sampling_from=4)
-    in_graph = four_sequences(tiny_qwen3, backend_sampling=True, batched_sampling_from=4, lone_sequence_on_host=False)
-    all_rows = four_sequences(tiny_qwen3, backend_sampling=False, batched_sampling_from=1)
-    try:
-        # top-1 is deterministic: the host must read the sequence's own logits row as the graph does
-        assert run(eng, PROMPTS[1], top_1)[0] == run(in_graph, PROMPTS[1], top_1)[0]
-        assert eng.samplers.alone and not eng.samplers.attached_slots and eng.samplers.mode_switches == 1
-        # seeded: the same numpy draws as the vectorised host sampler over all rows
-        alone = run(eng, PROMPTS[0], seeded)[0]
-        assert alone == run(all_rows, PROMPTS[0], seeded)[0]
-        assert alone != run(in_graph, PROMPTS[0], seeded)[0]  # llama.cpp's own draws in the graph differ
-        with eng._step_lock:
-            streams = [eng.submit(p, seeded) for p in PROMPTS[:2]]
-            eng.samplers.adapt(2)
-            assert not eng.samplers.alone
-        assert all("".join(e.text for e in s if e.kind == "text") for s in streams)
-        assert eng.samplers.mode_switches >= 2
-        assert run(eng, PROMPTS[0], seeded)[0] == alone and eng.samplers.alone
-        assert not eng.samplers.attached_slots
-    finally:
-        for engine in (eng, in_graph, all_rows):
-            engine.close()
 
 
 def test_on_the_cpu_two_generating_sequences_are_drawn_at_once(tiny_qwen3: Path) -> None:

@@ -51,15 +51,6 @@ class RowSampler:
             self._uniforms = self._rng.random(UNIFORM_BLOCK).tolist()[::-1]
         return self._uniforms.pop()
 
-    def draw_row(self, row: np.ndarray) -> int:
-        """The next token from one row of full logits (a sequence generating alone): `draw`'s chain for
-        one row in plain Python, where numpy's per-call cost on 20 candidates was most of the time
-        (70 -> ~15 us here)."""
-        if self.key.temperature <= 0:
-            return int(np.argmax(row))
-        ids, values = self.candidates(row)
-        return draw_one(ids, values, self)
-
     def candidates(self, row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(token IDs, logits) of the tokens that count for this row's chain, in no particular order:
         with top-k, exactly the top-k; without, every token that is not negligible."""
@@ -136,39 +127,6 @@ def draw(ids: np.ndarray, values: np.ndarray, samplers: Sequence[RowSampler]) ->
     picks = (np.cumsum(probabilities, axis=1) <= uniforms[:, None]).sum(axis=1)
     last = np.count_nonzero(probabilities, axis=1) - 1  # rounding can leave u above the last sum
     return ids[rows[:, 0], np.minimum(picks, last)].tolist()
-
-
-def draw_one(ids: np.ndarray, values: np.ndarray, sampler: RowSampler) -> int:
-    """`draw` for a single row (its candidates in any order, no pads), the same steps in the same
-    order: top-k, top-p on the softmax at temperature 1, min-p on the logits, the temperature, the draw."""
-    ranked = sorted(zip(values.tolist(), ids.tolist(), strict=True), key=lambda pair: -pair[0])  # stable, as draw
-    top_k, top_p, min_p, temperature = sampler.chain_row
-    if top_k > 0:
-        ranked = ranked[: int(top_k)]
-    lead = ranked[0][0]
-    shifted = [value - lead for value, _ in ranked]
-    kept = len(shifted)
-    if top_p < 1.0:  # the shortest prefix whose probability reaches top_p
-        weights = [math.exp(s) for s in shifted]
-        total, running = sum(weights), 0.0
-        for n, weight in enumerate(weights):
-            running += weight
-            if running / total >= top_p:
-                kept = n + 1
-                break
-    if min_p > 0.0:
-        floor = math.log(min_p)
-        kept = max(1, min(kept, sum(1 for s in shifted[:kept] if s >= floor)))  # shifted is descending
-    scaled = [math.exp(s / temperature) for s in shifted[:kept]]
-    total = sum(scaled)
-    u, running, pick = sampler.uniform(), 0.0, 0
-    for weight in scaled:  # the number of cumulative probabilities <= u, as draw counts them
-        running += weight / total
-        if running > u:
-            break
-        pick += 1
-    last = sum(1 for weight in scaled if weight > 0.0) - 1  # rounding can leave u above the last sum
-    return int(ranked[min(pick, last)][1])
 
 
 class BatchedSampler:

@@ -55,15 +55,8 @@ class BatchingGenerator:
         on_backend = self.llama.backend_sampling
         workers = min(n_parallel, os.cpu_count() or 1)
         batched_from = batched_sampling_from(settings.batched_sampling_from, settings.n_gpu_layers)
-        alone_on_host = on_backend if settings.lone_sequence_on_host is None else settings.lone_sequence_on_host
         self.samplers = SlotSamplers(
-            self.llama,
-            on_backend,
-            workers,
-            batched_from,
-            settings.block_top_k,
-            settings.block_top_k_short_sorts,
-            alone_on_host,
+            self.llama, on_backend, workers, batched_from, settings.block_top_k, settings.block_top_k_short_sorts
         )
         self.timing = StepTiming()
         self.kv_cells = self.llama.n_ctx

@@ -261,11 +261,6 @@ class LlamaContext:
         """Make llama.cpp finish the step and put its outputs in batch order (done on first access)."""
         self.lib.llama_get_logits_ith(self.ctx.ctx, batch_index)
 
-    def logits_of(self, batch_index: int) -> np.ndarray:
-        """The logits of one output (waits for the step): a view, valid until the next decode."""
-        ptr = self.lib.llama_get_logits_ith(self.ctx.ctx, batch_index)
-        return np.ctypeslib.as_array(ptr, shape=(self.n_vocab,))
-
     def all_logits(self, n_outputs: int) -> np.ndarray:
         """This step's logits, one row per output in batch order: a view, valid until the next decode."""
         ptr = self.lib.llama_get_logits(self.ctx.ctx)
@@ -310,8 +305,8 @@ class LlamaContext:
         return whole[(offsets // 4)[:, None] + np.arange(k)[None, :]]
 
     def logits(self, batch_index: int) -> np.ndarray:
-        """A copy of one output's logits."""
-        return self.logits_of(batch_index).copy()
+        ptr = self.lib.llama_get_logits_ith(self.ctx.ctx, batch_index)
+        return np.ctypeslib.as_array(ptr, shape=(self.n_vocab,)).copy()
 
     # --- KV cache ------------------------------------------------------------------------------
 

@@ -100,10 +100,7 @@ class SlotSamplers:
     sequences on (below half of it, back), the graph keeps only each row's top-k, and the host runs
     the rest of the chains for all rows at once over a [rows x k] matrix (docqa.engine.batched_sampling).
     Without a GPU, each chain runs on the host, in parallel threads, or from `batched_from` on, all
-    rows at once over the full logits. With `alone_on_host`, a sequence generating alone is drawn on
-    the host from its logits (RowSampler.draw_row), no chain in the graph: reading a token drawn in the
-    graph back cost ~2% of a single stream's step on an H200 (argmax alone), the chain's kernels ~1.5%
-    more, while the logits copy llama.cpp makes anyway and ~0.1 ms of host work replace them."""
+    rows at once over the full logits."""
 
     def __init__(
         self,
@@ -113,7 +110,6 @@ class SlotSamplers:
         batched_from: int = 0,
         block_top_k: bool = True,
         short_sorts: bool = True,
-        alone_on_host: bool = False,
     ) -> None:
         self._llama = llama
         self.block_top_k: BlockTopK | None = None
@@ -125,8 +121,6 @@ class SlotSamplers:
         self.on_backend = on_backend
         self.batched_from = batched_from
         self.batched = False  # drawing every row on the host at once this step
-        self.alone_on_host = alone_on_host
-        self.alone = False  # one sequence generating, drawn on the host from its logits, no chain attached
         self._chains: dict[int, Sampler] = {}
         self._rows: dict[int, RowSampler] = {}
         self._busy: set[int] = set()
@@ -164,7 +158,7 @@ class SlotSamplers:
             self._rows[slot] = RowSampler(key)
             self.chains_built += 1
         self._busy.add(slot)
-        if self.on_backend and not self.alone:
+        if self.on_backend:
             self._attach(slot)
 
     def release(self, slot: int) -> None:
@@ -174,28 +168,24 @@ class SlotSamplers:
 
     def adapt(self, generating: int) -> None:
         """Choose where this step draws, from how many sequences are running."""
-        batched = self.batched
-        if self.batched_from and not batched and generating >= self.batched_from:
-            batched = True
-        elif batched and generating < max(self.batched_from // 2, min(self.batched_from, 2)):
-            # back below half of it; from 2, back when one is left alone (not only at none)
-            batched = False
-        alone = self.alone_on_host and generating == 1 and not batched
-        if (batched, alone) == (self.batched, self.alone):
+        if not self.batched_from:
             return
-        self.batched, self.alone = batched, alone
+        if not self.batched and generating >= self.batched_from:
+            self.batched = True
+        elif self.batched and generating < max(self.batched_from // 2, min(self.batched_from, 2)):
+            # back below half of it; from 2, back when one is left alone (not only at none)
+            self.batched = False
+        else:
+            return
         self.mode_switches += 1
         for slot in list(self._attached):
             self._detach(slot)
-        if self.on_backend and not alone:
+        if self.on_backend:
             for slot in self._busy:
                 self._attach(slot)
 
     def sample(self, ready: list[tuple[int, int]]) -> list[int]:
         """The next token of each (slot, batch index), given in batch order: one per output row."""
-        if self.alone and len(ready) == 1:
-            slot, index = ready[0]
-            return [self._rows[slot].draw_row(self._llama.logits_of(index))]
         if self.batched and self.on_backend:
             return self._finish_top_k(ready)
         if self.batched:
