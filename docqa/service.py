@@ -30,7 +30,7 @@ from docqa.prompting import PromptPlan, build_prompt
 from docqa.reranking import Reranker
 from docqa.settings import Settings
 from docqa.store import CollectionRow, DocumentRow, Store
-from docqa.streams import GenEvent
+from docqa.streams import GenerationStream, GenEvent
 from docqa.types import Answer, AskEvent, Mode, RetrievedChunk, Timings
 from ingest.embedding import Embedder
 from ingest.pipeline import Ingestor, IngestReport, ProgressCallback, Source, collect_sources
@@ -364,14 +364,26 @@ class DocQA:
         for callback in self.on_answer:
             callback(outcome)
 
-    def _events(self, prep: _Prepared, builder: AnswerBuilder) -> Iterator[AskEvent]:
-        yield builder.opening()
+    def _submit(self, prep: _Prepared, loop: asyncio.AbstractEventLoop | None = None) -> GenerationStream | None:
+        """Queue the prompt before any event goes out: a full queue raises BusyError while the API can
+        still answer 429 (after a streamed answer's first event its status is 200). None: no sources."""
         if not prep.plan.sources:
-            yield from self._no_sources(builder)
-            return
+            return None
         assert self.generator is not None
-        for event in self.generator.submit(prep.plan.prompt, prep.params):
-            yield from builder.on_event(event)
+        return self.generator.submit(prep.plan.prompt, prep.params, loop=loop)
+
+    def _events(self, prep: _Prepared, builder: AnswerBuilder) -> Iterator[AskEvent]:
+        stream = self._submit(prep)
+        try:
+            yield builder.opening()
+            if stream is None:
+                yield from self._no_sources(builder)
+                return
+            for event in stream:
+                yield from builder.on_event(event)
+        finally:
+            if stream is not None:  # a reader that stops early frees the sequence at the next step
+                stream.cancel()
 
     async def astream(self, request: AskRequest) -> AsyncIterator[AskEvent]:
         """The async twin of stream(), for the API: retrieval runs in a thread, tokens arrive on the loop."""
@@ -384,16 +396,19 @@ class DocQA:
             return
         prep = await asyncio.to_thread(self._prepare, request)
         builder = AnswerBuilder(prep.mode, prep.plan, prep.started, prep.retrieval_ms)
-        yield builder.opening()
-        if not prep.plan.sources:
-            for event in self._no_sources(builder):
-                yield event
-        else:
-            assert self.generator is not None
-            stream = self.generator.submit(prep.plan.prompt, prep.params, loop=asyncio.get_running_loop())
-            async for gen_event in stream:
-                for event in builder.on_event(gen_event):
+        stream = self._submit(prep, asyncio.get_running_loop())
+        try:
+            yield builder.opening()
+            if stream is None:
+                for event in self._no_sources(builder):
                     yield event
+            else:
+                async for gen_event in stream:
+                    for event in builder.on_event(gen_event):
+                        yield event
+        finally:
+            if stream is not None:  # a client gone before its tokens frees the sequence at the next step
+                stream.cancel()
         await asyncio.to_thread(self._finished, key, builder)
 
     @staticmethod
