@@ -132,3 +132,25 @@ def test_beyond_the_queue_a_streamed_ask_gets_429_with_retry_after_and_nothing_i
         assert (report["running"], report["waiting"], report["kv_cells_in_sequences"]) == (0, 0, 0), report
         status, _, events = streamed_ask(base, QUESTIONS[0])
         assert status == 200 and events[-1][0] == "done"
+
+
+def test_a_client_that_hangs_up_frees_its_sequence(
+    demo_model: Path, embedder: Any, sample_index: Path, tmp_path: Path
+) -> None:
+    """A streamed ask whose client goes away after three pieces stops at once (its 2,000 tokens would take
+    ~50 s here) and frees its KV cells."""
+    with server_with_engine(demo_model, embedder, sample_index, tmp_path, n_parallel=2, max_queue=2) as (base, engine):
+        body = {"question": QUESTIONS[0], "max_tokens": 2000, "ignore_eos": True, "stream": True}
+        pieces = 0
+        with httpx.stream("POST", f"{base}/v1/ask", json=body, timeout=120) as r:
+            for line in r.iter_lines():
+                pieces += line == "event: answer"
+                if pieces == 3:
+                    assert engine.memory_report()["running"] == 1
+                    break  # leaving the block closes the connection
+        hung_up = time.monotonic()
+        while engine.memory_report()["running"] and time.monotonic() < hung_up + 20:
+            time.sleep(0.05)
+        report = engine.memory_report()
+        assert (report["running"], report["kv_cells_in_sequences"]) == (0, 0), report
+        assert time.monotonic() - hung_up < 10
