@@ -26,10 +26,11 @@ from docqa.models import (
     cpu_threads,
     model_label,
     offloaded,
+    resolve_model,
     unreadable_model,
     use_flash_attention,
 )
-from docqa.settings import LLMSettings
+from docqa.settings import LLMSettings, Settings
 from docqa.streams import GenerationStream, GenEvent, WaitQueue
 
 logger = logging.getLogger(__name__)
@@ -271,3 +272,13 @@ class LlamaGenerator:
         if tail:
             stream.put(GenEvent("text", text=tail))
         stream.put(GenEvent("finished", finish_reason=reason, prompt_tokens=len(tokens), completion_tokens=produced))
+
+
+def load_generator(settings: Settings) -> Generator:
+    """The generator the settings name (the batching engine by default), its model loaded now."""
+    path = resolve_model(settings.llm.model, "generator", "DOCQA_LLM_MODEL", settings.models_path)
+    if settings.llm.engine == "batching":
+        from docqa.engine.batching import BatchingGenerator  # imports this module: only once it runs
+
+        return BatchingGenerator(path, settings.llm)
+    return LlamaGenerator(path, settings.llm)

@@ -25,7 +25,7 @@ from docqa.answer_cache import AnswerCache, CacheKey, cache_key, replay
 from docqa.answering import NO_SOURCES_ANSWER, AnswerBuilder
 from docqa.consistency import ConsistencyReport, VectorIndexes
 from docqa.errors import ChunkNotFoundError, ConfigError, DocqaError, InvalidRequestError
-from docqa.generation import NON_THINKING_SAMPLING, THINKING_SAMPLING, Generator, SamplingParams
+from docqa.generation import NON_THINKING_SAMPLING, THINKING_SAMPLING, Generator, SamplingParams, load_generator
 from docqa.prompting import PromptPlan, build_prompt
 from docqa.reranking import Reranker
 from docqa.settings import Settings
@@ -39,18 +39,6 @@ logger = logging.getLogger(__name__)
 
 _COLLECTION_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 MAX_QUESTION_CHARS = 8000
-
-
-def load_generator(settings: Settings) -> Generator:
-    from docqa.generation import LlamaGenerator
-    from docqa.models import resolve_model
-
-    path = resolve_model(settings.llm.model, "generator", "DOCQA_LLM_MODEL", settings.models_path)
-    if settings.llm.engine == "batching":
-        from docqa.engine.batching import BatchingGenerator
-
-        return BatchingGenerator(path, settings.llm)
-    return LlamaGenerator(path, settings.llm)
 
 
 def validate_collection_name(name: str) -> str:
