@@ -252,8 +252,10 @@ def _answer_quality(
         return qa.ask(AskRequest(row.question, collection, document_id=scope, use_cache=False)).answer
 
     # As many questions at once as the engine runs requests: it batches them on the GPU, where one
-    # after another would leave it mostly idle.
-    with ThreadPoolExecutor(max_workers=max(1, qa.settings.llm.n_parallel)) as pool:
+    # after another would leave it mostly idle. The engine's own count, not DOCQA_LLM_N_PARALLEL: where
+    # the GPU's memory kept fewer sequences, more threads would only fill (or overflow) its queue.
+    parallel = qa.generator.info.parallel if qa.generator is not None else 1
+    with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
         answers = list(pool.map(generate, answerable + impossible))
     for row, answer in zip(answerable + impossible, answers, strict=True):
         if row.is_impossible:

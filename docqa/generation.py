@@ -59,6 +59,7 @@ class GeneratorInfo:
     model_id: str
     n_ctx: int
     prompt_format: str  # qwen3 | chatml | gemma | plain
+    parallel: int = 1  # requests generated at once (the batching engine: the sequences its memory fit kept)
 
 
 class Generator(Protocol):

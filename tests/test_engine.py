@@ -136,6 +136,8 @@ def test_full_queue_is_busy(engine: BatchingGenerator) -> None:
         for _ in range(20):
             streams.append(engine.submit(PROMPTS[0], replace(GREEDY, max_tokens=100)))
     assert len(streams) <= 6 + 3  # n_parallel running + max_queue waiting
+    # what callers that fill the engine read (docqa eval --answers sizes its threads by it)
+    assert engine.info.parallel == engine.memory_report()["parallel_sequences"] == 6
     for s in streams:
         s.cancel()
     wait_idle(engine)

@@ -64,6 +64,7 @@ class BatchingGenerator:
             model_id=model_label(model_path),
             n_ctx=min(settings.n_ctx, self.llama.n_ctx_seq),
             prompt_format=detect_prompt_format(self.llama.metadata, settings.prompt_format),
+            parallel=n_parallel,
         )
         self._free_slots = list(range(n_parallel))
         self.cache = PrefixCache(
