@@ -154,3 +154,38 @@ def test_a_client_that_hangs_up_frees_its_sequence(
         report = engine.memory_report()
         assert (report["running"], report["kv_cells_in_sequences"]) == (0, 0), report
         assert time.monotonic() - hung_up < 10
+
+
+def test_every_ask_route_answers_429_while_the_queue_is_full(
+    demo_model: Path, embedder: Any, sample_index: Path, tmp_path: Path
+) -> None:
+    """With the engine held mid-step and its 2 slots + 2 queue places taken, a plain ask, a streamed ask and
+    a streamed OpenAI chat completion all get 429 with Retry-After before any byte of an answer."""
+    from docqa.errors import BusyError
+    from docqa.generation import NON_THINKING_SAMPLING
+
+    with server_with_engine(demo_model, embedder, sample_index, tmp_path, n_parallel=2, max_queue=2) as (base, engine):
+        chat = {
+            "model": "docqa/default",
+            "messages": [{"role": "user", "content": QUESTIONS[0]}],
+            "max_tokens": 8,
+            "stream": True,
+        }
+        ask = {"question": QUESTIONS[0], "max_tokens": 8, "cache": False}
+        with engine._step_lock:  # the engine admits nothing while the test holds its step
+            held = [engine.submit("Hold a place.", NON_THINKING_SAMPLING) for _ in range(4)]
+            with pytest.raises(BusyError):
+                engine.submit("One too many.", NON_THINKING_SAMPLING)
+            responses = [
+                httpx.post(f"{base}/v1/ask", json=ask, timeout=120),
+                httpx.post(f"{base}/v1/ask", json={**ask, "stream": True}, timeout=120),
+                httpx.post(f"{base}/v1/chat/completions", json=chat, timeout=120),
+            ]
+            for stream in held:
+                stream.cancel()
+        for r in responses:
+            assert r.status_code == 429, (r.request.url, r.status_code, r.text[:200])
+            assert int(r.headers["retry-after"]) > 0
+            assert "waiting for the generator" in r.json()["error"]["message"]
+        status, _, events = streamed_ask(base, QUESTIONS[1])  # the places came back
+        assert status == 200 and events[-1][0] == "done"
