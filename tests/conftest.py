@@ -6,6 +6,7 @@ gets its own data directory.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -14,6 +15,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -125,6 +127,16 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def sse_events(response: Any) -> Iterator[tuple[str, Any]]:
+    """(event, data) of a streamed answer's Server-Sent Events, each as it arrives; response: httpx's."""
+    kind = ""
+    for line in response.iter_lines():
+        if line.startswith("event: "):
+            kind = line[7:]
+        elif line.startswith("data: "):
+            yield kind, json.loads(line[6:])
 
 
 @contextmanager

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from pathlib import Path
@@ -10,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import SAMPLE_DOCS
+from tests.conftest import SAMPLE_DOCS, sse_events
 
 pytestmark = pytest.mark.slow
 
@@ -54,13 +53,9 @@ def test_ask_streams_server_sent_events_token_by_token(live_server: str) -> None
     with httpx.stream("POST", f"{live_server}/v1/ask", json=body, timeout=120) as r:
         assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
         events = []
-        kind = None
-        for line in r.iter_lines():
-            if line.startswith("event: "):
-                kind = line[7:]
-            elif line.startswith("data: "):
-                events.append((kind, json.loads(line[6:])))
-                arrivals.append(time.monotonic())
+        for event in sse_events(r):
+            events.append(event)
+            arrivals.append(time.monotonic())
     kinds = [k for k, _ in events]
     assert kinds[0] == "citations" and kinds[-1] == "done"
     answer_events = [d for k, d in events if k == "answer"]

@@ -3,7 +3,6 @@ beyond the engine's queue the API answers 429 with Retry-After, streamed or not.
 
 from __future__ import annotations
 
-import json
 import shutil
 import threading
 import time
@@ -15,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.conftest import free_port, make_settings, serve_app
+from tests.conftest import free_port, make_settings, serve_app, sse_events
 
 pytestmark = pytest.mark.slow
 
@@ -58,13 +57,7 @@ def streamed_ask(base: str, question: str, **extra: Any) -> tuple[int, dict[str,
         if r.status_code != 200:
             r.read()
             return r.status_code, dict(r.headers), [("body", r.json())]
-        events, kind = [], ""
-        for line in r.iter_lines():
-            if line.startswith("event: "):
-                kind = line[7:]
-            elif line.startswith("data: "):
-                events.append((kind, json.loads(line[6:])))
-        return 200, dict(r.headers), events
+        return 200, dict(r.headers), list(sse_events(r))
 
 
 def answer_text(events: list[tuple[str, Any]]) -> str:

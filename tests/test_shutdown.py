@@ -20,7 +20,7 @@ from pathlib import Path
 import httpx
 
 from docqa.service import DocQA
-from tests.conftest import ROOT, free_port, make_settings
+from tests.conftest import ROOT, free_port, make_settings, sse_events
 
 LONG_REPORT = "\n\n".join(
     f"Section {i}. The depot in district {i} received {100 + i} containers of spare parts in March, "
@@ -68,10 +68,9 @@ def test_sigterm_drains_streams_and_uploads_then_exits(sample_index: Path, tmp_p
         def stream() -> None:
             body = {"question": "What was the revenue in 2025?", "stream": True, "max_tokens": 48}
             with httpx.stream("POST", f"{base}/v1/ask", json=body, timeout=300) as r:
-                for line in r.iter_lines():
-                    if line.startswith("event: "):
-                        events.append(line.removeprefix("event: "))
-                        streaming.set()  # citations come first, then the answer is generated
+                for kind, _ in sse_events(r):
+                    events.append(kind)
+                    streaming.set()  # citations come first, then the answer is generated
 
         def upload() -> None:
             uploading.set()
