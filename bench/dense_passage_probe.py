@@ -3,7 +3,7 @@ inside the document it found? A probe, not a docqa feature: docqa embeds whole c
 mean of its windows), which blurs a clause into its chunk.
 
 Reads what `docqa eval --details FILE --k 1,3,5,10,20` wrote (BM25's top 20 per question) and the eval's
-SQLite store; embeds every passage of every chunk (docqa.keyword_index.split_passages, the BM25 passages)
+SQLite store; embeds every passage of every chunk (docqa.store.keyword.index.split_passages, the BM25 passages)
 and every question with an embedding GGUF through docqa's embedder; then, inside BM25's top document, fuses
 BM25's rank with the rank of each chunk's best passage (reciprocal rank fusion, weight w, constant k), the
 other documents' places unchanged, and scores by the data README's rule.
@@ -24,10 +24,10 @@ from pathlib import Path
 
 import numpy as np
 
-from docqa.evaluation import is_hit
-from docqa.keyword_index import PASSAGES_PER_CHUNK, split_passages
-from docqa.settings import EmbedSettings
-from ingest.embedding import LlamaEmbedder
+from docqa.core.settings import EmbedSettings
+from docqa.eval.evaluation import is_hit
+from docqa.llama.embedder import LlamaEmbedder
+from docqa.store.keyword.index import PASSAGES_PER_CHUNK, split_passages
 
 Ranking = list[tuple[int, int]]  # (chunk ID, document ID), best first
 

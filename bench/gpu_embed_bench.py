@@ -28,8 +28,8 @@ import llama_cpp  # before numpy: the reverse order crashed model loading on the
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from docqa.settings import EmbedSettings  # noqa: E402
-from ingest.embedding import LlamaEmbedder  # noqa: E402
+from docqa.core.settings import EmbedSettings  # noqa: E402
+from docqa.llama.embedder import LlamaEmbedder  # noqa: E402
 
 _VOCABULARY = (
     "agreement party shall term notice licence payment product services confidential information termination "

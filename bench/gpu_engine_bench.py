@@ -33,10 +33,10 @@ from bench.baselines import llama_server_run, sequential_baseline  # noqa: E402
 from bench.machine_state import HostLoad, gpu_state  # noqa: E402
 from bench.targets import target_table  # noqa: E402
 from bench.traces import Trace, stream_figures  # noqa: E402
+from docqa.core.sampling_params import NON_THINKING_SAMPLING, SamplingParams  # noqa: E402
+from docqa.core.settings import LLMSettings  # noqa: E402
 from docqa.engine.batching import BatchingGenerator  # noqa: E402
 from docqa.engine.step_timing import StepTiming  # noqa: E402
-from docqa.generation import NON_THINKING_SAMPLING, SamplingParams  # noqa: E402
-from docqa.settings import LLMSettings  # noqa: E402
 
 
 def make_prompt(engine: BatchingGenerator, n_tokens: int, salt: int) -> str:

@@ -33,8 +33,8 @@ from bench.gpu_engine_bench import (  # noqa: E402
     single_stream_rates,
     tg_around,
 )
+from docqa.core.sampling_params import NON_THINKING_SAMPLING  # noqa: E402
 from docqa.engine.batching import BatchingGenerator  # noqa: E402
-from docqa.generation import NON_THINKING_SAMPLING  # noqa: E402
 
 
 def last_cpu(native_id: int | None) -> int:

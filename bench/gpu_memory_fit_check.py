@@ -29,10 +29,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.gpu_engine_bench import make_prompt, run_requests  # noqa: E402
+from docqa.core.errors import ConfigError  # noqa: E402
+from docqa.core.sampling_params import NON_THINKING_SAMPLING  # noqa: E402
+from docqa.core.settings import Settings  # noqa: E402
 from docqa.engine.batching import BatchingGenerator  # noqa: E402
-from docqa.errors import ConfigError  # noqa: E402
-from docqa.generation import NON_THINKING_SAMPLING  # noqa: E402
-from docqa.settings import Settings  # noqa: E402
 
 GIB = 2**30
 

@@ -31,9 +31,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.gpu_engine_bench import device_arguments, llama_bench_tg, rag_settings, run_requests  # noqa: E402
+from docqa.core.sampling_params import NON_THINKING_SAMPLING, SamplingParams  # noqa: E402
 from docqa.engine.batching import BatchingGenerator  # noqa: E402
 from docqa.engine.step_timing import StepTiming  # noqa: E402
-from docqa.generation import NON_THINKING_SAMPLING, SamplingParams  # noqa: E402
 
 TOKENS = 256
 

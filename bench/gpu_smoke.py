@@ -9,9 +9,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import llama_cpp
 from llama_cpp import _internals
 
+from docqa.core.sampling_params import NON_THINKING_SAMPLING
+from docqa.core.settings import LLMSettings
 from docqa.engine.batching import BatchingGenerator
-from docqa.generation import NON_THINKING_SAMPLING
-from docqa.settings import LLMSettings
 
 path = sys.argv[1]
 mp = llama_cpp.llama_model_default_params()

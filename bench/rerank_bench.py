@@ -32,9 +32,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.gpu_embed_bench import synthetic_text  # noqa: E402
-from docqa.reranking import LlamaReranker, best_windows  # noqa: E402
-from docqa.settings import RerankSettings  # noqa: E402
-from docqa.types import RetrievedChunk  # noqa: E402
+from docqa.core.settings import RerankSettings  # noqa: E402
+from docqa.core.types import RetrievedChunk  # noqa: E402
+from docqa.llama.reranker import LlamaReranker  # noqa: E402
+from docqa.retrieval.rerank import best_windows  # noqa: E402
 
 QUESTIONS = [
     "Which law governs the agreement?",

@@ -31,12 +31,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from docqa import term_stats  # noqa: E402
-from docqa.consistency import VectorIndexes  # noqa: E402
-from docqa.retrieval import Retriever  # noqa: E402
-from docqa.settings import RetrievalSettings  # noqa: E402
-from docqa.store import Store  # noqa: E402
-from docqa.types import ChunkDraft  # noqa: E402
+from docqa.core.settings import RetrievalSettings  # noqa: E402
+from docqa.core.types import ChunkDraft  # noqa: E402
+from docqa.retrieval.retriever import Retriever  # noqa: E402
+from docqa.store.consistency import VectorIndexes  # noqa: E402
+from docqa.store.db import Store  # noqa: E402
+from docqa.store.keyword import term_stats  # noqa: E402
 
 CUAD = ROOT.parent / "shared" / "data" / "cuad_dev"
 
@@ -124,7 +124,7 @@ def main() -> None:
                 kinds = ("hybrid",)
                 _to_one_list(index, args.dim)
             # The first round meets every question's terms cold (their document frequencies are counted
-            # and cached, docqa.term_stats); the later rounds are what a server that has run a while sees.
+            # and cached, docqa.store.keyword.term_stats); the later rounds are what a server that has run a while sees.
             for kind in kinds:
                 timings = []
                 for question, vector in zip(questions, query_vectors, strict=True):
@@ -155,7 +155,7 @@ def _to_one_list(index: object, dim: int) -> None:
     """Swap the open index's vectors into an index of one list: what a flat scan costs."""
     import faiss
 
-    from docqa import vector_index
+    from docqa.store import vectors as vector_index
 
     sharded = index._index  # type: ignore[attr-defined]
     ids = index.ids()  # type: ignore[attr-defined]

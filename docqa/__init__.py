@@ -1,7 +1,7 @@
 """docqa: long-document question answering with page citations, on one GPU box.
 
-The public names below load on first use, so `import docqa.errors` (as the `ingest` package does)
-stays light and free of import cycles.
+The public names below load on first use, to keep start-up light: `import docqa.core.errors` (as the
+PDF reader's child process does) or `docqa --help` then loads neither llama.cpp nor FAISS.
 """
 
 from __future__ import annotations
@@ -10,20 +10,22 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from docqa.errors import DocqaError
-    from docqa.service import AskRequest, DocQA
-    from docqa.settings import Settings
-    from docqa.types import Answer, AskEvent, Citation
+    from docqa.core.errors import DocqaError
+    from docqa.core.events import AskEvent
+    from docqa.core.requests import AskRequest
+    from docqa.core.settings import Settings
+    from docqa.core.types import Answer, Citation
+    from docqa.service import DocQA
 
 __version__ = "0.1.0"
 _EXPORTS = {
-    "Answer": "docqa.types",
-    "AskEvent": "docqa.types",
-    "Citation": "docqa.types",
-    "AskRequest": "docqa.service",
+    "Answer": "docqa.core.types",
+    "AskEvent": "docqa.core.events",
+    "Citation": "docqa.core.types",
+    "AskRequest": "docqa.core.requests",
     "DocQA": "docqa.service",
-    "DocqaError": "docqa.errors",
-    "Settings": "docqa.settings",
+    "DocqaError": "docqa.core.errors",
+    "Settings": "docqa.core.settings",
 }
 __all__ = ["Answer", "AskEvent", "AskRequest", "Citation", "DocQA", "DocqaError", "Settings"]
 

@@ -1,5 +1,5 @@
 """`python -m docqa` runs the CLI."""
 
-from docqa.cli import main
+from docqa.cli.main import main
 
 main()

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
 
-from docqa.types import ChunkDraft, Page
+from docqa.core.types import ChunkDraft, Page
 
 PAGE_SEPARATOR = "\n\n"
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")

@@ -17,15 +17,13 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from docqa.errors import ReadError
-from docqa.types import ParsedDocument
+from docqa.core.errors import ReadError
+from docqa.core.files import PDF_SUFFIXES
+from docqa.core.settings import IngestSettings
+from docqa.core.types import ParsedDocument
 from ingest.pdf_worker import read_frame, write_frame
-from ingest.readers import PDF_SUFFIXES, read_document
-
-if TYPE_CHECKING:
-    from docqa.settings import IngestSettings
+from ingest.readers import read_document
 
 # The worker enforces the per-PDF limit itself; this slack only covers a worker that stops answering.
 _WORKER_SLACK_S = 30.0

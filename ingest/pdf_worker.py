@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import IO
 
-from docqa.errors import ReadError
+from docqa.core.errors import ReadError
 from ingest.readers import read_pdf
 
 _FRAME = struct.Struct(">Q")

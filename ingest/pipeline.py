@@ -13,100 +13,26 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
 
-from docqa.consistency import VectorIndexes
-from docqa.errors import DocqaError, EmbeddingModelMismatchError, ReadError
-from docqa.files import sha256_file
-from docqa.settings import ChunkingSettings, IngestSettings
-from docqa.store import CollectionRow, DocumentRow, Store
-from docqa.types import ChunkDraft, ParsedDocument
+from docqa.core.documents import FileResult, IngestReport, Progress, ProgressCallback, Source
+from docqa.core.errors import DocqaError, EmbeddingModelMismatchError, ReadError
+from docqa.core.files import is_supported, sha256_file
+from docqa.core.protocols import Embedder
+from docqa.core.settings import ChunkingSettings, IngestSettings
+from docqa.core.types import ChunkDraft, ParsedDocument
+from docqa.store.consistency import VectorIndexes
+from docqa.store.db import CollectionRow, DocumentRow, Store
 from ingest.chunking import chunk_pages, tiktoken_counter
-from ingest.embedding import Embedder
 from ingest.isolation import read_document_safely
-from ingest.readers import READER_VERSION, is_supported
+from ingest.readers import READER_VERSION
 
 logger = logging.getLogger(__name__)
-
-Status = Literal["added", "updated", "unchanged", "failed"]
-
-
-@dataclass
-class FileResult:
-    path: str
-    status: Status
-    document_id: int | None = None
-    pages: int = 0
-    chunks: int = 0
-    tokens: int = 0
-    error: str | None = None
-    warnings: list[str] = field(default_factory=list)
-    tokens_embedded: int = 0  # in the embedder's tokens, chunk overlaps included (batch padding not)
-
-
-@dataclass
-class IngestReport:
-    files: list[FileResult] = field(default_factory=list)
-    seconds: float = 0.0
-    embeddings: bool = True
-    # where the ingesting thread spent its time: what is not here overlapped with the embedding
-    seconds_embedding: float = 0.0
-    seconds_waiting_for_reads: float = 0.0
-    seconds_waiting_for_writes: float = 0.0
-
-    def count(self, status: Status) -> int:
-        return sum(1 for f in self.files if f.status == status)
-
-    @property
-    def tokens_embedded(self) -> int:
-        return sum(f.tokens_embedded for f in self.files)
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "added": self.count("added"),
-            "updated": self.count("updated"),
-            "unchanged": self.count("unchanged"),
-            "failed": [{"path": f.path, "error": f.error} for f in self.files if f.status == "failed"],
-            "chunks": sum(f.chunks for f in self.files if f.status in ("added", "updated")),
-            "embeddings": self.embeddings,
-            "seconds": round(self.seconds, 2),
-            "seconds_embedding": round(self.seconds_embedding, 2),
-            "seconds_waiting_for_reads": round(self.seconds_waiting_for_reads, 2),
-            "seconds_waiting_for_writes": round(self.seconds_waiting_for_writes, 2),
-            "tokens_embedded": self.tokens_embedded,
-            "files": [asdict(f) for f in self.files],
-        }
-
-
-@dataclass(frozen=True)
-class Progress:
-    """What a progress display needs; `stage` is reading, embedding or done."""
-
-    stage: Literal["reading", "embedding", "done"]
-    path: str
-    file_index: int
-    file_count: int
-    pages: int = 0
-    chunks: int = 0
-    chunks_embedded: int = 0
-    tokens_per_s: float = 0.0
-
-
-ProgressCallback = Callable[[Progress], None]
-
-
-@dataclass(frozen=True)
-class Source:
-    """A file to ingest and how the store should know it."""
-
-    path: Path
-    key: str  # unique within a collection: the absolute path, or "upload:<name>"
-    name: str  # shown in citations
 
 
 def collect_sources(paths: Iterable[Path]) -> tuple[list[Source], list[FileResult]]:

@@ -10,14 +10,12 @@ import logging
 import re
 from pathlib import Path
 
-from docqa.errors import ReadError
-from docqa.types import Page, ParsedDocument
+from docqa.core.errors import ReadError
+from docqa.core.files import PDF_SUFFIXES, SUPPORTED_SUFFIXES, TEXT_SUFFIXES
+from docqa.core.types import Page, ParsedDocument
 
 logger = logging.getLogger(__name__)
 
-TEXT_SUFFIXES = frozenset({".txt", ".text", ".md", ".markdown"})
-PDF_SUFFIXES = frozenset({".pdf"})
-SUPPORTED_SUFFIXES = TEXT_SUFFIXES | PDF_SUFFIXES
 # Raise it whenever a reader's text changes for the same bytes (cleaning, page handling): documents
 # read by an older version are then read again on the next ingest instead of kept as "unchanged".
 READER_VERSION = 3
@@ -32,10 +30,6 @@ _HYPHEN_BREAK = re.compile(r"(?<=[a-z])-\n(?=[a-z])")
 # not always treat as spaces; zero-width characters and soft hyphens break words apart.
 _ODD_SPACES = str.maketrans({chr(c): " " for c in (0x00A0, *range(0x2000, 0x200B), 0x202F, 0x205F)})
 _INVISIBLE = re.compile("[\u00ad\u200b\u200c\u200d\u2060\ufeff]")
-
-
-def is_supported(path: Path) -> bool:
-    return path.suffix.lower() in SUPPORTED_SUFFIXES
 
 
 def read_document(path: Path, password: str | None = None) -> ParsedDocument:

@@ -1,83 +1,106 @@
-"""Shared fixtures. Real components throughout: the demo GGUF through llama.cpp, FAISS, SQLite files.
+"""Shared fixtures. Real components throughout: the demo GGUF through llama.cpp, FAISS, SQLite files;
+a scripted fake generator only for contract tests that must not pay for a model.
 
 The loaded models are shared by the whole session (loading is the slow part); each test that writes
-gets its own data directory.
+gets its own data directory. Every test that uses a model fixture is marked `slow` here, so that
+`make unit` (`-m "not slow"`) loads no model; a test that loads one without the mark fails.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
-import socket
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLE_DOCS = ROOT / "sample_docs"
-SHARED = Path(os.environ.get("DOCQA_SHARED_DIR", ROOT.parent / "shared"))
-QWEN_VOCAB = Path(os.environ.get("DOCQA_QWEN_VOCAB", SHARED / "tools" / "ggml-vocab-qwen2.gguf"))
+from docqa.core.settings import EmbedSettings, LLMSettings, Settings
+from docqa.engine.batching import BatchingGenerator
+from docqa.llama.embedder import LlamaEmbedder
+from docqa.llama.model_files import demo_model_path
+from docqa.llama.serial_generator import LlamaGenerator
+from docqa.service import DocQA
+from tests.support.fake_generator import FakeGenerator
+from tests.support.live_server import free_port, serve_app
+from tests.support.paths import QWEN_VOCAB, SAMPLE_DOCS, make_settings
+from tests.support.tiny_qwen3 import build_tiny_qwen3
+
+# Fixtures that load a model, or hand out a model file for the test to load: a test that uses any of
+# them (directly or through another fixture) is slow.
+MODEL_FIXTURES = frozenset(
+    {"demo_model", "embedder", "generator", "serial_generator", "qa_factory", "sample_index", "sample_qa", "tiny_qwen3"}
+)
+FAKE_SCRIPT = "<think>\nThe agreement names its law.\n</think>\n\nThe agreement is governed by the laws of England [1]."
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if MODEL_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(autouse=True)
+def _models_load_only_in_slow_tests(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail a test that loads model weights (llama.cpp's only way in) without being marked slow."""
+    if request.node.get_closest_marker("slow"):
+        return
+    import llama_cpp.llama_cpp as native
+
+    load = native.llama_model_load_from_file
+
+    def refuse(path: bytes, params: Any) -> Any:
+        if params.vocab_only:  # reading a GGUF's vocabulary or metadata is cheap
+            return load(path, params)
+        pytest.fail(f"{request.node.nodeid} loads {path!r} but is not marked slow (use a model fixture or the mark)")
+
+    monkeypatch.setattr(native, "llama_model_load_from_file", refuse)
+
+
+@pytest.fixture
+def fake_generator() -> Iterator[FakeGenerator]:
+    """A scripted generator: a think block, then an answer citing [1], a word a token."""
+    gen = FakeGenerator(FAKE_SCRIPT)
+    yield gen
+    gen.close()
 
 
 @pytest.fixture(scope="session")
 def demo_model() -> Path:
-    from docqa.models import demo_model_path
 
     return demo_model_path()
 
 
 @pytest.fixture(scope="session")
-def embedder(demo_model: Path):  # type: ignore[no-untyped-def]
-    from docqa.settings import EmbedSettings
-    from ingest.embedding import LlamaEmbedder
+def embedder(demo_model: Path) -> LlamaEmbedder:
 
     return LlamaEmbedder(demo_model, EmbedSettings())
 
 
 @pytest.fixture(scope="session")
-def generator(demo_model: Path):  # type: ignore[no-untyped-def]
+def generator(demo_model: Path) -> Iterator[BatchingGenerator]:
     """The default engine (continuous batching), as `docqa serve` runs it."""
-    from docqa.engine.batching import BatchingGenerator
-    from docqa.settings import LLMSettings
-
     gen = BatchingGenerator(demo_model, LLMSettings(n_ctx=4096, n_parallel=4, max_queue=8))
     yield gen
     gen.close()
 
 
 @pytest.fixture(scope="session")
-def serial_generator(demo_model: Path):  # type: ignore[no-untyped-def]
+def serial_generator(demo_model: Path) -> Iterator[LlamaGenerator]:
     """The one-request-at-a-time fallback (DOCQA_LLM_ENGINE=serial)."""
-    from docqa.generation import LlamaGenerator
-    from docqa.settings import LLMSettings
-
     gen = LlamaGenerator(demo_model, LLMSettings(n_ctx=4096, max_queue=4))
     yield gen
     gen.close()
 
 
-def make_settings(data_dir: Path, **overrides: object):  # type: ignore[no-untyped-def]
-    from docqa.settings import Settings
-
-    return Settings(data_dir=data_dir, **overrides)
-
-
 @pytest.fixture
-def settings(tmp_path: Path):  # type: ignore[no-untyped-def]
+def settings(tmp_path: Path) -> Settings:
     return make_settings(tmp_path / "data")
 
 
 @pytest.fixture
-def qa_factory(embedder, generator, tmp_path: Path):  # type: ignore[no-untyped-def]
+def qa_factory(embedder: LlamaEmbedder, generator: BatchingGenerator, tmp_path: Path) -> Iterator[Callable[..., DocQA]]:
     """Build DocQA objects over the session's loaded models, each on a data dir of the test's."""
-    from docqa.service import DocQA
-
     opened: list[DocQA] = []
 
     def make(data_dir: Path | None = None, *, with_embedder: bool = True, **overrides: object) -> DocQA:
@@ -94,10 +117,10 @@ def qa_factory(embedder, generator, tmp_path: Path):  # type: ignore[no-untyped-
 
 
 @pytest.fixture(scope="session")
-def sample_index(embedder, generator, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def sample_index(
+    embedder: LlamaEmbedder, generator: BatchingGenerator, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
     """A data dir with sample_docs/ ingested once (the slow step), copied by tests that change it."""
-    from docqa.service import DocQA
-
     data = tmp_path_factory.mktemp("sample-index")
     qa = DocQA(make_settings(data), embedder, generator)
     report = qa.ingest([SAMPLE_DOCS])
@@ -108,7 +131,7 @@ def sample_index(embedder, generator, tmp_path_factory: pytest.TempPathFactory) 
 
 
 @pytest.fixture
-def sample_qa(sample_index: Path, qa_factory, tmp_path: Path):  # type: ignore[no-untyped-def]
+def sample_qa(sample_index: Path, qa_factory: Callable[..., DocQA], tmp_path: Path) -> DocQA:
     data = tmp_path / "copy"
     shutil.copytree(sample_index, data)
     return qa_factory(data)
@@ -118,53 +141,11 @@ def sample_qa(sample_index: Path, qa_factory, tmp_path: Path):  # type: ignore[n
 def tiny_qwen3(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not QWEN_VOCAB.is_file():
         pytest.skip(f"Qwen vocab GGUF not found at {QWEN_VOCAB} (set DOCQA_QWEN_VOCAB)")
-    from tests.tiny_qwen3 import build_tiny_qwen3
-
     return build_tiny_qwen3(QWEN_VOCAB, tmp_path_factory.mktemp("qwen3") / "tiny-qwen3.gguf")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def sse_events(response: Any) -> Iterator[tuple[str, Any]]:
-    """(event, data) of a streamed answer's Server-Sent Events, each as it arrives; response: httpx's."""
-    kind = ""
-    for line in response.iter_lines():
-        if line.startswith("event: "):
-            kind = line[7:]
-        elif line.startswith("data: "):
-            yield kind, json.loads(line[6:])
-
-
-@contextmanager
-def serve_app(settings, qa, port: int) -> Iterator[str]:  # type: ignore[no-untyped-def]
-    """docqa's real ASGI app under uvicorn on a loopback port, over an opened DocQA."""
-    import uvicorn
-
-    from docqa.api.main import create_app
-    from docqa.api.state import AppState
-
-    state = AppState(settings, qa=qa)
-    state.loaded.set()
-    server = uvicorn.Server(uvicorn.Config(create_app(state=state), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert server.started, "uvicorn did not start"
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-
-
 @pytest.fixture
-def live_server(sample_qa) -> Iterator[str]:  # type: ignore[no-untyped-def]
+def live_server(sample_qa: DocQA) -> Iterator[str]:
     """The app over a copy of the sample index."""
     with serve_app(sample_qa.settings, sample_qa, free_port()) as base:
         yield base

@@ -8,9 +8,9 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Request
 
 from docqa.api.state import AppState
-from docqa.errors import NotReadyError
+from docqa.core.errors import NotReadyError
+from docqa.core.settings import Settings
 from docqa.service import DocQA
-from docqa.settings import Settings
 
 
 def get_state(request: Request) -> AppState:

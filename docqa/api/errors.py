@@ -8,7 +8,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from docqa.errors import BusyError, DocqaError
+from docqa.core.errors import BusyError, DocqaError
 
 logger = logging.getLogger(__name__)
 

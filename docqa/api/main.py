@@ -16,7 +16,7 @@ from docqa.api.limits import BodySizeLimit
 from docqa.api.metrics import Metrics, RequestCounter
 from docqa.api.routes import ask, collections, documents, health, metrics, openai_compat, web
 from docqa.api.state import AppState
-from docqa.settings import Settings
+from docqa.core.settings import Settings
 
 
 def create_app(settings: Settings | None = None, *, state: AppState | None = None, owns_state: bool = False) -> FastAPI:
@@ -40,7 +40,7 @@ def create_app(settings: Settings | None = None, *, state: AppState | None = Non
         lifespan=lifespan,
     )
     app.state.docqa = app_state
-    app_state.metrics = Metrics(app_state)
+    app_state.metrics = Metrics(lambda: app_state.qa)
     if app_state.qa is not None:
         app_state.metrics.attach(app_state.qa)
     errors.install(app)

@@ -7,24 +7,22 @@ from the live objects at scrape time, so they are never stale. Each app has its 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from docqa.api.state import AppState
+from docqa.core.documents import IngestReport
 from docqa.service import AnswerOutcome, DocQA
-from ingest.pipeline import IngestReport
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 _LATENCY_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120, 300)
 
 
 class Metrics:
-    def __init__(self, state: AppState) -> None:
+    def __init__(self, current: Callable[[], DocQA | None]) -> None:
         self.registry = CollectorRegistry()
         self.requests = Counter(
             "docqa_http_requests", "HTTP requests by route and status.", ["method", "route", "status"],
@@ -46,7 +44,7 @@ class Metrics:
         )
         self.ingest_tokens = Counter("docqa_ingest_tokens", "Tokens chunked and embedded.", registry=self.registry)
         self.ingest_seconds = Counter("docqa_ingest_seconds", "Seconds spent ingesting.", registry=self.registry)
-        self.registry.register(_LiveState(state))
+        self.registry.register(_LiveState(current))
         self._attached: DocQA | None = None
 
     def attach(self, qa: DocQA) -> None:
@@ -74,38 +72,42 @@ class Metrics:
 
 
 class _LiveState(Collector):
-    def __init__(self, state: AppState) -> None:
-        self._state = state
+    """Gauges read at scrape time from the DocQA the app serves (none while the models load)."""
+
+    def __init__(self, current: Callable[[], DocQA | None]) -> None:
+        self._current = current
 
     def collect(self) -> Iterator[Metric]:
-        qa = self._state.qa
+        qa = self._current()
         if qa is None:
             return
-        report_fn = getattr(qa.generator, "memory_report", None)
-        engine: dict[str, Any] = report_fn() if report_fn else {}
-        for name, key, doc in (
-            ("docqa_queue_depth", "waiting", "Requests waiting for a generation slot."),
-            ("docqa_running_sequences", "running", "Sequences being generated now."),
-            ("docqa_kv_cells_used", "kv_cells_in_sequences", "KV cache cells held by running sequences."),
-            ("docqa_kv_cells", "kv_cells", "KV cache cells in all."),
-            ("docqa_prefix_cache_tokens", "prefix_cache_tokens", "Tokens kept for prefix reuse."),
-        ):
-            if key in engine:
-                yield GaugeMetricFamily(name, doc, value=float(engine[key]))
+        engine = qa.status().engine
+        if engine is not None:
+            for name, value, doc in (
+                ("docqa_queue_depth", engine.waiting, "Requests waiting for a generation slot."),
+                ("docqa_running_sequences", engine.running, "Sequences being generated now."),
+                ("docqa_kv_cells_used", engine.kv_cells_in_sequences, "KV cache cells held by running sequences."),
+                ("docqa_kv_cells", engine.kv_cells, "KV cache cells in all."),
+                ("docqa_prefix_cache_tokens", engine.prefix_cache_tokens, "Tokens kept for prefix reuse."),
+            ):
+                if value is not None:
+                    yield GaugeMetricFamily(name, doc, value=float(value))
         documents = GaugeMetricFamily(
             "docqa_documents", "Documents per collection and status.", labels=["collection", "status"]
         )
         chunks = GaugeMetricFamily("docqa_chunks", "Chunks per collection.", labels=["collection"])
-        for name, status, count in qa.store.document_counts():
-            documents.add_metric([name, status], count)
-        for name, count in qa.store.chunk_counts().items():
-            chunks.add_metric([name], count)
+        for summary in qa.collections():
+            for status, count in summary.documents.items():
+                documents.add_metric([summary.name, status], count)
+            if summary.chunks:
+                chunks.add_metric([summary.name], summary.chunks)
         yield documents
         yield chunks
-        yield GaugeMetricFamily("docqa_answer_cache_entries", "Answers in the cache.", value=qa.answer_cache.entries())
+        cache = qa.cache_stats()
+        yield GaugeMetricFamily("docqa_answer_cache_entries", "Answers in the cache.", value=cache.entries)
         lookups = CounterMetricFamily("docqa_answer_cache_lookups", "Answer cache lookups.", labels=["result"])
-        lookups.add_metric(["hit"], qa.answer_cache.hits)
-        lookups.add_metric(["miss"], qa.answer_cache.misses)
+        lookups.add_metric(["hit"], cache.hits)
+        lookups.add_metric(["miss"], cache.misses)
         yield lookups
 
 

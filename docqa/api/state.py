@@ -5,13 +5,10 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
+from docqa.api.metrics import Metrics
+from docqa.core.settings import Settings
 from docqa.service import DocQA
-from docqa.settings import Settings
-
-if TYPE_CHECKING:
-    from docqa.api.metrics import Metrics
 
 logger = logging.getLogger(__name__)
 

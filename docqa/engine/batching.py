@@ -24,18 +24,21 @@ from pathlib import Path
 
 import numpy as np
 
-from docqa.engine.llama_context import LlamaContext
-from docqa.engine.prefix_cache import PrefixCache, common_prefix
+from docqa.core.errors import InvalidRequestError
+from docqa.core.sampling_params import SamplingParams
+from docqa.core.settings import LLMSettings
+from docqa.core.streams import GenerationStream, GenEvent, WaitQueue
+from docqa.core.types import GeneratorInfo, GeneratorStats
+from docqa.engine.prefix_cache import PrefixCache
 from docqa.engine.sampling import SlotSamplers
 from docqa.engine.sequences import Request, RunningSequence
 from docqa.engine.step_outputs import StepOutputs
 from docqa.engine.step_timing import StepTiming
 from docqa.engine.teacher_forcing import teacher_forced_logits
-from docqa.errors import InvalidRequestError
-from docqa.generation import GeneratorInfo, OutputText, SamplingParams, detect_prompt_format
-from docqa.models import batched_sampling_from, model_label, offloaded
-from docqa.settings import LLMSettings
-from docqa.streams import GenerationStream, GenEvent, WaitQueue
+from docqa.llama.context import LlamaContext
+from docqa.llama.model_files import batched_sampling_from, detect_prompt_format, model_label, offloaded
+from docqa.llama.output_text import OutputText
+from docqa.llama.token_batch import common_prefix
 
 logger = logging.getLogger(__name__)
 
@@ -124,6 +127,9 @@ class BatchingGenerator:
         self._thread.join(timeout=30)
         self.samplers.close()
         self.llama.close()
+
+    def stats(self) -> GeneratorStats:
+        return GeneratorStats(kind="batching", **self.memory_report())
 
     def memory_report(self) -> dict[str, int]:
         with self._lock:

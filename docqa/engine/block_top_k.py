@@ -31,7 +31,7 @@ import logging
 import math
 from typing import Any
 
-from docqa.engine.native_libraries import library_beside_llama
+from docqa.llama.native_libraries import library_beside_llama
 
 logger = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from docqa.generation import SamplingParams
+from docqa.core.sampling_params import SamplingParams
 
 # llama.cpp's "draw a seed from the system's entropy" value; every reset then draws a new one.
 RANDOM_SEED = 0xFFFFFFFF

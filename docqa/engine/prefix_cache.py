@@ -14,13 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-
-def common_prefix(a: np.ndarray, b: np.ndarray) -> int:
-    n = min(len(a), len(b))
-    if n == 0:
-        return 0
-    diff = np.flatnonzero(a[:n] != b[:n])
-    return int(diff[0]) if len(diff) else n
+from docqa.llama.token_batch import common_prefix
 
 
 @dataclass

@@ -19,11 +19,11 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from docqa.core.sampling_params import SamplingParams
 from docqa.engine.batched_sampling import BatchedSampler, RowSampler, draw, padded
 from docqa.engine.block_top_k import BlockTopK, block_size
 from docqa.engine.chain_key import RANDOM_SEED, ChainKey
-from docqa.engine.llama_context import LlamaContext
-from docqa.generation import SamplingParams
+from docqa.llama.context import LlamaContext
 
 __all__ = ["RANDOM_SEED", "ChainKey", "Sampler", "SlotSamplers"]
 

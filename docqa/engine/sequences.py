@@ -6,8 +6,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from docqa.generation import OutputText, SamplingParams
-from docqa.streams import GenerationStream
+from docqa.core.sampling_params import SamplingParams
+from docqa.core.streams import GenerationStream
+from docqa.llama.output_text import OutputText
 
 # Qwen's documented way to end reasoning early: a closing sentence, then </think>.
 THINKING_CUTOFF = (

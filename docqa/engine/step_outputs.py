@@ -8,9 +8,9 @@ together (`flush`), one wake-up per event loop.
 
 from __future__ import annotations
 
-from docqa.engine.llama_context import LlamaContext
+from docqa.core.streams import GenerationStream, GenEvent, deliver
 from docqa.engine.sequences import THINKING_CUTOFF, RunningSequence
-from docqa.streams import GenerationStream, GenEvent, deliver
+from docqa.llama.context import LlamaContext
 
 
 class StepOutputs:

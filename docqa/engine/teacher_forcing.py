@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from docqa.engine.llama_context import LlamaContext
 from docqa.engine.sampling import SlotSamplers
+from docqa.llama.context import LlamaContext
 
 
 def teacher_forced_logits(

@@ -12,9 +12,9 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from docqa.api.deps import QADep
-from docqa.errors import DocqaError
-from docqa.service import MAX_QUESTION_CHARS, AskRequest
-from docqa.types import AskEvent
+from docqa.core.errors import DocqaError
+from docqa.core.events import AskEvent, ErrorEvent
+from docqa.core.requests import MAX_QUESTION_CHARS, AskRequest
 
 router = APIRouter(tags=["ask"])
 
@@ -59,7 +59,7 @@ class AskBody(BaseModel):
 
 
 def sse(event: AskEvent) -> bytes:
-    return f"event: {event.kind}\ndata: {json.dumps(event.data, ensure_ascii=False)}\n\n".encode()
+    return f"event: {event.kind}\ndata: {json.dumps(event.as_dict(), ensure_ascii=False)}\n\n".encode()
 
 
 async def _sse_stream(first: AskEvent, events: AsyncIterator[AskEvent]) -> AsyncIterator[bytes]:
@@ -68,7 +68,7 @@ async def _sse_stream(first: AskEvent, events: AsyncIterator[AskEvent]) -> Async
         async for event in events:
             yield sse(event)
     except DocqaError as exc:  # after the 200 header, errors travel as an event
-        yield sse(AskEvent("error", {"message": str(exc)}))
+        yield sse(ErrorEvent(str(exc)))
 
 
 @router.post("/v1/ask", summary="Answer a question from a collection, with citations", response_model=None)

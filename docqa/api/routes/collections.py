@@ -13,14 +13,7 @@ router = APIRouter(prefix="/v1/collections", tags=["collections"])
 
 @router.get("", summary="Collections with their document and chunk counts")
 def list_collections(qa: QADep) -> dict[str, Any]:
-    ready = {name: n for name, status, n in qa.store.document_counts() if status == "ready"}
-    chunks = qa.store.chunk_counts()  # failed documents keep no chunks
-    return {
-        "collections": [
-            {"name": c.name, "documents": ready.get(c.name, 0), "chunks": chunks.get(c.name, 0)}
-            for c in qa.store.collections()
-        ]
-    }
+    return {"collections": [{"name": c.name, "documents": c.ready, "chunks": c.chunks} for c in qa.collections()]}
 
 
 @router.get("/{name}/chunks/{chunk_id}", summary="The text of one chunk, as a citation points at it")

@@ -14,9 +14,9 @@ from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from docqa.api.deps import QADep, SettingsDep
-from docqa.service import validate_collection_name
-from ingest.pipeline import Source
-from ingest.readers import PDF_SUFFIXES, SUPPORTED_SUFFIXES
+from docqa.core.documents import Source
+from docqa.core.files import PDF_SUFFIXES, SUPPORTED_SUFFIXES
+from docqa.core.requests import validate_collection_name
 
 router = APIRouter(prefix="/v1/collections/{name}/documents", tags=["documents"])
 

@@ -17,14 +17,13 @@ def health(state: StateDep) -> JSONResponse:
     if state.qa is None:
         status = "error" if state.load_error else "loading"
         return JSONResponse({"status": status, "detail": state.load_error}, status_code=503)
-    gen, emb = state.qa.generator, state.qa.embedder
-    memory_report = getattr(gen, "memory_report", None)  # the batching engine's KV cache and queue
+    loaded = state.qa.status()
     return JSONResponse(
         {
             "status": "ok",
-            "generator": gen.info.model_id if gen else None,
-            "embedder": emb.model_id if emb else None,
-            "reranker": state.qa.reranker.model_id if state.qa.reranker else None,
-            "engine": memory_report() if memory_report else {"kind": "serial"},
+            "generator": loaded.generator,
+            "embedder": loaded.embedder,
+            "reranker": loaded.reranker,
+            "engine": loaded.engine.as_dict() if loaded.engine else None,  # its queue, and KV cache where it has one
         }
     )

@@ -23,11 +23,12 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
+from docqa.answering.citing import sources_footer
 from docqa.api.deps import QADep
-from docqa.citing import sources_footer
-from docqa.errors import DocqaError, InvalidRequestError, UnknownModelError
-from docqa.service import AskRequest
-from docqa.types import AskEvent
+from docqa.core.errors import DocqaError, InvalidRequestError, UnknownModelError
+from docqa.core.events import AnswerDelta, AskEvent, CitationsEvent, DoneEvent, ErrorEvent, ReasoningDelta
+from docqa.core.requests import AskRequest
+from docqa.core.types import Timings
 
 router = APIRouter(prefix="/v1", tags=["openai"])
 
@@ -153,7 +154,7 @@ def list_models(qa: QADep) -> dict[str, Any]:
                 "created": int(c.created_at.timestamp()),
                 "owned_by": "docqa",
             }
-            for c in qa.store.collections()
+            for c in qa.collections()
         ],
     }
 
@@ -208,25 +209,26 @@ async def _stream_chunks(
         return f"data: {json.dumps(payload, ensure_ascii=False)}\n\n".encode()
 
     yield chunk({"role": "assistant", "content": ""})
-    done: dict[str, Any] = {"citations": first.data.get("citations", []), "timings": {}, "finish_reason": "stop"}
+    done = DoneEvent(Timings(), "stop", first.citations if isinstance(first, CitationsEvent) else [])
     try:
         async for event in events:
-            if event.kind == "reasoning":
-                yield chunk({"reasoning_content": event.data["text"]})
-            elif event.kind == "answer":
-                yield chunk({"content": event.data["text"]})
-            elif event.kind == "done":
-                done = event.data
-            elif event.kind == "error":
-                raise DocqaError(str(event.data.get("message")))
+            if isinstance(event, ReasoningDelta):
+                yield chunk({"reasoning_content": event.text})
+            elif isinstance(event, AnswerDelta):
+                yield chunk({"content": event.text})
+            elif isinstance(event, DoneEvent):
+                done = event
+            elif isinstance(event, ErrorEvent):
+                raise DocqaError(event.message)
     except DocqaError as exc:  # after the 200 header, an error travels in the stream, as OpenAI does
         yield f"data: {json.dumps({'error': {'type': type(exc).__name__, 'message': str(exc)}})}\n\n".encode()
         yield b"data: [DONE]\n\n"
         return
-    footer = sources_footer(done["citations"])
+    citations = [c.as_dict() for c in done.citations]
+    footer = sources_footer(citations)
     if footer:
         yield chunk({"content": footer})
-    yield chunk({}, _finish(str(done.get("finish_reason", "stop"))), citations=done["citations"])
+    yield chunk({}, _finish(done.finish_reason), citations=citations)
     if include_usage:
         payload = {
             "id": completion_id,
@@ -234,7 +236,7 @@ async def _stream_chunks(
             "created": created,
             "model": model,
             "choices": [],
-            "usage": _usage(done.get("timings", {})),
+            "usage": _usage(done.timings.as_dict()),
         }
         yield f"data: {json.dumps(payload)}\n\n".encode()
     yield b"data: [DONE]\n\n"

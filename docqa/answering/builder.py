@@ -1,0 +1,93 @@
+"""Turning a generator's raw text stream into docqa's answer events and final Answer.
+
+The same builder serves the CLI (sync iteration), the library and the API (async iteration), so
+the reasoning/answer split, timings and citations are computed in one place.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+
+from docqa.answering.citing import best_page, cited_numbers
+from docqa.answering.prompting import PromptPlan
+from docqa.answering.thinking import Channel, ThinkSplitter
+from docqa.core.events import AnswerDelta, AskEvent, CitationsEvent, DoneEvent, ErrorEvent, ReasoningDelta
+from docqa.core.streams import GenEvent
+from docqa.core.types import Answer, Citation, Mode, Timings
+
+NO_SOURCES_ANSWER = "The documents in this collection do not answer the question: nothing relevant was found."
+
+
+def citations_for(plan: PromptPlan) -> list[Citation]:
+    return [
+        Citation(
+            number=s.number,
+            document=s.chunk.document_name,
+            document_id=s.chunk.document_id,
+            pages=(s.chunk.first_page, s.chunk.last_page),
+            chunk_id=s.chunk.chunk_id,
+            score=s.chunk.score,
+        )
+        for s in plan.sources
+    ]
+
+
+class AnswerBuilder:
+    def __init__(self, mode: Mode, plan: PromptPlan, started: float, retrieval_ms: float) -> None:
+        self.mode = mode
+        self.citations = citations_for(plan)
+        self._plan = plan
+        self._started = started
+        self._splitter = ThinkSplitter()
+        self._answer: list[str] = []
+        self._reasoning: list[str] = []
+        self.timings = Timings(retrieval_ms=retrieval_ms, prompt_tokens=plan.prompt_tokens)
+        self.finish_reason = "stop"
+        self.error: str | None = None
+
+    def opening(self) -> AskEvent:
+        return CitationsEvent(list(self.citations), self.mode)
+
+    def on_event(self, event: GenEvent) -> list[AskEvent]:
+        if event.kind == "text":
+            if self.timings.ttft_ms is None:
+                self.timings.ttft_ms = (time.perf_counter() - self._started) * 1000
+            return self._route(self._splitter.feed(event.text))
+        out = self._route(self._splitter.finish())
+        self.timings.total_ms = (time.perf_counter() - self._started) * 1000
+        if event.kind == "failed":
+            self.error = event.text
+            self.finish_reason = "error"
+            return [*out, ErrorEvent(event.text)]
+        self.finish_reason = event.finish_reason
+        self.timings.prompt_tokens = event.prompt_tokens or self.timings.prompt_tokens
+        self.timings.completion_tokens = event.completion_tokens
+        self._refine_citations()
+        return [*out, DoneEvent(replace(self.timings), self.finish_reason, list(self.citations))]
+
+    def _refine_citations(self) -> None:
+        answer = "".join(self._answer)
+        cited = cited_numbers(answer)
+        chunks = {s.number: s.chunk for s in self._plan.sources}
+        self.citations = [
+            replace(c, page=best_page(answer, chunks[c.number]), cited=c.number in cited) for c in self.citations
+        ]
+
+    def _route(self, parts: Sequence[tuple[Channel, str]]) -> list[AskEvent]:
+        events: list[AskEvent] = []
+        for channel, text in parts:
+            (self._reasoning if channel == "reasoning" else self._answer).append(text)
+            events.append(ReasoningDelta(text) if channel == "reasoning" else AnswerDelta(text))
+        return events
+
+    def result(self) -> Answer:
+        return Answer(
+            answer="".join(self._answer).strip(),
+            reasoning="".join(self._reasoning).strip(),
+            mode=self.mode,
+            citations=self.citations,
+            timings=self.timings,
+            finish_reason=self.finish_reason,
+        )

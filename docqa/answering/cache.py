@@ -1,0 +1,151 @@
+"""Answer cache: the same question on an unchanged collection, mode and model is answered from SQLite.
+
+The key covers everything that shapes an answer: the normalised question, collection, mode, model,
+top_k, document scope, max_tokens, temperature and seed. Invalidation needs no bookkeeping here:
+the store deletes a collection's cached answers in the same transaction that adds, replaces or
+deletes one of its documents, so a cached answer can never outlive the text it was drawn from.
+Reasoning is kept only for thinking-mode answers. Only finished answers are cached.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+from sqlalchemy import text
+
+from docqa.core.events import AnswerDelta, AskEvent, CitationsEvent, DoneEvent, ReasoningDelta
+from docqa.core.types import Answer, Citation, Timings
+from docqa.store.db import Store
+
+_SPACES = re.compile(r"\s+")
+_TRAILING = re.compile(r"[\s?？!！.。,，;；:：]+$")
+CACHEABLE_FINISH = frozenset({"stop", "length", "no_sources"})
+
+
+def normalise_question(question: str) -> str:
+    """Case, width, spacing and closing punctuation do not make a different question."""
+    folded = unicodedata.normalize("NFKC", question).casefold()
+    return _TRAILING.sub("", _SPACES.sub(" ", folded).strip())
+
+
+@dataclass(frozen=True)
+class CacheKey:
+    collection_id: int
+    digest: str
+
+
+def cache_key(
+    collection_id: int,
+    question: str,
+    *,
+    thinking: bool,
+    model_id: str,
+    top_k: int,
+    document_id: int | None,
+    max_tokens: int,
+    temperature: float | None,
+    seed: int | None,
+    retrieval: str,
+    earlier: tuple[str, ...] = (),
+) -> CacheKey:
+    """retrieval: how the sources were found (Retriever.signature): another retriever, embedding model or
+    fusion weight finds other sources, so its answers are other entries."""
+    parts = {
+        "q": normalise_question(question),
+        "retrieval": retrieval,
+        "thinking": thinking,
+        "model": model_id,
+        "top_k": top_k,
+        "document": document_id,
+        "max_tokens": max_tokens,
+        "temperature": temperature,
+        "seed": seed,
+    }
+    if earlier:  # a follow-up's answer depends on the question before it (absent: the keys as before)
+        parts["earlier"] = [normalise_question(q) for q in earlier]
+    digest = hashlib.sha256(json.dumps(parts, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    return CacheKey(collection_id, digest)
+
+
+def _citation(data: dict[str, object]) -> Citation:
+    pages = data["pages"]
+    assert isinstance(pages, list)
+    return Citation(
+        number=int(data["number"]),  # type: ignore[call-overload]
+        document=str(data["document"]),
+        document_id=int(data["document_id"]),  # type: ignore[call-overload]
+        pages=(int(pages[0]), int(pages[1])),
+        chunk_id=int(data["chunk_id"]),  # type: ignore[call-overload]
+        score=float(data["score"]),  # type: ignore[arg-type]
+        page=None if data.get("page") is None else int(data["page"]),  # type: ignore[call-overload]
+        cited=bool(data.get("cited")),
+    )
+
+
+class AnswerCache:
+    def __init__(self, store: Store, max_entries: int) -> None:
+        self._store = store
+        self._max_entries = max_entries
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: CacheKey) -> Answer | None:
+        with self._store.session() as s:
+            row = s.execute(
+                text("SELECT answer FROM answer_cache WHERE collection_id = :cid AND key = :key"),
+                {"cid": key.collection_id, "key": key.digest},
+            ).scalar()
+        if row is None:
+            self.misses += 1
+            return None
+        self.hits += 1
+        data = json.loads(row)
+        return Answer(
+            answer=data["answer"],
+            reasoning=data["reasoning"],
+            mode=data["mode"],
+            citations=[_citation(c) for c in data["citations"]],
+            timings=Timings(prompt_tokens=0, completion_tokens=0),
+            finish_reason=data["finish_reason"],
+        )
+
+    def put(self, key: CacheKey, answer: Answer) -> None:
+        if answer.finish_reason not in CACHEABLE_FINISH:
+            return
+        data = answer.as_dict()
+        if answer.mode != "thinking":
+            data["reasoning"] = ""
+        with self._store.session() as s:
+            s.execute(
+                text(
+                    "INSERT OR REPLACE INTO answer_cache(collection_id, key, answer, created_at) "
+                    "VALUES (:cid, :key, :answer, CURRENT_TIMESTAMP)"
+                ),
+                {"cid": key.collection_id, "key": key.digest, "answer": json.dumps(data, ensure_ascii=False)},
+            )
+            s.execute(  # keep the newest max_entries of the collection
+                text(
+                    "DELETE FROM answer_cache WHERE collection_id = :cid AND rowid NOT IN (SELECT rowid FROM "
+                    "answer_cache WHERE collection_id = :cid ORDER BY rowid DESC LIMIT :n)"
+                ),
+                {"cid": key.collection_id, "n": self._max_entries},
+            )
+
+    def entries(self) -> int:
+        with self._store.session() as s:
+            return int(s.execute(text("SELECT count(*) FROM answer_cache")).scalar() or 0)
+
+
+def replay(answer: Answer, elapsed_ms: float) -> Iterator[AskEvent]:
+    """A cached answer as the events a generated one streams: citations, reasoning, answer, done."""
+    yield CitationsEvent([replace(c, page=None, cited=False) for c in answer.citations], answer.mode)
+    if answer.reasoning:
+        yield ReasoningDelta(answer.reasoning)
+    yield AnswerDelta(answer.answer)
+    timings = Timings(retrieval_ms=0.0, ttft_ms=elapsed_ms, total_ms=elapsed_ms)
+    yield DoneEvent(timings, answer.finish_reason, list(answer.citations), cached=True)

@@ -1,0 +1,153 @@
+"""`docqa ingest`, `docqa docs list|rm` and `docqa check`: what is in the data home."""
+
+from __future__ import annotations
+
+import signal
+import sys
+from pathlib import Path
+
+import click
+
+from docqa.cli.options import common_options, emit_json, make_settings, open_docqa
+from docqa.cli.progress import ProgressLine
+
+
+def _interrupt(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+@click.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--collection", "-c", default=None, help="Collection to add to (default: 'default').")
+@click.option("--no-embeddings", is_flag=True, help="Skip dense embeddings: BM25 keyword search only (fast on CPU).")
+@click.option("--password", default=None, help="Password for encrypted PDFs.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@common_options
+def ingest(
+    paths: tuple[Path, ...],
+    collection: str | None,
+    no_embeddings: bool,
+    password: str | None,
+    as_json: bool,
+    data_dir: Path | None,
+    verbose: bool,
+) -> None:
+    """Index PDF, text and Markdown files (folders are searched recursively)."""
+    settings = make_settings(data_dir, verbose)
+    qa = open_docqa(settings, verbose, embedder=not no_embeddings, generator=False)
+    progress = ProgressLine()
+    # SIGTERM ends the run like Ctrl+C: the document being written rolls back, FAISS is saved.
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        report = qa.ingest(list(paths), collection, progress=progress, password=password)
+    except KeyboardInterrupt:
+        progress.close()
+        click.secho(
+            "interrupted: the files finished so far are saved; run the same command to ingest the rest", err=True
+        )
+        sys.exit(130)
+    finally:
+        progress.close()
+        qa.close()
+    if as_json:
+        emit_json(report.as_dict())
+    else:
+        for f in report.files:
+            if f.status == "failed":
+                click.secho(f"failed   {f.path}: {f.error}", fg="red", err=True)
+            for w in f.warnings:
+                click.secho(f"warning  {f.path}: {w}", fg="yellow", err=True)
+        pages = sum(f.pages for f in report.files if f.status in ("added", "updated"))
+        tokens = sum(f.tokens for f in report.files if f.status in ("added", "updated"))
+        d = report.as_dict()
+        click.echo(
+            f"{d['added']} added, {d['updated']} updated, {d['unchanged']} unchanged, "
+            f"{report.count('failed')} failed; {d['chunks']} chunks from {pages} pages in {report.seconds:.1f} s"
+            + (
+                f" ({pages / report.seconds:.1f} pages/s, {tokens / report.seconds:,.0f} tokens/s)"
+                if report.seconds > 0 and pages
+                else ""
+            )
+        )
+        if not report.embeddings:
+            why = "--no-embeddings" if no_embeddings else "retriever auto: DOCQA_RETRIEVAL_RETRIEVER=hybrid embeds"
+            click.echo(f"embeddings skipped ({why}): these files are found by BM25 keyword search only")
+    if report.count("failed") and not (report.count("added") or report.count("updated") or report.count("unchanged")):
+        sys.exit(1)
+
+
+@click.group()
+def docs() -> None:
+    """List and delete indexed documents."""
+
+
+@docs.command("list")
+@click.option("--collection", "-c", default=None, help="Collection to list (default: 'default').")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@common_options
+def docs_list(collection: str | None, as_json: bool, data_dir: Path | None, verbose: bool) -> None:
+    """List the documents of a collection."""
+    qa = open_docqa(make_settings(data_dir, verbose), verbose, embedder=False, generator=False)
+    try:
+        rows = [d.as_dict() for d in qa.documents(collection)]
+    finally:
+        qa.close()
+    if as_json:
+        emit_json(rows)
+        return
+    click.echo(f"{'ID':>5}  {'STATUS':7} {'PAGES':>5} {'CHUNKS':>6}  NAME")
+    for d in rows:
+        click.echo(f"{d['id']:>5}  {d['status']:7} {d['pages']:>5} {d['chunks']:>6}  {d['name']}")
+        if d["error"]:
+            click.secho(f"       {d['error']}", fg="red")
+
+
+@docs.command("rm")
+@click.argument("document_ids", nargs=-1, type=int, required=True)
+@click.option("--collection", "-c", default=None, help="Collection (default: 'default').")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@common_options
+def docs_rm(
+    document_ids: tuple[int, ...], collection: str | None, as_json: bool, data_dir: Path | None, verbose: bool
+) -> None:
+    """Delete documents (and their chunks and vectors) by ID."""
+    qa = open_docqa(make_settings(data_dir, verbose), verbose, embedder=False, generator=False)
+    deleted = []
+    try:
+        for doc_id in document_ids:
+            qa.delete_document(doc_id, collection)
+            deleted.append(doc_id)
+            if not as_json:
+                click.echo(f"deleted document {doc_id}")
+    finally:
+        qa.close()
+    if as_json:
+        emit_json({"deleted": deleted})
+
+
+@click.command()
+@click.option("--collection", "-c", default=None, help="Only this collection (default: all).")
+@click.option(
+    "--repair",
+    is_flag=True,
+    help="Fix what can be fixed: mark incomplete documents for re-ingest, drop orphan rows, "
+    "rebuild FAISS from the embeddings stored in SQLite.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@common_options
+def check(collection: str | None, repair: bool, as_json: bool, data_dir: Path | None, verbose: bool) -> None:
+    """Verify the data directory: SQLite integrity, complete documents, FAISS against SQLite."""
+    qa = open_docqa(make_settings(data_dir, verbose), verbose, embedder=False, generator=False)
+    try:
+        problems = [] if qa.integrity_ok() else ["SQLite integrity_check failed"]
+        for report in qa.check(collection, repair=repair):
+            problems += [f"{report.collection}: {p}" for p in report.problems]
+    finally:
+        qa.close()
+    ok = not problems
+    if as_json:
+        emit_json({"ok": ok, "problems": problems, "repaired": repair and not ok})
+    else:
+        click.echo("ok" if ok else "\n".join(problems) + ("\nrepaired" if repair else ""))
+    if not ok and not repair:
+        sys.exit(1)

@@ -1,0 +1,92 @@
+"""What every `docqa` command shares: the options, settings, the error mapping and JSON output.
+
+Domain errors become one-line messages (exit code 1) in one place: `DocqaGroup.invoke`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from docqa.core.errors import BusyError, DocqaError
+from docqa.core.settings import Settings
+
+if TYPE_CHECKING:
+    from docqa.service import DocQA
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class DocqaGroup(click.Group):
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BusyError as exc:
+            raise click.ClickException(f"busy: {exc}") from None
+        except DocqaError as exc:
+            raise click.ClickException(str(exc)) from None
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            sys.exit(130)
+
+
+def common_options(func: F) -> F:
+    func = click.option(
+        "--data-dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        help="Data home (default: DOCQA_DATA_DIR or ./indexes).",
+    )(func)
+    func = click.option("--verbose", "-v", is_flag=True, help="Log what docqa does to stderr.")(func)
+    return func
+
+
+def make_settings(data_dir: Path | None, verbose: bool) -> Settings:
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    overrides: dict[str, Any] = {}
+    if data_dir is not None:
+        overrides["data_dir"] = data_dir
+    return Settings(**overrides)
+
+
+@contextmanager
+def quiet_native_logs(verbose: bool) -> Iterator[None]:
+    """llama.cpp writes model-loading chatter straight to fd 2; hide it unless --verbose."""
+    if verbose:
+        yield
+        return
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        sys.stderr.flush()
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
+def open_docqa(settings: Settings, verbose: bool, *, embedder: bool, generator: bool) -> DocQA:
+    # Imported here to keep start-up light: `docqa --help` and `docqa completion` load no model backend.
+    from docqa.service import DocQA
+
+    with quiet_native_logs(verbose):
+        return DocQA.open(settings, embedder=embedder, generator=generator)
+
+
+def emit_json(data: object) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2))

@@ -1,0 +1,36 @@
+"""`docqa serve` (the web page, REST and OpenAI API) and `docqa completion`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from docqa.cli.options import common_options, make_settings
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
+@common_options
+def serve(host: str, port: int, data_dir: Path | None, verbose: bool) -> None:
+    """Serve the REST API (models load in the background; /health says when ready)."""
+    # Imported here: FastAPI and uvicorn load only for the one command that serves.
+    from docqa.api.server import serve as serve_app
+    from docqa.api.state import AppState
+
+    settings = make_settings(data_dir, verbose)
+    serve_app(AppState(settings), host, port, "info" if verbose else "warning")
+
+
+@click.command()
+@click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
+def completion(shell: str) -> None:
+    """Print the shell completion script: eval "$(docqa completion bash)"."""
+    from click.shell_completion import get_completion_class
+
+    completer = get_completion_class(shell)
+    assert completer is not None
+    ctx = click.get_current_context()
+    click.echo(completer(ctx.find_root().command, {}, "docqa", "_DOCQA_COMPLETE").source())
+    ctx.exit(0)

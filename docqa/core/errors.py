@@ -1,0 +1,99 @@
+"""Domain errors. The CLI (docqa.cli.main) and the API (docqa.api.errors) each turn them into
+user-facing messages in one place; library code raises these and never prints."""
+
+from __future__ import annotations
+
+
+class DocqaError(Exception):
+    """Base of every error docqa reports to a user. The message is safe to show."""
+
+    http_status = 500
+
+
+class ConfigError(DocqaError):
+    """Settings or model files are missing or wrong."""
+
+    http_status = 500
+
+
+class ModelNotFoundError(ConfigError):
+    def __init__(self, kind: str, path: str, env_var: str, pull: str | None = None) -> None:
+        fix = (
+            f"run `docqa models pull {pull}`"
+            if pull
+            else f"set {env_var} to an existing GGUF file, a name from `docqa models list`, or unset it for the "
+            "offline demo model"
+        )
+        super().__init__(f"{kind} model file not found: {path}; {fix}")
+
+
+class UnknownModelError(DocqaError):
+    """An OpenAI-style request named a model docqa does not serve."""
+
+    http_status = 404
+
+    def __init__(self, model: str) -> None:
+        super().__init__(f"model '{model}' not found: use 'docqa/<collection>'; GET /v1/models lists them")
+
+
+class NotReadyError(DocqaError):
+    """The models are still loading."""
+
+    http_status = 503
+
+
+class CollectionNotFoundError(DocqaError):
+    http_status = 404
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"collection '{name}' does not exist; ingest documents into it first")
+        self.name = name
+
+
+class DocumentNotFoundError(DocqaError):
+    http_status = 404
+
+    def __init__(self, document_id: int, collection: str) -> None:
+        super().__init__(f"document {document_id} not found in collection '{collection}'")
+
+
+class ChunkNotFoundError(DocqaError):
+    http_status = 404
+
+    def __init__(self, chunk_id: int, collection: str) -> None:
+        super().__init__(f"chunk {chunk_id} not found in collection '{collection}'")
+
+
+class InvalidRequestError(DocqaError):
+    http_status = 400
+
+
+class EmbeddingModelMismatchError(DocqaError):
+    """A collection built with one embedding model cannot be searched or extended with another."""
+
+    http_status = 409
+
+    def __init__(self, collection: str, stored: str, current: str) -> None:
+        super().__init__(
+            f"collection '{collection}' was built with embedding model '{stored}' but the configured "
+            f"embedder is '{current}'; use the same model, or a new collection"
+        )
+
+
+class IndexInconsistentError(DocqaError):
+    """The FAISS index and the SQLite chunk rows disagree and could not be repaired."""
+
+    http_status = 500
+
+
+class BusyError(DocqaError):
+    """Too many requests are already waiting for the generator."""
+
+    http_status = 429
+    retry_after_s = 2
+
+
+class ReadError(DocqaError):
+    """A document could not be read; recorded against that file, the others go on."""
+
+    http_status = 422

@@ -1,0 +1,77 @@
+"""What an answer streams, one typed event per step: the service yields these; the REST route writes
+each as a Server-Sent Event (`kind` and `as_dict()`), the OpenAI route and the CLI read their fields.
+
+The order is always: one CitationsEvent, reasoning and answer deltas, then DoneEvent or ErrorEvent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar, Literal
+
+from docqa.core.types import Citation, Mode, Timings
+
+EventKind = Literal["citations", "reasoning", "answer", "done", "error"]
+
+
+@dataclass(frozen=True)
+class CitationsEvent:
+    """The sources the prompt holds, before any text (their best pages come with DoneEvent)."""
+
+    citations: list[Citation]
+    mode: Mode
+    kind: ClassVar[EventKind] = "citations"
+
+    def as_dict(self) -> dict[str, object]:
+        return {"citations": [c.as_dict() for c in self.citations], "mode": self.mode}
+
+
+@dataclass(frozen=True)
+class ReasoningDelta:
+    text: str
+    kind: ClassVar[EventKind] = "reasoning"
+
+    def as_dict(self) -> dict[str, object]:
+        return {"text": self.text}
+
+
+@dataclass(frozen=True)
+class AnswerDelta:
+    text: str
+    kind: ClassVar[EventKind] = "answer"
+
+    def as_dict(self) -> dict[str, object]:
+        return {"text": self.text}
+
+
+@dataclass(frozen=True)
+class DoneEvent:
+    """The answer is complete: its timings, why it ended, and the citations refined by its text."""
+
+    timings: Timings
+    finish_reason: str
+    citations: list[Citation] = field(default_factory=list)
+    cached: bool = False  # replayed from the answer cache
+    kind: ClassVar[EventKind] = "done"
+
+    def as_dict(self) -> dict[str, object]:
+        data: dict[str, object] = {
+            "timings": self.timings.as_dict(),
+            "finish_reason": self.finish_reason,
+            "citations": [c.as_dict() for c in self.citations],
+        }
+        if self.cached:
+            data["cached"] = True
+        return data
+
+
+@dataclass(frozen=True)
+class ErrorEvent:
+    message: str
+    kind: ClassVar[EventKind] = "error"
+
+    def as_dict(self) -> dict[str, object]:
+        return {"message": self.message}
+
+
+AskEvent = CitationsEvent | ReasoningDelta | AnswerDelta | DoneEvent | ErrorEvent

@@ -1,0 +1,25 @@
+"""File helpers shared by ingestion (change detection) and model downloads (checksums)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+
+def sha256_file(path: Path) -> str:
+    """Hex SHA-256 of a file, read in 4 MiB blocks (model files are many GB)."""
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 22), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+# The files docqa reads: the ingest readers, folder walks and the upload check agree on these.
+TEXT_SUFFIXES = frozenset({".txt", ".text", ".md", ".markdown"})
+PDF_SUFFIXES = frozenset({".pdf"})
+SUPPORTED_SUFFIXES = TEXT_SUFFIXES | PDF_SUFFIXES
+
+
+def is_supported(path: Path) -> bool:
+    return path.suffix.lower() in SUPPORTED_SUFFIXES

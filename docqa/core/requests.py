@@ -1,0 +1,39 @@
+"""What a caller asks of docqa: a question (AskRequest) and the names it may use (collections)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from docqa.core.errors import InvalidRequestError
+
+_COLLECTION_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+MAX_QUESTION_CHARS = 8000
+
+
+def validate_collection_name(name: str) -> str:
+    if not _COLLECTION_NAME.match(name):
+        raise InvalidRequestError(f"invalid collection name '{name[:80]}': use 1-64 letters, digits, '.', '_' or '-'")
+    return name
+
+
+@dataclass(frozen=True)
+class AskRequest:
+    question: str
+    collection: str | None = None
+    thinking: bool = False
+    top_k: int | None = None
+    max_tokens: int | None = None
+    document_id: int | None = None
+    seed: int | None = None
+    temperature: float | None = None  # None: the mode's recommended value (greedy for base models)
+    use_cache: bool = True  # False: always generate, and leave the answer cache as it is
+    ignore_eos: bool = False  # max_tokens whatever the model says: no EOS, no stop strings (benchmarks; not cached)
+    # A conversation's earlier questions, oldest first: the last one steers retrieval and is shown to the
+    # model, so that a follow-up ("and the governing law?") is read as the conversation means it.
+    earlier: tuple[str, ...] = ()
+
+    def follows(self) -> str:
+        """The question this one follows (the last earlier one, trimmed), or "" for none: what steers its
+        retrieval and prompt, and so what its cached answer is filed under (a blank one is no follow-up)."""
+        return self.earlier[-1].strip()[:MAX_QUESTION_CHARS] if self.earlier else ""

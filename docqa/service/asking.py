@@ -1,0 +1,232 @@
+"""The one path every question takes, whichever interface asked it: look the answer up in the cache,
+or retrieve, build the prompt, queue it on the generator and turn its text into typed answer events.
+
+`DocQA.ask`, `stream` and `astream` all drive an `AskRun`; only the last step differs (reading the
+generator's stream from a thread or from the event loop).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, replace
+
+from docqa.answering.builder import NO_SOURCES_ANSWER, AnswerBuilder
+from docqa.answering.cache import AnswerCache, CacheKey, cache_key, replay
+from docqa.answering.prompting import PromptPlan, build_prompt
+from docqa.core.errors import ConfigError, DocqaError, InvalidRequestError
+from docqa.core.events import AskEvent
+from docqa.core.protocols import Generator
+from docqa.core.requests import MAX_QUESTION_CHARS, AskRequest
+from docqa.core.sampling_params import NON_THINKING_SAMPLING, THINKING_SAMPLING, SamplingParams
+from docqa.core.settings import Settings
+from docqa.core.streams import GenerationStream, GenEvent
+from docqa.core.types import Answer, Mode
+from docqa.retrieval.retriever import Retriever
+from docqa.service.status import AnswerOutcome
+from docqa.store.db import CollectionRow, Store
+
+# What a question with no sources "generates": a fixed answer, through the same builder as any other.
+_NO_SOURCES = (GenEvent("text", text=NO_SOURCES_ANSWER), GenEvent("finished", finish_reason="no_sources"))
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    mode: Mode
+    plan: PromptPlan
+    params: SamplingParams
+    started: float
+    retrieval_ms: float
+
+
+class Asker:
+    """What answering needs of the service, held in one place: settings, store, retriever, cache and
+    generator; `notify` hears of every finished answer (metrics)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        retriever: Retriever,
+        answer_cache: AnswerCache,
+        generator: Generator | None,
+        collection: Callable[[str | None], CollectionRow],
+        notify: Callable[[AnswerOutcome], None],
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.retriever = retriever
+        self.answer_cache = answer_cache
+        self.generator = generator
+        self.collection = collection
+        self.notify = notify
+
+    def start(self, request: AskRequest) -> AskRun:
+        """The cached answer, or retrieval and the prompt done (blocking: from async code, in a thread)."""
+        started = time.perf_counter()
+        key = self._cache_key(request)
+        cached = self.answer_cache.get(key) if key else None
+        if cached is not None:
+            return AskRun(self, key, started, cached=cached)
+        return AskRun(self, key, started, prepared=self._prepare(request))
+
+    def _prepare(self, request: AskRequest) -> _Prepared:
+        if self.generator is None:
+            raise ConfigError("no generator loaded: open DocQA with generator=True to ask questions")
+        question = request.question.strip()
+        if not question:
+            raise InvalidRequestError("the question is empty")
+        if len(question) > MAX_QUESTION_CHARS:
+            raise InvalidRequestError(f"the question is longer than {MAX_QUESTION_CHARS} characters")
+        started = time.perf_counter()
+        coll = self.collection(request.collection)
+        if request.document_id is not None:
+            self.store.document(coll, request.document_id)  # 404 for another collection's document
+        top_k = request.top_k or self.settings.retrieval.top_k
+        earlier = request.follows()
+        # A follow-up is searched with the question before it: "and the governing law?" alone finds every
+        # contract's clause. (A question on a new topic then still finds its own chunks, its terms being in
+        # the search, and may bring one of the last topic's.)
+        query = f"{earlier}\n{question}" if earlier else question
+        ranked = self.retriever.retrieve(coll, query, top_k, request.document_id)
+        retrieval_ms = (time.perf_counter() - started) * 1000
+        info = self.generator.info
+        base = THINKING_SAMPLING if request.thinking else NON_THINKING_SAMPLING
+        if info.prompt_format == "plain":
+            # A base model on a completion prompt: Qwen's chat sampling does not apply; greedy reads best.
+            base = replace(base, temperature=0.0)
+        if request.temperature is not None:
+            base = replace(base, temperature=request.temperature)
+        max_tokens = request.max_tokens or self.settings.llm.max_tokens
+        plan = build_prompt(
+            question=question,
+            ranked=ranked,
+            prompt_format=info.prompt_format,
+            thinking=request.thinking,
+            n_ctx=info.n_ctx,
+            max_tokens=max_tokens,
+            count_tokens=self.generator.count_tokens,
+            earlier=earlier,
+        )
+        params = replace(
+            base,
+            max_tokens=max_tokens,
+            seed=request.seed if request.seed is not None else self.settings.llm.seed,
+            stop=() if request.ignore_eos else plan.stop,
+            thinking_budget=self.settings.llm.thinking_budget if request.thinking else None,
+            ignore_eos=request.ignore_eos,
+        )
+        mode: Mode = "thinking" if request.thinking else "non-thinking"
+        return _Prepared(mode, plan, params, started, retrieval_ms)
+
+    def _cache_key(self, request: AskRequest) -> CacheKey | None:
+        if not (self.settings.answer_cache and request.use_cache) or request.ignore_eos or self.generator is None:
+            return None
+        return cache_key(
+            self.collection(request.collection).id,
+            request.question,
+            thinking=request.thinking,
+            model_id=self.generator.info.model_id,
+            top_k=request.top_k or self.settings.retrieval.top_k,
+            document_id=request.document_id,
+            max_tokens=request.max_tokens or self.settings.llm.max_tokens,
+            temperature=request.temperature,
+            seed=request.seed,
+            retrieval=self.retriever.signature(),
+            earlier=(earlier,) if (earlier := request.follows()) else (),
+        )
+
+
+class AskRun:
+    """One question from its start to its answer: replayed from the cache, or generated."""
+
+    def __init__(
+        self,
+        asker: Asker,
+        key: CacheKey | None,
+        started: float,
+        *,
+        cached: Answer | None = None,
+        prepared: _Prepared | None = None,
+    ) -> None:
+        self._asker = asker
+        self._key = key
+        self._started = started
+        self._cached = cached
+        self._prepared = prepared
+        self._builder = (
+            AnswerBuilder(prepared.mode, prepared.plan, prepared.started, prepared.retrieval_ms) if prepared else None
+        )
+
+    def events(self) -> Iterator[AskEvent]:
+        """Answer events as they are generated, read from a thread: citations, deltas, then done."""
+        if self._builder is None:
+            yield from self._replay()
+            return
+        stream = self._submit()
+        try:
+            yield self._builder.opening()
+            for gen_event in stream if stream is not None else _NO_SOURCES:
+                yield from self._builder.on_event(gen_event)
+        finally:
+            if stream is not None:  # a reader that stops early frees the sequence at the next step
+                stream.cancel()
+        self._finish()
+
+    async def aevents(self) -> AsyncIterator[AskEvent]:
+        """The same events, the generator's tokens arriving on the running event loop."""
+        if self._builder is None:
+            for event in self._replay():
+                yield event
+            return
+        stream = self._submit(asyncio.get_running_loop())
+        try:
+            yield self._builder.opening()
+            if stream is None:
+                for gen_event in _NO_SOURCES:
+                    for event in self._builder.on_event(gen_event):
+                        yield event
+            else:
+                async for gen_event in stream:
+                    for event in self._builder.on_event(gen_event):
+                        yield event
+        finally:
+            if stream is not None:  # a client gone before its tokens frees the sequence at the next step
+                stream.cancel()
+        await asyncio.to_thread(self._finish)
+
+    def answer(self) -> Answer:
+        """The whole answer, once its events have been read; a generation that failed raises."""
+        if self._cached is not None:
+            return self._cached
+        assert self._builder is not None
+        if self._builder.error is not None:
+            raise DocqaError(self._builder.error)
+        return self._builder.result()
+
+    def _submit(self, loop: asyncio.AbstractEventLoop | None = None) -> GenerationStream | None:
+        """Queue the prompt before any event goes out: a full queue raises BusyError while the API can
+        still answer 429 (after a streamed answer's first event its status is 200). None: no sources."""
+        prep = self._prepared
+        assert prep is not None and self._asker.generator is not None
+        if not prep.plan.sources:
+            return None
+        return self._asker.generator.submit(prep.plan.prompt, prep.params, loop=loop)
+
+    def _replay(self) -> Iterator[AskEvent]:
+        answer = self._cached
+        assert answer is not None
+        elapsed_ms = (time.perf_counter() - self._started) * 1000
+        answer.timings.ttft_ms = answer.timings.total_ms = elapsed_ms
+        yield from replay(answer, elapsed_ms)
+        self._asker.notify(AnswerOutcome(answer.mode, True, answer.timings, answer.finish_reason))
+
+    def _finish(self) -> None:
+        assert self._builder is not None
+        if self._builder.error is not None:
+            return
+        answer = self._builder.result()
+        if self._key is not None:
+            self._asker.answer_cache.put(self._key, answer)
+        self._asker.notify(AnswerOutcome(answer.mode, False, answer.timings, answer.finish_reason))

@@ -1,0 +1,247 @@
+"""docqa as a library: `DocQA.open()` loads what a caller needs, then ingest, ask, list and delete.
+
+    from docqa import DocQA, AskRequest
+    with DocQA.open() as qa:
+        qa.ingest(["contracts/"])
+        print(qa.ask(AskRequest("What is the notice period?")).answer)
+
+The CLI, the REST API and eval are thin layers over this class: they call its methods and read
+`status()` and `collections()`, never its members.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from pathlib import Path
+from types import TracebackType
+
+import numpy as np
+
+from docqa import components
+from docqa.answering.cache import AnswerCache
+from docqa.core.documents import IngestReport, ProgressCallback, Source
+from docqa.core.errors import ChunkNotFoundError, DocqaError
+from docqa.core.events import AskEvent
+from docqa.core.protocols import Embedder, Generator, Reranker
+from docqa.core.requests import AskRequest, validate_collection_name
+from docqa.core.settings import Settings
+from docqa.core.types import Answer, GeneratorInfo, RetrievedChunk
+from docqa.retrieval.retriever import Retriever
+from docqa.service.asking import Asker
+from docqa.service.status import AnswerOutcome, CacheStats, CollectionSummary, ServiceStatus
+from docqa.store.audit import document_problems, orphan_problems
+from docqa.store.consistency import ConsistencyReport, VectorIndexes
+from docqa.store.db import CollectionRow, DocumentRow, Store
+from ingest.pipeline import Ingestor, collect_sources
+
+logger = logging.getLogger(__name__)
+
+
+class DocQA:
+    def __init__(
+        self,
+        settings: Settings,
+        embedder: Embedder | None = None,
+        generator: Generator | None = None,
+        reranker: Reranker | None = None,
+    ) -> None:
+        self.settings = settings
+        self.embedder = embedder
+        self.generator = generator
+        self.reranker = reranker
+        self.store = Store(settings.database_path)
+        self.indexes = VectorIndexes(self.store, settings.vectors_dir, settings.auto_repair)
+        self.retriever = Retriever(self.store, self.indexes, embedder, settings.retrieval, reranker, settings.rerank)
+        self.ingestor = Ingestor(self.store, self.indexes, embedder, settings.chunking, settings.ingest)
+        self.answer_cache = AnswerCache(self.store, settings.answer_cache_entries)
+        # Called once per finished answer and per ingest run (metrics hook in here).
+        self.on_answer: list[Callable[[AnswerOutcome], None]] = []
+        self.on_ingest: list[Callable[[IngestReport], None]] = []
+        self._asker = Asker(
+            settings, self.store, self.retriever, self.answer_cache, generator, self.collection, self._notify
+        )
+        # The models open() loaded, which close() frees; models handed in belong to the caller.
+        self._close_models: list[Callable[[], None]] = []
+
+    @classmethod
+    def open(cls, settings: Settings | None = None, *, embedder: bool = True, generator: bool = True) -> DocQA:
+        """Load the configured models (the offline demo model when none is set) and open the data home."""
+        settings = settings or Settings()
+        emb = components.load_embedder(settings) if embedder else None
+        rer = components.load_reranker(settings)
+        gen = components.load_generator(settings) if generator else None
+        qa = cls(settings, emb, gen, rer)
+        qa._close_models = [model.close for model in (emb, rer) if model is not None]
+        return qa
+
+    def close(self) -> None:
+        self.indexes.save_all()
+        if self.generator is not None:
+            self.generator.close()
+        self.retriever.close()
+        for close_model in self._close_models:
+            close_model()
+        self._close_models = []
+        self.store.close()
+
+    def __enter__(self) -> DocQA:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    # --- what the interfaces show ------------------------------------------------------------
+
+    def status(self) -> ServiceStatus:
+        gen = self.generator
+        return ServiceStatus(
+            generator=gen.info.model_id if gen else None,
+            embedder=self.embedder.model_id if self.embedder else None,
+            reranker=self.reranker.model_id if self.reranker else None,
+            engine=gen.stats() if gen else None,
+        )
+
+    @property
+    def retriever_kind(self) -> str:
+        """The retriever the settings name, `auto` resolved: bm25, dense or hybrid."""
+        return Retriever.resolve(self.settings.retrieval.retriever)
+
+    @property
+    def generator_info(self) -> GeneratorInfo | None:
+        return self.generator.info if self.generator is not None else None
+
+    def collections(self) -> list[CollectionSummary]:
+        """Every collection with its documents by status and its chunks."""
+        documents: dict[str, dict[str, int]] = {}
+        for name, status, count in self.store.document_counts():
+            documents.setdefault(name, {})[status] = count
+        chunks = self.store.chunk_counts()
+        return [
+            CollectionSummary(c.name, c.created_at, documents.get(c.name, {}), chunks.get(c.name, 0))
+            for c in self.store.collections()
+        ]
+
+    def cache_stats(self) -> CacheStats:
+        cache = self.answer_cache
+        return CacheStats(entries=cache.entries(), hits=cache.hits, misses=cache.misses)
+
+    # --- documents ---------------------------------------------------------------------------
+
+    def collection(self, name: str | None = None, *, create: bool = False) -> CollectionRow:
+        return self.store.collection(validate_collection_name(name or self.settings.collection), create=create)
+
+    def ingest(
+        self,
+        paths: Sequence[str | Path],
+        collection: str | None = None,
+        progress: ProgressCallback | None = None,
+        password: str | None = None,
+    ) -> IngestReport:
+        sources, missing = collect_sources(Path(p) for p in paths)
+        report = self.ingest_sources(sources, collection, progress, password)
+        report.files[:0] = missing
+        return report
+
+    def ingest_sources(
+        self,
+        sources: list[Source],
+        collection: str | None = None,
+        progress: ProgressCallback | None = None,
+        password: str | None = None,
+    ) -> IngestReport:
+        report = self.ingestor.ingest(self.collection(collection, create=True), sources, progress, password)
+        for callback in self.on_ingest:
+            callback(report)
+        return report
+
+    def documents(self, collection: str | None = None) -> list[DocumentRow]:
+        return self.store.documents(self.collection(collection).id)
+
+    def find_document(self, source: str, collection: str | None = None) -> DocumentRow | None:
+        """The document ingested from `source` (an absolute path, or "upload:<name>"), if any."""
+        return self.store.find_document(self.collection(collection).id, source)
+
+    def chunk(self, chunk_id: int, collection: str | None = None) -> RetrievedChunk:
+        """One chunk's text (what a citation points at), only from the named collection."""
+        coll = self.collection(collection)
+        found = self.store.fetch_chunks([chunk_id]).get(chunk_id)
+        if found is None:
+            raise ChunkNotFoundError(chunk_id, coll.name)
+        try:
+            self.store.document(coll, found.document_id)
+        except DocqaError:
+            raise ChunkNotFoundError(chunk_id, coll.name) from None
+        return found
+
+    def count_chunks(self, collection: str | None = None) -> int:
+        return self.store.count_chunks(self.collection(collection).id)
+
+    def delete_document(self, document_id: int, collection: str | None = None) -> None:
+        coll = self.collection(collection)
+        removed = self.store.delete_document(coll, document_id)
+        index = self.indexes.get(coll)
+        if index is not None:
+            index.remove(np.asarray(removed, dtype=np.int64))
+            index.save()
+
+    def integrity_ok(self) -> bool:
+        """SQLite's own integrity check of the data home."""
+        return self.store.integrity_ok()
+
+    def check(self, collection: str | None = None, *, repair: bool = False) -> list[ConsistencyReport]:
+        """Verify each collection: its rows (documents complete or failed, no orphans) and its FAISS
+        file against the chunk rows. With repair, fix the rows first, then rebuild FAISS from them."""
+        names = [collection] if collection else [c.name for c in self.store.collections()]
+        reports = [ConsistencyReport("(all collections)", orphan_problems(self.store, repair=repair))]
+        for name in names:
+            coll = self.collection(name)
+            report = self.indexes.check(coll)
+            report.problems[:0] = document_problems(self.store, coll.id, repair=repair)
+            if repair and report.problems and coll.embed_dim is not None:
+                self.indexes.rebuild(coll)
+            reports.append(report)
+        return [r for r in reports if r.problems or r.collection != "(all collections)"]
+
+    # --- searching and asking ----------------------------------------------------------------
+
+    def embed_query(self, text: str) -> np.ndarray | None:
+        """The question's vector, or None where no embedder is loaded (keyword search alone)."""
+        return self.embedder.embed_query(text) if self.embedder is not None else None
+
+    def retrieve(
+        self,
+        question: str,
+        k: int,
+        collection: str | None = None,
+        document_id: int | None = None,
+        *,
+        retriever: str | None = None,
+        query_vector: np.ndarray | None = None,
+    ) -> list[RetrievedChunk]:
+        """The k best chunks for a question, without generating (eval, and callers of their own)."""
+        coll = self.collection(collection)
+        return self.retriever.retrieve(coll, question, k, document_id, retriever=retriever, query_vector=query_vector)
+
+    def ask(self, request: AskRequest) -> Answer:
+        run = self._asker.start(request)
+        for _ in run.events():
+            pass
+        return run.answer()
+
+    def stream(self, request: AskRequest) -> Iterator[AskEvent]:
+        """Answer events as they are generated: citations, reasoning/answer deltas, then done."""
+        yield from self._asker.start(request).events()
+
+    async def astream(self, request: AskRequest) -> AsyncIterator[AskEvent]:
+        """The async twin of stream(), for the API: retrieval runs in a thread, tokens arrive on the loop."""
+        run = await asyncio.to_thread(self._asker.start, request)
+        async for event in run.aevents():
+            yield event
+
+    def _notify(self, outcome: AnswerOutcome) -> None:
+        for callback in self.on_answer:
+            callback(outcome)

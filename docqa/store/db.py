@@ -1,0 +1,405 @@
+"""SQLite metadata store (SQLAlchemy 2.x): collections, documents, chunks and their embeddings.
+
+SQLite is the source of truth. Each document is written in one transaction together with its chunks,
+their embeddings and (through triggers) their FTS5 rows, so a crash never leaves half a document.
+The FAISS index is derived from the stored embeddings and can always be rebuilt from them.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from sqlalchemy import (
+    Engine,
+    ForeignKey,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+    create_engine,
+    delete,
+    event,
+    select,
+    text,
+)
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+
+from docqa.core.errors import CollectionNotFoundError, DocumentNotFoundError
+from docqa.core.types import ChunkDraft, RetrievedChunk
+from docqa.store.keyword import index as keyword_index
+from docqa.store.keyword import lexical
+from docqa.store.keyword.passage_stems import Stemmer
+from docqa.store.keyword.term_stats import TermStats
+from docqa.store.keyword.titles import DocumentTitles
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class CollectionRow(Base):
+    __tablename__ = "collections"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    embed_model: Mapped[str | None] = mapped_column(String(500))
+    embed_dim: Mapped[int | None] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(default=_now)
+
+
+class DocumentRow(Base):
+    __tablename__ = "documents"
+    __table_args__ = (UniqueConstraint("collection_id", "source"), {"sqlite_autoincrement": True})
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    collection_id: Mapped[int] = mapped_column(ForeignKey("collections.id", ondelete="CASCADE"), index=True)
+    source: Mapped[str] = mapped_column(Text)  # absolute path, or "upload:<name>" for API uploads
+    name: Mapped[str] = mapped_column(String(500))  # what citations show
+    sha256: Mapped[str] = mapped_column(String(64))
+    size_bytes: Mapped[int] = mapped_column(Integer)
+    pages: Mapped[int] = mapped_column(Integer, default=0)
+    status: Mapped[str] = mapped_column(String(16))  # ready | failed
+    error: Mapped[str | None] = mapped_column(Text)
+    warnings: Mapped[str] = mapped_column(Text, default="[]")  # JSON list
+    n_chunks: Mapped[int] = mapped_column(Integer, default=0)
+    n_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    # How it was read and chunked (ingest.pipeline.ingest_recipe): the same bytes read another way
+    # (a newer reader, other chunk sizes) are ingested again. None: a store older than the column.
+    recipe: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(default=_now)
+    updated_at: Mapped[datetime] = mapped_column(default=_now, onupdate=_now)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "source": self.source,
+            "sha256": self.sha256,
+            "size_bytes": self.size_bytes,
+            "pages": self.pages,
+            "status": self.status,
+            "error": self.error,
+            "warnings": json.loads(self.warnings or "[]"),
+            "chunks": self.n_chunks,
+            "tokens": self.n_tokens,
+            "updated_at": self.updated_at.isoformat(),
+        }
+
+
+class ChunkRow(Base):
+    __tablename__ = "chunks"
+    # AUTOINCREMENT: IDs are never reused, so a stale FAISS vector can never point at a new chunk.
+    __table_args__ = {"sqlite_autoincrement": True}  # noqa: RUF012 (SQLAlchemy's declarative form)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    document_id: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"), index=True)
+    ordinal: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)
+    first_page: Mapped[int] = mapped_column(Integer)
+    last_page: Mapped[int] = mapped_column(Integer)
+    char_start: Mapped[int] = mapped_column(Integer)
+    char_end: Mapped[int] = mapped_column(Integer)
+    n_tokens: Mapped[int] = mapped_column(Integer)
+    page_breaks: Mapped[str] = mapped_column(Text, default="[]")  # JSON [[offset, page], ...]
+    embedding: Mapped[bytes | None] = mapped_column(LargeBinary)  # float32, L2-normalised
+
+
+_EXTRA_DDL = [
+    # Answers cached by docqa.answering.cache; emptied per collection whenever its documents change.
+    "CREATE TABLE IF NOT EXISTS answer_cache (collection_id INTEGER NOT NULL REFERENCES collections(id) "
+    "ON DELETE CASCADE, key TEXT NOT NULL, answer TEXT NOT NULL, created_at TEXT, PRIMARY KEY (collection_id, key))",
+]
+_FORGET_ANSWERS = text("DELETE FROM answer_cache WHERE collection_id = :cid")
+
+
+@dataclass(frozen=True)
+class SavedDocument:
+    document_id: int
+    chunk_ids: list[int]
+    removed_chunk_ids: list[int]
+
+
+def _configure_connection(dbapi_conn: sqlite3.Connection, _record: object) -> None:
+    dbapi_conn.create_function("docqa_index_text", 1, lexical.index_text, deterministic=True)
+    cur = dbapi_conn.cursor()
+    # WAL lets readers (asks) go on while a writer (ingest) commits; busy_timeout waits instead of
+    # failing with "database is locked" when two writers meet.
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute("PRAGMA busy_timeout=30000")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.close()
+
+
+class Store:
+    """All SQL lives here. Methods open their own short sessions, so the store is thread-safe."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self.engine: Engine = create_engine(
+            f"sqlite:///{path}", connect_args={"check_same_thread": False, "timeout": 30}
+        )
+        event.listen(self.engine, "connect", _configure_connection)
+        self._stemmer = Stemmer()  # searches and writes share its memo of words' stems
+        Base.metadata.create_all(self.engine)
+        with self.engine.begin() as conn:
+            for ddl in _EXTRA_DDL:
+                conn.execute(text(ddl))
+            if "recipe" not in {row[1] for row in conn.execute(text("PRAGMA table_info(documents)"))}:
+                conn.execute(text("ALTER TABLE documents ADD COLUMN recipe TEXT"))
+            keyword_index.create_or_migrate(conn, self._stemmer)
+        self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self._term_stats = TermStats(self._stemmer)
+        self._titles = DocumentTitles()
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        with self._sessions.begin() as session:
+            yield session
+
+    # --- collections -------------------------------------------------------------------------
+
+    def collection(self, name: str, *, create: bool = False) -> CollectionRow:
+        with self.session() as s:
+            row = s.scalar(select(CollectionRow).where(CollectionRow.name == name))
+            if row is not None:
+                return row
+            if not create:
+                raise CollectionNotFoundError(name)
+            # Two uploads may create the same new collection at once: insert-or-ignore, then read.
+            s.execute(sqlite_insert(CollectionRow).values(name=name, created_at=_now()).on_conflict_do_nothing())
+        with self.session() as s:
+            found = s.scalar(select(CollectionRow).where(CollectionRow.name == name))
+            assert found is not None
+            return found
+
+    def collections(self) -> list[CollectionRow]:
+        with self.session() as s:
+            return list(s.scalars(select(CollectionRow).order_by(CollectionRow.name)))
+
+    def set_embedder(self, collection_id: int, model: str, dim: int) -> None:
+        with self.session() as s:
+            row = s.get_one(CollectionRow, collection_id)
+            row.embed_model, row.embed_dim = model, dim
+
+    # --- documents -----------------------------------------------------------------------------
+
+    def find_document(self, collection_id: int, source: str) -> DocumentRow | None:
+        with self.session() as s:
+            return s.scalar(
+                select(DocumentRow).where(DocumentRow.collection_id == collection_id, DocumentRow.source == source)
+            )
+
+    def documents(self, collection_id: int) -> list[DocumentRow]:
+        with self.session() as s:
+            stmt = select(DocumentRow).where(DocumentRow.collection_id == collection_id)
+            return list(s.scalars(stmt.order_by(DocumentRow.id)))
+
+    def document(self, collection: CollectionRow, document_id: int) -> DocumentRow:
+        with self.session() as s:
+            row = s.get(DocumentRow, document_id)
+            if row is None or row.collection_id != collection.id:
+                raise DocumentNotFoundError(document_id, collection.name)
+            return row
+
+    def save_document(
+        self,
+        *,
+        collection_id: int,
+        source: str,
+        name: str,
+        sha256: str,
+        size_bytes: int,
+        pages: int,
+        warnings: Sequence[str],
+        chunks: Sequence[ChunkDraft],
+        embeddings: np.ndarray | None,
+        recipe: str | None = None,
+    ) -> SavedDocument:
+        """Insert or replace a document and all its chunks in one transaction."""
+        if embeddings is not None and len(embeddings) != len(chunks):
+            raise ValueError("one embedding per chunk expected")
+        with self.session() as s:
+            doc = s.scalar(
+                select(DocumentRow).where(DocumentRow.collection_id == collection_id, DocumentRow.source == source)
+            )
+            removed: list[int] = []
+            if doc is None:
+                doc = DocumentRow(collection_id=collection_id, source=source)
+                s.add(doc)
+            else:
+                removed = list(s.scalars(select(ChunkRow.id).where(ChunkRow.document_id == doc.id)))
+                s.execute(delete(ChunkRow).where(ChunkRow.document_id == doc.id))
+            doc.name, doc.sha256, doc.size_bytes, doc.pages = name, sha256, size_bytes, pages
+            doc.status, doc.error, doc.warnings = "ready", None, json.dumps(list(warnings))
+            doc.n_chunks, doc.recipe = len(chunks), recipe
+            doc.n_tokens = sum(c.n_tokens for c in chunks)
+            s.flush()
+            rows = [
+                ChunkRow(
+                    document_id=doc.id,
+                    ordinal=c.ordinal,
+                    text=c.text,
+                    first_page=c.first_page,
+                    last_page=c.last_page,
+                    char_start=c.char_start,
+                    char_end=c.char_end,
+                    n_tokens=c.n_tokens,
+                    page_breaks=json.dumps(c.page_breaks),
+                    embedding=None if embeddings is None else embeddings[i].astype(np.float32).tobytes(),
+                )
+                for i, c in enumerate(chunks)
+            ]
+            s.add_all(rows)
+            s.flush()
+            if rows:
+                title = keyword_index.title_of(name, chunks[0].text)
+                keyword_index.index_chunks(s, title, [(r.id, r.text) for r in rows], self._stemmer)
+            s.execute(_FORGET_ANSWERS, {"cid": collection_id})
+            return SavedDocument(doc.id, [r.id for r in rows], removed)
+
+    def record_failure(
+        self, *, collection_id: int, source: str, name: str, sha256: str, size_bytes: int, error: str
+    ) -> int:
+        """Record a file that could not be ingested. A previous good version is kept as it was."""
+        with self.session() as s:
+            doc = s.scalar(
+                select(DocumentRow).where(DocumentRow.collection_id == collection_id, DocumentRow.source == source)
+            )
+            if doc is not None and doc.status == "ready":
+                return doc.id
+            if doc is None:
+                doc = DocumentRow(collection_id=collection_id, source=source, pages=0, n_chunks=0)
+                s.add(doc)
+            doc.name, doc.sha256, doc.size_bytes = name, sha256, size_bytes
+            doc.status, doc.error = "failed", error
+            s.flush()
+            return doc.id
+
+    def delete_document(self, collection: CollectionRow, document_id: int) -> list[int]:
+        """Delete a document and its chunks; returns the chunk IDs to drop from the vector index."""
+        with self.session() as s:
+            doc = s.get(DocumentRow, document_id)
+            if doc is None or doc.collection_id != collection.id:
+                raise DocumentNotFoundError(document_id, collection.name)
+            ids = list(s.scalars(select(ChunkRow.id).where(ChunkRow.document_id == document_id)))
+            s.execute(delete(ChunkRow).where(ChunkRow.document_id == document_id))
+            s.delete(doc)
+            s.execute(_FORGET_ANSWERS, {"cid": collection.id})
+            return ids
+
+    # --- chunks --------------------------------------------------------------------------------
+
+    def chunk_ids(self, collection_id: int) -> np.ndarray:
+        with self.session() as s:
+            ids = s.scalars(
+                select(ChunkRow.id)
+                .join(DocumentRow)
+                .where(DocumentRow.collection_id == collection_id, ChunkRow.embedding.is_not(None))
+            )
+            return np.fromiter(ids, dtype=np.int64)
+
+    def document_counts(self) -> list[tuple[str, str, int]]:
+        """(collection name, document status, documents) for every collection that has documents."""
+        with self.session() as s:
+            rows = s.execute(
+                text(
+                    "SELECT c.name, d.status, count(d.id) FROM collections c "
+                    "JOIN documents d ON d.collection_id = c.id GROUP BY c.name, d.status"
+                )
+            )
+            return [(str(name), str(status), int(n)) for name, status, n in rows]
+
+    def chunk_counts(self) -> dict[str, int]:
+        """Chunks per collection name (collections without chunks are left out)."""
+        with self.session() as s:
+            rows = s.execute(
+                text(
+                    "SELECT c.name, count(k.id) FROM collections c JOIN documents d ON d.collection_id = c.id "
+                    "JOIN chunks k ON k.document_id = d.id GROUP BY c.name"
+                )
+            )
+            return {str(name): int(n) for name, n in rows}
+
+    def count_chunks(self, collection_id: int) -> int:
+        with self.session() as s:
+            return int(
+                s.execute(
+                    text(
+                        "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id "
+                        "WHERE d.collection_id = :cid"
+                    ),
+                    {"cid": collection_id},
+                ).scalar()
+                or 0
+            )
+
+    def chunk_ids_of_document(self, document_id: int) -> np.ndarray:
+        with self.session() as s:
+            ids = s.scalars(select(ChunkRow.id).where(ChunkRow.document_id == document_id))
+            return np.fromiter(ids, dtype=np.int64)
+
+    def embeddings(self, collection_id: int, dim: int) -> tuple[np.ndarray, np.ndarray]:
+        """All stored (chunk IDs, vectors) of a collection, to rebuild its FAISS index."""
+        with self.session() as s:
+            rows = s.execute(
+                select(ChunkRow.id, ChunkRow.embedding)
+                .join(DocumentRow)
+                .where(DocumentRow.collection_id == collection_id, ChunkRow.embedding.is_not(None))
+                .order_by(ChunkRow.id)
+            ).all()
+        ids = np.array([r[0] for r in rows], dtype=np.int64)
+        vecs = np.zeros((len(rows), dim), dtype=np.float32)
+        for i, (_, blob) in enumerate(rows):
+            if blob is not None:  # the query already excludes NULLs; this narrows the type
+                vecs[i] = np.frombuffer(blob, dtype=np.float32)
+        return ids, vecs
+
+    def fetch_chunks(self, ids: Sequence[int]) -> dict[int, RetrievedChunk]:
+        """Chunk rows with their document names, keyed by ID (score left at 0)."""
+        if not ids:
+            return {}
+        with self.session() as s:
+            rows = s.execute(
+                select(ChunkRow, DocumentRow.name).join(DocumentRow).where(ChunkRow.id.in_(list(ids)))
+            ).all()
+        return {
+            c.id: RetrievedChunk(
+                chunk_id=c.id,
+                document_id=c.document_id,
+                document_name=name,
+                ordinal=c.ordinal,
+                text=c.text,
+                first_page=c.first_page,
+                last_page=c.last_page,
+                score=0.0,
+                page_breaks=tuple((int(o), int(p)) for o, p in json.loads(c.page_breaks or "[]")),
+            )
+            for c, name in rows
+        }
+
+    def bm25(
+        self, collection_id: int, question: str, limit: int, document_id: int | None = None
+    ) -> list[tuple[int, float]]:
+        """(chunk ID, BM25 score, higher is better) for a question, filtered to one collection."""
+        with self.session() as s:
+            return keyword_index.search(s, collection_id, question, limit, document_id, self._term_stats, self._titles)
+
+    def integrity_ok(self) -> bool:
+        with self.session() as s:
+            return s.execute(text("PRAGMA integrity_check")).scalar() == "ok"

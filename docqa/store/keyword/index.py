@@ -1,0 +1,397 @@
+"""The keyword (BM25) index in SQLite FTS5: found small, returned big.
+
+Each chunk (up to 4k tokens) is indexed as passages of about 500 tokens, so BM25 scores a clause
+where it sits instead of diluting it over a long chunk; a search ranks passages and returns each
+passage's parent chunk once (small-to-big). A passage row has two columns: `title`, what names the
+whole document (its file name and the opening of its first chunk: a contract's title and parties, a
+report's cover), so that a question naming the document lifts its passages; and `body`, the
+passage's text. On CUAD (docqa eval, BM25, 4k-token chunks) recall@1 went from 0.50 with the file
+name alone as title, to 0.48 with the document head, to 0.68 with passages, to 0.71 with the
+second pass that `search` describes; recall@3 from 0.82 to 0.86 to 0.92 to 0.93.
+
+Passages are written with their chunks, in the same transaction, and so are their stems
+(docqa.store.keyword.passage_stems, which the second pass counts terms in); a trigger deletes both with their
+chunk. Their rowid is chunk_id * 64 + passage number, so a chunk's passages are one rowid range.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from sqlalchemy import Connection, text
+from sqlalchemy.orm import Session
+
+from docqa.store.keyword import lexical, passage_bm25, passage_stems
+from docqa.store.keyword.passage_stems import STEMS_DDL, TOKENIZER, Stemmer
+from docqa.store.keyword.term_stats import VOCABULARY_DDL, TermStats
+from docqa.store.keyword.titles import DocumentTitles, title_words
+
+PASSAGE_CHARS = 2000  # about 500 tokens of English
+PASSAGES_PER_CHUNK = 64  # rowid = chunk_id * 64 + k; a 4096-token chunk needs about 8-16
+HEAD_CHARS = 1000  # how much of a document's first chunk joins its name in the title
+TITLE_WEIGHT = 4.0  # BM25 weight of the title column against the body's 1.0
+# Second pass: a chunk scores its best passage plus this share of its other matching passages, so a
+# chunk where the question's words recur across passages (a long clause) edges out a single lucky one.
+# CUAD, recall@1 by share: 0 -> 0.702, 0.3 -> 0.711, 0.6 -> 0.699, 1.0 -> 0.686 (TXT); PDF 0.679 -> 0.686 at 0.3.
+OTHER_PASSAGES_SHARE = 0.3
+# A document whose first-pass score is within this share of the top one's is a twin the question cannot
+# tell apart; its best chunk is returned second (CUAD TXT recall@3 by share: off 0.927, 0.97 0.932,
+# 0.9 0.934, 0.8 0.932, 0.6 0.926; recall@1 unchanged).
+TWIN_SHARE = 0.9
+# A question with at most this many terms besides the words naming its document gets the document's
+# head chunk in third place (HEAD_SLOT 2) unless it is among the first three already. CUAD TXT, BM25:
+# recall@3 0.934 -> 0.946 (Agreement Date 0.906 -> 0.981, Effective Date 0.887 -> 0.959, no category
+# lower), MRR 0.822 -> 0.825, recall@1 unchanged by construction. Second place gave the same recall@3
+# (MRR 0.828) but would push a short clause question's ("which law governs it?") second chunk out.
+HEAD_QUESTION_TERMS = 3
+HEAD_SLOT = 2
+# With at most this many terms left, the question's other words are all in the head ("what is the
+# date when the contract is effective?" against "... (the "Effective Date") ..."): BM25 has nothing left
+# to rank the other chunks by, and the head goes first. CUAD TXT recall@1 0.722 -> 0.751 (Agreement Date
+# 0.587 -> 0.751, Effective Date 0.551 -> 0.757, no category lower), PDF 0.699 -> 0.723; recall@3 unchanged.
+# 2 gave 0.761, but would put the head first for "which law governs it?" (two words the head lacks).
+HEAD_FIRST_TERMS = 1
+# Second pass: a question term in one of a passage's headings ("12.3 Governing Law.", a line in
+# capitals) adds this share of its IDF to the passage, as a heading field in BM25F would: a section's
+# title names its subject in the reader's words. CUAD TXT recall@1 / @3 by weight: 0 0.711 / 0.946,
+# 0.5 0.719 / 0.946, 1.0 0.722 / 0.946, 2.0 0.726 / 0.945, 3.0 0.724 / 0.943.
+HEADING_WEIGHT = 1.0
+# Second pass: the words that name the document are the question's runs of at least this many
+# consecutive words (stopwords passed over) that are all in its title column: a title and party
+# names ("In the Cooperation Agreement between MG Capital Management Ltd. and ..."). A lone word that
+# the head also uses is the question's own ("which state's law governs", while the preamble says
+# "organised under the laws of the State of Delaware") and stays. Before, every title word was left
+# out. CUAD TXT, BM25, recall@1 / @3 / MRR: all title words 0.751 / 0.946 / 0.847, runs of 2
+# 0.755 / 0.949 / 0.850 (15 questions gained at 3 in 10 categories, 4 lost), runs of 3 0.751 / 0.947 / 0.847.
+NAMING_RUN = 2
+# PRAGMA user_version: 1 and 2 indexed whole chunks in chunk_fts; 3 had passages without their stems
+SCHEMA_VERSION = 4
+
+DDL = [
+    f"CREATE VIRTUAL TABLE IF NOT EXISTS passage_fts USING fts5(title, body, tokenize='{TOKENIZER}')",
+    STEMS_DDL,
+    "CREATE TRIGGER IF NOT EXISTS chunks_passages_delete_v4 AFTER DELETE ON chunks BEGIN "
+    f"DELETE FROM passage_fts WHERE rowid >= old.id * {PASSAGES_PER_CHUNK} "
+    f"AND rowid < (old.id + 1) * {PASSAGES_PER_CHUNK}; "
+    f"DELETE FROM passage_stems WHERE id >= old.id * {PASSAGES_PER_CHUNK} "
+    f"AND id < (old.id + 1) * {PASSAGES_PER_CHUNK}; END",
+    VOCABULARY_DDL,
+]
+_OLD_SCHEMA = [
+    "DROP TRIGGER IF EXISTS chunks_passages_delete",
+    "DROP TRIGGER IF EXISTS chunks_fts_insert",
+    "DROP TRIGGER IF EXISTS chunks_fts_insert_v2",
+    "DROP TRIGGER IF EXISTS chunks_fts_delete",
+    "DROP TABLE IF EXISTS chunk_fts",
+]
+logger = logging.getLogger(__name__)
+_PARAGRAPH = re.compile(r"(\n\s*\n)")
+
+
+def split_passages(chunk_text: str) -> list[str]:
+    """Cut at paragraph breaks into pieces of about PASSAGE_CHARS; an overlong paragraph is cut
+    into windows that overlap by 200 characters, so no sentence is lost at a cut."""
+    passages: list[str] = []
+    current = ""
+    for part in _PARAGRAPH.split(chunk_text):
+        if current.strip() and len(current) + len(part) > PASSAGE_CHARS:
+            passages.append(current)
+            current = ""
+        current += part
+        while len(current) > PASSAGE_CHARS * 3 // 2:
+            passages.append(current[:PASSAGE_CHARS])
+            current = current[PASSAGE_CHARS - 200 :]
+    if current.strip() or not passages:
+        passages.append(current)
+    if len(passages) > PASSAGES_PER_CHUNK:  # only for chunks far beyond 4k tokens: merge the tail
+        passages[PASSAGES_PER_CHUNK - 1 :] = ["".join(passages[PASSAGES_PER_CHUNK - 1 :])]
+    return passages
+
+
+def title_of(document_name: str, first_chunk_text: str) -> str:
+    return lexical.index_text(f"{document_name} {first_chunk_text[:HEAD_CHARS]}")
+
+
+def index_chunks(
+    session: Session | Connection, title: str, chunks: Iterable[tuple[int, str]], stemmer: Stemmer
+) -> None:
+    """Write the passages of (chunk ID, text) pairs of one document, and their stems."""
+    passages = [
+        (chunk_id * PASSAGES_PER_CHUNK + k, lexical.index_text(passage))
+        for chunk_id, chunk_text in chunks
+        for k, passage in enumerate(split_passages(chunk_text))
+    ]
+    if passages:
+        rows = [{"rowid": rowid, "title": title, "body": body} for rowid, body in passages]
+        session.execute(text("INSERT INTO passage_fts(rowid, title, body) VALUES (:rowid, :title, :body)"), rows)
+        stem_rows = passage_stems.stored_rows(stemmer, passages)
+        session.execute(text("INSERT INTO passage_stems(id, body, headings) VALUES (:id, :body, :headings)"), stem_rows)
+
+
+def reindex_all(conn: Connection, stemmer: Stemmer, only_missing: bool = False) -> int:
+    """(Re)write the passages and stems of every chunk, or only of chunks missing either; returns
+    chunks done."""
+    where = (
+        f" WHERE c.id * {PASSAGES_PER_CHUNK} NOT IN (SELECT rowid FROM passage_fts)"
+        f" OR c.id * {PASSAGES_PER_CHUNK} NOT IN (SELECT id FROM passage_stems)"
+        if only_missing
+        else ""
+    )
+    chunks = conn.execute(
+        text(
+            "SELECT c.id, c.text, d.name, (SELECT h.text FROM chunks h WHERE h.document_id = d.id "
+            "ORDER BY h.ordinal LIMIT 1) FROM chunks c JOIN documents d ON d.id = c.document_id" + where
+        )
+    ).all()
+    for chunk_id, chunk_text, name, head in chunks:
+        if only_missing:  # one of the two may be there: write both afresh
+            span = {"lo": chunk_id * PASSAGES_PER_CHUNK, "hi": (chunk_id + 1) * PASSAGES_PER_CHUNK}
+            conn.execute(text("DELETE FROM passage_fts WHERE rowid >= :lo AND rowid < :hi"), span)
+            conn.execute(text("DELETE FROM passage_stems WHERE id >= :lo AND id < :hi"), span)
+        index_chunks(conn, title_of(name, head or ""), [(chunk_id, chunk_text)], stemmer)
+    return len(chunks)
+
+
+def create_or_migrate(conn: Connection, stemmer: Stemmer) -> None:
+    version = int(conn.execute(text("PRAGMA user_version")).scalar() or 0)
+    if version < SCHEMA_VERSION:
+        for statement in _OLD_SCHEMA:
+            conn.execute(text(statement))
+    for statement in DDL:
+        conn.execute(text(statement))
+    if version < SCHEMA_VERSION:
+        chunks = int(conn.execute(text("SELECT count(*) FROM chunks")).scalar() or 0)
+        if chunks:  # minutes for a large index (147 s at 100k chunks on a 16-core box): say why it waits
+            logger.warning("rebuilding the keyword index of %d chunks for this docqa version (once)", chunks)
+        conn.execute(text("DELETE FROM passage_fts"))
+        conn.execute(text("DELETE FROM passage_stems"))
+        reindex_all(conn, stemmer)
+        conn.execute(text(f"PRAGMA user_version = {SCHEMA_VERSION}"))
+
+
+def search(
+    session: Session,
+    collection_id: int,
+    question: str,
+    limit: int,
+    document_id: int | None,
+    stats: TermStats,
+    titles: DocumentTitles,
+) -> list[tuple[int, float]]:
+    """(chunk ID, score; higher is better), best first, each chunk once.
+
+    Two passes. The first ranks passages on title and body together and finds the document the
+    question is about; collection-wide, it leaves out very common terms (see docqa.store.keyword.term_stats), and
+    a document whose title names the question clearly better replaces its pick (docqa.store.keyword.titles).
+    The second re-ranks that document's own passages on their body alone, with the words that name
+    the document left out: those words (a contract's title and parties) also fill its preamble and
+    signature block, and BM25 cannot tell them from the words of the clause asked about. The second
+    pass runs when the question names its document (two or more of its words are in the top
+    document's title) or is scoped to one document. A near-tie document (a twin) gets second place,
+    and a question that says little beyond naming its document gets the document's head chunk."""
+    terms = lexical.query_terms(question)
+    titles.refresh(session, stats.refresh(session), PASSAGES_PER_CHUNK)
+    ranked: list[tuple[int, float]] | None = None  # the first pass: every term, title and body
+    if document_id is not None:
+        top_document, rows = document_id, _document_rows(session, document_id)
+        if rows is None:
+            return []
+    else:
+        ranked = _in_collection(session, collection_id, stats.selective(session, terms), limit)
+        if not ranked:
+            return []
+        top_document = _document_of(session, ranked[0][0])
+        top_document = titles.named_instead(collection_id, question, top_document) or top_document
+        rows = _document_rows(session, top_document)  # the passage rowid range the second pass re-ranks
+        if rows is None:
+            return ranked[:limit]
+    rest, asking = _split_terms(session, rows, question, terms)
+    focused = _focused(session, top_document, rows, terms, rest, asking, must_name=document_id is None, stats=stats)
+    if ranked is None and len(focused) < limit:
+        # Inside one document the first pass only fills places the second leaves empty: skipped
+        # otherwise (a 300-page report's passages, highlighted twice, took half of a question's time).
+        ranked = _in_document(session, stats, top_document, rows, terms, TITLE_WEIGHT)
+    if not focused:
+        return (ranked or [])[:limit]
+    lead = ranked[0][1] if ranked else 0.0
+    merged = [(chunk_id, lead + score) for chunk_id, score in focused]
+    if document_id is None and ranked:
+        merged = _with_twin(session, ranked, top_document, question, terms, merged, stats)
+    merged = _with_head(rows, rest, merged)
+    first_ids = {chunk_id for chunk_id, _ in merged}
+    merged += [(chunk_id, score) for chunk_id, score in ranked or [] if chunk_id not in first_ids]
+    return merged[:limit]
+
+
+def _with_twin(
+    session: Session,
+    ranked: list[tuple[int, float]],
+    top_document: int,
+    question: str,
+    terms: list[str],
+    merged: list[tuple[int, float]],
+    stats: TermStats,
+) -> list[tuple[int, float]]:
+    """When another document scores within TWIN_SHARE of the top one in the first pass, the question
+    does not tell them apart (two filings of one contract, a draft and its final version): its best
+    chunk, re-ranked the same way, takes second place, and its other matches follow the top document's."""
+    lead = ranked[0][1]
+    twin = next(
+        (d for chunk_id, score in ranked[1:] if score >= TWIN_SHARE * lead
+         and (d := _document_of(session, chunk_id)) != top_document),
+        None,
+    )  # fmt: skip
+    rows = _document_rows(session, twin) if twin is not None else None
+    if twin is None or rows is None:
+        return merged
+    theirs = _focused(session, twin, rows, terms, *_split_terms(session, rows, question, terms), True, stats)
+    if not theirs:
+        return merged
+    second = (theirs[0][0], merged[0][1])  # scores only order the list; ties keep this order
+    return [merged[0], second, *merged[1:], *((chunk_id, lead) for chunk_id, _ in theirs[1:])]
+
+
+def _with_head(rows: tuple[int, int], rest: list[str], merged: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    """A question that says little beyond naming its document ("In the X agreement between A and B:
+    what is the date of the contract?") asks about the document as a whole: its date, parties or
+    title, which its head holds. Within the document, BM25 then has only a word or two to rank by,
+    so the head chunk takes place HEAD_SLOT when it is not among the first ones already; when at most
+    HEAD_FIRST_TERMS words are left, all the others are in the head itself, and it goes first."""
+    if len(rest) > HEAD_QUESTION_TERMS:
+        return merged
+    slot = 0 if len(rest) <= HEAD_FIRST_TERMS else HEAD_SLOT
+    head = rows[0] // PASSAGES_PER_CHUNK  # the document's chunks are one ID range, its head first
+    if head in [chunk_id for chunk_id, _ in merged[: slot + 1]]:
+        return merged
+    others = [item for item in merged if item[0] != head]
+    slot = min(slot, len(others))
+    score = others[slot - 1][1] if slot else (others[0][1] if others else 0.0)
+    return [*others[:slot], (head, score), *others[slot:]]
+
+
+def _chunk_scores(rows: Iterable[Any], other_passages: float = 0.0) -> list[tuple[int, float]]:
+    """Passage rows (chunk ID, score), best first -> each chunk once, scored by its best passage plus
+    other_passages x the sum of its other ones, best first."""
+    best: dict[int, float] = {}
+    others: dict[int, float] = {}
+    for chunk_id, score in rows:
+        if int(chunk_id) in best:
+            others[int(chunk_id)] = others.get(int(chunk_id), 0.0) + float(score)
+        else:
+            best[int(chunk_id)] = float(score)
+    if not other_passages:
+        return list(best.items())
+    scored = {c: s + other_passages * others.get(c, 0.0) for c, s in best.items()}
+    return sorted(scored.items(), key=lambda item: -item[1])
+
+
+def _in_collection(session: Session, collection_id: int, terms: list[str], limit: int) -> list[tuple[int, float]]:
+    """Rank passages index-wide, then keep the collection's. Filtering each of possibly 100k matches
+    through a join on chunks and documents doubled the cost; the join runs only when the first
+    page holds too few of this collection's chunks (a small collection in a large store)."""
+    query = lexical.match_expression(terms)
+    if query is None:
+        return []
+    rank = f"bm25(passage_fts, {TITLE_WEIGHT}, 1.0)"
+    fetch = limit * 4  # a chunk can own several of the best passages
+    rows = session.execute(
+        text(f"SELECT rowid / {PASSAGES_PER_CHUNK}, -{rank} FROM passage_fts WHERE passage_fts MATCH :q "
+             f"ORDER BY {rank} LIMIT :k"),
+        {"q": query, "k": fetch},
+    ).all()  # fmt: skip
+    ranked = _chunk_scores(rows)
+    mine = _chunks_of_collection(session, collection_id, [chunk_id for chunk_id, _ in ranked])
+    kept = [(chunk_id, score) for chunk_id, score in ranked if chunk_id in mine]
+    if len(kept) >= limit or len(rows) < fetch:
+        return kept
+    joined = session.execute(
+        text(
+            f"SELECT p.rowid / {PASSAGES_PER_CHUNK}, -{rank} FROM passage_fts p "
+            f"JOIN chunks c ON c.id = p.rowid / {PASSAGES_PER_CHUNK} JOIN documents d ON d.id = c.document_id "
+            f"WHERE passage_fts MATCH :q AND d.collection_id = :cid ORDER BY {rank} LIMIT :k"
+        ),
+        {"q": query, "cid": collection_id, "k": fetch},
+    )
+    return _chunk_scores(joined)
+
+
+def _chunks_of_collection(session: Session, collection_id: int, chunk_ids: list[int]) -> set[int]:
+    if not chunk_ids:
+        return set()
+    # Look the chunks up by ID and compare collections here: with the collection in the WHERE
+    # clause, SQLite's planner walked every chunk of the collection (40 ms at 100k chunks).
+    rows = session.execute(
+        text(
+            "SELECT c.id, d.collection_id FROM chunks c JOIN documents d ON d.id = c.document_id "
+            f"WHERE c.id IN ({','.join(str(int(i)) for i in chunk_ids)})"
+        )
+    )
+    return {int(chunk_id) for chunk_id, owner in rows if owner == collection_id}
+
+
+def _document_of(session: Session, chunk_id: int) -> int:
+    return int(session.execute(text("SELECT document_id FROM chunks WHERE id = :id"), {"id": chunk_id}).scalar_one())
+
+
+def _document_rows(session: Session, document_id: int) -> tuple[int, int] | None:
+    """The passage rowid range of a document. Its chunks are written in one transaction, so their
+    IDs form one range, and FTS5 seeks straight to it (queries still check the document ID)."""
+    lo, hi = session.execute(
+        text("SELECT min(id), max(id) FROM chunks WHERE document_id = :did"), {"did": document_id}
+    ).one()
+    if lo is None:
+        return None
+    return int(lo) * PASSAGES_PER_CHUNK, (int(hi) + 1) * PASSAGES_PER_CHUNK
+
+
+def _in_document(
+    session: Session,
+    stats: TermStats,
+    document_id: int,
+    rows: tuple[int, int],
+    terms: list[str],
+    title_weight: float,
+    other_passages: float = 0.0,
+    heading_weight: float = 0.0,
+) -> list[tuple[int, float]]:
+    """The document's chunks by the BM25 of their passages (docqa.store.keyword.passage_bm25: FTS5's scores,
+    without FTS5 reading every term's posting list across the index)."""
+    scored = passage_bm25.document_passages(
+        session, stats, terms, rows, document_id, (title_weight, 1.0), PASSAGES_PER_CHUNK, heading_weight
+    )
+    return _chunk_scores(((rowid // PASSAGES_PER_CHUNK, score) for rowid, score in scored), other_passages)
+
+
+def _split_terms(
+    session: Session, rows: tuple[int, int], question: str, terms: list[str]
+) -> tuple[list[str], list[str]]:
+    """The question's terms that are not in the document's title column (file name and head), and
+    those that the second pass ranks by: all but the runs of two or more consecutive title words
+    (see NAMING_RUN). The first list says whether the question names the document and how much it
+    asks beyond that (the head rule); the second keeps a lone word that the head happens to use."""
+    title = title_words(session, rows[0])
+    names = lexical.naming_runs(lexical.word_sequences(question), title, NAMING_RUN)
+    return [t for t in terms if t not in title], [t for t in terms if t not in names]
+
+
+def _focused(
+    session: Session,
+    document_id: int,
+    rows: tuple[int, int],
+    terms: list[str],
+    rest: list[str],
+    asking: list[str],
+    must_name: bool,
+    stats: TermStats,
+) -> list[tuple[int, float]]:
+    """The document's chunks whose passages match the question's words outside the runs that name
+    the document (`asking`, from _split_terms), by body BM25 with a bonus for those words in
+    headings; none when the question must name the document and fewer than two of its words are in
+    the title (`rest` is the others)."""
+    if must_name and len(terms) - len(rest) < 2:
+        return []
+    weighted = stats.weighted(session, asking or terms)
+    return _in_document(session, stats, document_id, rows, weighted, 0.0, OTHER_PASSAGES_SHARE, HEADING_WEIGHT)

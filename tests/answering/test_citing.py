@@ -1,0 +1,29 @@
+"""Citation refinement: the best page of a multi-page chunk, and which sources an answer cites."""
+
+from __future__ import annotations
+
+from docqa.answering.citing import best_page, cited_numbers, page_segments, with_page_markers
+from docqa.core.types import RetrievedChunk
+
+TEXT = "Annual report.\n\nRevenue was EUR 184.6 million.\n\nWe shipped 2,340 robots from Brno."
+CHUNK = RetrievedChunk(1, 1, "r.pdf", 0, TEXT, 1, 3, 1.0, page_breaks=((16, 2), (49, 3)))
+
+
+def test_page_segments_and_markers() -> None:
+    assert [p for p, _ in page_segments(CHUNK)] == [1, 2, 3]
+    assert page_segments(CHUNK)[1][1].startswith("Revenue")
+    marked = with_page_markers(CHUNK)
+    assert marked.index("[page 2]") < marked.index("Revenue") < marked.index("[page 3]") < marked.index("robots")
+
+
+def test_best_page_follows_the_answer() -> None:
+    assert best_page("The revenue was EUR 184.6 million [1].", CHUNK) == 2
+    assert best_page("2,340 robots were shipped from Brno.", CHUNK) == 3
+    assert best_page("I cannot tell.", CHUNK) is None
+    single = RetrievedChunk(2, 1, "a.txt", 0, "text", 4, 4, 1.0)
+    assert best_page("anything", single) == 4
+
+
+def test_cited_numbers() -> None:
+    assert cited_numbers("Sixty days [2]. Also [1][3], and [1, 2] or [4，5]; not [x] or 2.") == {1, 2, 3, 4, 5}
+    assert cited_numbers("no citations here") == set()

@@ -1,0 +1,161 @@
+"""Graceful shutdown of a real `docqa serve` process, and SIGTERM to a running `docqa ingest`.
+
+SIGTERM while an answer streams and an upload is being ingested: /health turns 503 at once, new
+requests are refused, both in-flight requests finish, the process exits cleanly, and the data
+directory is consistent when opened again."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+
+from docqa.service import DocQA
+from tests.support.live_server import free_port, sse_events
+from tests.support.paths import ROOT, make_settings
+
+LONG_REPORT = "\n\n".join(
+    f"Section {i}. The depot in district {i} received {100 + i} containers of spare parts in March, "
+    f"and shipped {90 + i} of them to the assembly plant before the end of the quarter."
+    for i in range(60)
+)
+
+
+def _wait_healthy(base: str, proc: subprocess.Popen[bytes], timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+        try:
+            if httpx.get(f"{base}/health", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.2)
+    raise AssertionError("docqa serve did not become healthy")
+
+
+def test_sigterm_drains_streams_and_uploads_then_exits(sample_index: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(sample_index, data)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {
+        **os.environ,
+        "DOCQA_API_SHUTDOWN_GRACE_S": "120",
+        "DOCQA_LLM_N_CTX": "4096",
+        "DOCQA_RETRIEVAL_RETRIEVER": "hybrid",  # the demo model embeds the upload: still at work at the signal
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "docqa", "serve", "--port", str(port), "--data-dir", str(data)],
+        cwd=ROOT,
+        env=env,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        _wait_healthy(base, proc)
+        results: dict[str, object] = {}
+        events: list[str] = []  # filled as the events arrive
+        streaming, uploading = threading.Event(), threading.Event()
+
+        def stream() -> None:
+            body = {"question": "What was the revenue in 2025?", "stream": True, "max_tokens": 48}
+            with httpx.stream("POST", f"{base}/v1/ask", json=body, timeout=300) as r:
+                for kind, _ in sse_events(r):
+                    events.append(kind)
+                    streaming.set()  # citations come first, then the answer is generated
+
+        def upload() -> None:
+            uploading.set()
+            r = httpx.post(
+                f"{base}/v1/collections/default/documents",
+                files=[("files", ("depots.txt", LONG_REPORT.encode(), "text/plain"))],
+                timeout=300,
+            )
+            results["upload"] = (r.status_code, r.json())
+
+        streamer, uploader = threading.Thread(target=stream), threading.Thread(target=upload)
+        streamer.start()
+        assert streaming.wait(120), "the answer stream did not start"
+        uploader.start()  # after retrieval, so the upload's embedding does not hold the question back
+        uploading.wait()
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGTERM)
+        in_flight_at_signal = ("done" not in events, "upload" not in results)
+        signalled = time.monotonic()
+        health = httpx.get(f"{base}/health", timeout=5)
+        assert health.status_code == 503 and health.json()["status"] == "draining"
+        assert time.monotonic() - signalled < 2
+        refused = httpx.post(f"{base}/v1/ask", json={"question": "anything?"}, timeout=5)
+        assert refused.status_code == 503 and refused.json()["error"]["type"] == "ShuttingDown"
+        for t in (streamer, uploader):
+            t.join(300)
+        assert in_flight_at_signal == (True, True)
+        assert events[-1] == "done", events
+        status, report = results["upload"]  # type: ignore[misc]
+        assert status == 200 and report["added"] == 1, report
+        assert proc.wait(60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+    qa = DocQA(make_settings(data))
+    try:
+        assert all(r.ok for r in qa.check())
+        assert "depots.txt" in [d.name for d in qa.documents() if d.status == "ready"]
+    finally:
+        qa.close()
+
+
+def _documents_written(database: Path) -> int:
+    if not database.exists():
+        return 0
+    try:
+        with sqlite3.connect(database, timeout=1) as db:
+            return int(db.execute("SELECT count(*) FROM documents").fetchone()[0])
+    except sqlite3.OperationalError:  # tables not created yet
+        return 0
+
+
+def test_sigterm_stops_an_ingest_cleanly(tiny_qwen3: Path, tmp_path: Path) -> None:
+    folder, data = tmp_path / "docs", tmp_path / "data"
+    folder.mkdir()
+    for i in range(30):
+        (folder / f"part{i:02d}.txt").write_text(LONG_REPORT.replace("depot", f"depot-{i}"), encoding="utf-8")
+    env = {
+        **os.environ,
+        "DOCQA_DATA_DIR": str(data),
+        "DOCQA_EMBED_MODEL": str(tiny_qwen3),
+        "DOCQA_RETRIEVAL_RETRIEVER": "hybrid",  # embed with it although it is no embedding model
+        "DOCQA_CHUNKING_MAX_TOKENS": "128",
+        "DOCQA_CHUNKING_OVERLAP_TOKENS": "16",
+    }
+    command = [sys.executable, "-m", "docqa", "ingest", str(folder), "--json"]
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while _documents_written(make_settings(data).database_path) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "interrupted" in stderr and "Traceback" not in stderr
+
+    qa = DocQA(make_settings(data))
+    try:
+        assert all(r.ok for r in qa.check())
+        done = len(qa.documents())
+    finally:
+        qa.close()
+    assert 0 < done < 30, done
+    final = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert final.returncode == 0, final.stderr
+    assert json.loads(final.stdout)["unchanged"] == done

@@ -1,0 +1,113 @@
+"""The `docqa` command as a user runs it: real subprocesses, real models, JSON output."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.paths import SAMPLE_DOCS
+
+pytestmark = pytest.mark.slow
+DOCQA = [sys.executable, "-m", "docqa"]
+
+
+def run(
+    *args: str, data_dir: Path, check: bool = True, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {**(env or os.environ), "DOCQA_DATA_DIR": str(data_dir), "DOCQA_LLM_N_CTX": "4096"}
+    proc = subprocess.run([*DOCQA, *args], capture_output=True, text=True, env=env, timeout=600)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def test_ingest_ask_list_check_rm(tmp_path: Path, sample_index: Path) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(sample_index, data)
+
+    ingest = json.loads(run("ingest", str(SAMPLE_DOCS), "--json", data_dir=data).stdout)
+    assert ingest["unchanged"] == 4 and ingest["added"] == 0 and ingest["failed"] == []
+
+    out = json.loads(
+        run(
+            "ask", "What was Northwind's revenue in 2025?", "--json", "--max-tokens", "16", "--seed", "1", data_dir=data
+        ).stdout
+    )
+    assert set(out) >= {"answer", "reasoning", "mode", "citations", "timings"}
+    assert set(out["timings"]) >= {"retrieval_ms", "ttft_ms", "total_ms", "prompt_tokens", "completion_tokens"}
+    top = max(out["citations"], key=lambda c: c["score"])
+    assert (top["document"], top["page"]) == ("annual_report_2025.pdf", 2)
+
+    streamed = run("ask", "Who is the CEO of Northwind?", "--max-tokens", "8", "--verbose", data_dir=data)
+    assert "Sources:" in streamed.stdout and "annual_report_2025.pdf" in streamed.stdout
+    # one question, one sequence: no KV cells for a server's parallel requests and cached prompts
+    assert "batching engine: 1 parallel sequences of up to 4096 tokens, 4096 KV cells" in streamed.stderr
+
+    docs = json.loads(run("docs", "list", "--json", data_dir=data).stdout)
+    assert len(docs) == 4
+    assert json.loads(run("check", "--json", data_dir=data).stdout) == {"ok": True, "problems": [], "repaired": False}
+
+    run("docs", "rm", str(docs[0]["id"]), data_dir=data)
+    assert len(json.loads(run("docs", "list", "--json", data_dir=data).stdout)) == 3
+
+
+def test_errors_are_one_line_without_traceback(tmp_path: Path) -> None:
+    proc = run("ask", "q", "--collection", "missing", data_dir=tmp_path, check=False)
+    assert proc.returncode == 1
+    assert "collection 'missing' does not exist" in proc.stderr and "Traceback" not in proc.stderr
+
+    env_proc = subprocess.run(
+        [*DOCQA, "ingest", "x.txt"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "DOCQA_DATA_DIR": str(tmp_path), "DOCQA_EMBED_MODEL": "/no/such.gguf"},
+    )
+    assert env_proc.returncode == 1
+    assert "model file not found: /no/such.gguf" in env_proc.stderr and "DOCQA_EMBED_MODEL" in env_proc.stderr
+
+
+def test_bm25_only_ingest_reports_it(tmp_path: Path) -> None:
+    proc = run("ingest", str(SAMPLE_DOCS / "operations_handbook.md"), "--no-embeddings", data_dir=tmp_path)
+    assert "1 added" in proc.stdout and "(--no-embeddings): these files are found by BM25" in proc.stdout
+    # With the default (auto) retriever nothing is embedded; asked to (hybrid), it is.
+    proc = run("ingest", str(SAMPLE_DOCS / "services_agreement_en.txt"), "--json", data_dir=tmp_path)
+    report = json.loads(proc.stdout)
+    assert report["added"] == 1 and report["embeddings"] is False and report["tokens_embedded"] == 0
+    plain = run("ingest", str(SAMPLE_DOCS / "annual_report_2025.pdf"), data_dir=tmp_path).stdout
+    assert "(retriever auto: DOCQA_RETRIEVAL_RETRIEVER=hybrid embeds)" in plain
+    env = {**os.environ, "DOCQA_RETRIEVAL_RETRIEVER": "hybrid"}
+    proc = run("ingest", str(SAMPLE_DOCS / "supply_contract_zh.txt"), "--json", data_dir=tmp_path, env=env)
+    assert json.loads(proc.stdout)["embeddings"] is True
+
+
+def test_index_mismatch_is_reported_and_repaired(tmp_path: Path, sample_index: Path) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(sample_index, data)
+    for f in (data / "vectors").glob("*.faiss"):
+        f.write_bytes(f.read_bytes()[:64])  # truncated, as by a crash mid-copy
+    bad = run("check", "--json", data_dir=data, check=False)
+    assert bad.returncode == 1 and json.loads(bad.stdout)["ok"] is False
+    fixed = json.loads(run("check", "--repair", "--json", data_dir=data).stdout)
+    assert fixed["repaired"] is True
+    assert json.loads(run("check", "--json", data_dir=data).stdout)["ok"] is True
+
+
+def test_shell_completion_script_and_help() -> None:
+    from click.testing import CliRunner
+
+    from docqa.cli.main import main
+
+    runner = CliRunner()
+    script = runner.invoke(main, ["completion", "bash"])
+    assert script.exit_code == 0 and "_DOCQA_COMPLETE=bash_complete" in script.output
+    helped = runner.invoke(main, ["--help"])
+    assert helped.exit_code == 0
+    for command in ("ingest", "ask", "serve", "models", "check", "docs", "completion"):
+        assert f"  {command} " in helped.output

@@ -1,0 +1,59 @@
+"""Settings from the environment, a TOML file and arguments (pure logic)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from docqa.core.settings import Settings
+
+
+def test_environment_names_match_the_docs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DOCQA_DATA_DIR", "/srv/docqa")
+    monkeypatch.setenv("DOCQA_LLM_MODEL", "/models/Qwen3-14B-Q4_K_M.gguf")
+    monkeypatch.setenv("DOCQA_EMBED_MODEL", "/models/Qwen3-Embedding-0.6B-Q8_0.gguf")
+    monkeypatch.setenv("DOCQA_LLM_N_CTX", "32768")
+    monkeypatch.setenv("DOCQA_CHUNKING_MAX_TOKENS", "2048")
+    monkeypatch.setenv("DOCQA_MAX_UPLOAD_MB", "5")
+    s = Settings()
+    assert s.data_dir == Path("/srv/docqa")
+    assert s.llm.model == Path("/models/Qwen3-14B-Q4_K_M.gguf")
+    assert s.embed.model == Path("/models/Qwen3-Embedding-0.6B-Q8_0.gguf")
+    assert (s.llm.n_ctx, s.chunking.max_tokens, s.max_upload_mb) == (32768, 2048, 5)
+    assert s.llm.n_gpu_layers == -1 and s.retrieval.top_k == 3 and s.collection == "default"
+
+
+def test_toml_file_is_read_and_the_environment_wins(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    config = tmp_path / "my.toml"
+    config.write_text('data_dir = "/from/toml"\n[retrieval]\ntop_k = 5\n[llm]\nn_ctx = 8192\n')
+    monkeypatch.setenv("DOCQA_CONFIG", str(config))
+    monkeypatch.setenv("DOCQA_LLM_N_CTX", "4096")
+    s = Settings()
+    assert s.data_dir == Path("/from/toml") and s.retrieval.top_k == 5 and s.llm.n_ctx == 4096
+
+
+def test_bad_values_are_refused_with_the_field_named(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DOCQA_CHUNKING_MAX_TOKENS", "100000")
+    with pytest.raises(ValidationError, match="max_tokens"):
+        Settings()
+    monkeypatch.setenv("DOCQA_CHUNKING_MAX_TOKENS", "256")
+    monkeypatch.setenv("DOCQA_CHUNKING_OVERLAP_TOKENS", "256")
+    with pytest.raises(ValidationError, match="overlap_tokens must be smaller"):
+        Settings()
+
+
+def test_every_field_is_described() -> None:
+    def walk(model: type) -> list[str]:
+        missing = []
+        for name, field in model.model_fields.items():  # type: ignore[attr-defined]
+            if not field.description:
+                missing.append(name)
+            if isinstance(field.annotation, type) and hasattr(field.annotation, "model_fields"):
+                missing += [f"{name}.{n}" for n in walk(field.annotation)]
+        return missing
+
+    assert walk(Settings) == []

@@ -1,0 +1,342 @@
+"""The continuous-batching engine on the real demo model (llama.cpp on the CPU)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from docqa.core.errors import BusyError
+from docqa.core.sampling_params import NON_THINKING_SAMPLING, SamplingParams
+from docqa.core.settings import LLMSettings
+from docqa.core.streams import GenEvent
+from docqa.engine.batching import BatchingGenerator
+from docqa.engine.sequences import THINKING_CUTOFF
+from docqa.llama.token_batch import common_prefix
+from tests.support.engines import PROMPTS, four_sequences, run_together
+
+pytestmark = pytest.mark.slow
+
+GREEDY = replace(NON_THINKING_SAMPLING, temperature=0.0, max_tokens=12, seed=1)
+
+
+@pytest.fixture(scope="module", params=[False, True], ids=["per-sequence-kv", "unified-kv"])
+def engine(demo_model: Path, request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    eng = BatchingGenerator(
+        demo_model,
+        LLMSettings(n_ctx=2048, n_parallel=6, n_batch=256, max_queue=3, prefix_cache_slots=4, kv_unified=request.param),
+    )
+    yield eng
+    eng.close()
+
+
+def run(engine: BatchingGenerator, prompt: str, params: SamplingParams = GREEDY) -> tuple[str, GenEvent]:
+    events = list(engine.submit(prompt, params))
+    return "".join(e.text for e in events if e.kind == "text"), events[-1]
+
+
+def wait_idle(engine: BatchingGenerator) -> None:
+    deadline = time.monotonic() + 60
+    while engine.memory_report()["running"] and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def test_batching_does_not_change_what_a_sequence_computes(engine: BatchingGenerator) -> None:
+    """Teacher forcing: each sequence's own tokens, fed together with the others and alone."""
+    sequences = [engine.llama.tokenize(p + " and so on, as the record shows in detail.") for p in PROMPTS]
+    together = engine.teacher_forced_logits(sequences)
+    agree = total = 0
+    worst = 0.0
+    for tokens, batched in zip(sequences, together, strict=True):
+        (alone,) = engine.teacher_forced_logits([tokens])
+        spread = alone.max(axis=1) - alone.min(axis=1)
+        worst = max(worst, float((np.abs(batched - alone).max(axis=1) / spread).max()))
+        agree += int((batched.argmax(axis=1) == alone.argmax(axis=1)).sum())
+        total += len(tokens)
+    assert worst <= 0.05, f"logits differ by up to {worst:.1%} of their range"
+    assert agree / total >= 0.95, f"argmax agrees at {agree}/{total} positions"
+
+
+def test_concurrent_streams_all_complete_without_mixing(engine: BatchingGenerator) -> None:
+    alone = {p: run(engine, p)[0] for p in PROMPTS[:4]}
+    streams = {p: engine.submit(p, GREEDY) for p in PROMPTS[:4]}
+    together = {p: "".join(e.text for e in s if e.kind == "text") for p, s in streams.items()}
+    for p in PROMPTS[:4]:
+        assert together[p], p
+    # CPU kernels round differently in a batch, so greedy text may drift after a few tokens;
+    # the first tokens must agree, and no stream may carry another's text.
+    same_start = sum(together[p][:8] == alone[p][:8] for p in PROMPTS[:4])
+    assert same_start >= 3, (alone, together)
+    wait_idle(engine)
+    assert engine.memory_report()["kv_cells_in_sequences"] == 0
+
+
+def test_cancelling_one_stream_leaves_the_others_correct(engine: BatchingGenerator) -> None:
+    long = replace(GREEDY, max_tokens=40)
+    expected = run(engine, PROMPTS[1], long)[0]
+    victim = engine.submit(PROMPTS[0], replace(long, max_tokens=200))
+    keeper = engine.submit(PROMPTS[1], long)
+    got: list[str] = []
+
+    def read_keeper() -> None:
+        got.extend(e.text for e in keeper if e.kind == "text")
+
+    reader = threading.Thread(target=read_keeper)
+    reader.start()
+    seen = 0
+    for event in victim:
+        seen += event.kind == "text"
+        if seen == 3:
+            victim.cancel()
+            break
+    reader.join(timeout=120)
+    text = "".join(got)
+    assert text[:20] == expected[:20]
+    wait_idle(engine)
+    report = engine.memory_report()
+    assert report["running"] == 0 and report["kv_cells_in_sequences"] == 0
+
+
+def test_prefix_reuse_gives_the_same_tokens(engine: BatchingGenerator) -> None:
+    # How a prompt is split into decode calls moves llama.cpp's CPU logits by up to ~2% of their range
+    # (another matmul kernel for one token than for many). After "Answer:" the demo model's top three
+    # were within 0.05 of each other, and the greedy text differed on an AVX-512 machine with or without
+    # reuse; ending mid-sentence in a repeated one makes the continuation decisive (a margin of ~6), so
+    # what differs here is the reused KV, not rounding.
+    prompt = (
+        "Sources:\n"
+        + "The agreement may be terminated on sixty days notice. " * 20
+        + "\nQuestion: notice?\nAnswer: The agreement may be"
+    )
+    cold, first = run(engine, prompt)
+    before = engine.cache.tokens_held()
+    assert before > 0, "the prompt was kept for reuse"
+    reused = engine.prompt_tokens_reused
+    warm, second = run(engine, prompt)
+    assert engine.prompt_tokens_reused - reused >= first.prompt_tokens // 2, "the second run started from the cache"
+    assert warm == cold
+    assert cold.startswith(" terminated on sixty days")
+    assert first.prompt_tokens == second.prompt_tokens
+
+
+def test_full_queue_is_busy(engine: BatchingGenerator) -> None:
+    streams = []
+    with pytest.raises(BusyError):
+        for _ in range(20):
+            streams.append(engine.submit(PROMPTS[0], replace(GREEDY, max_tokens=100)))
+    assert len(streams) <= 6 + 3  # n_parallel running + max_queue waiting
+    # what callers that fill the engine read (docqa eval --answers sizes its threads by it)
+    assert engine.info.parallel == engine.memory_report()["parallel_sequences"] == 6
+    for s in streams:
+        s.cancel()
+    wait_idle(engine)
+    assert run(engine, PROMPTS[2], replace(GREEDY, max_tokens=4))[1].completion_tokens <= 4
+
+
+def test_thinking_budget_closes_the_reasoning(engine: BatchingGenerator) -> None:
+    text, done = run(engine, "<think>\nLet me think about colours.", replace(GREEDY, max_tokens=30, thinking_budget=5))
+    assert THINKING_CUTOFF in text
+    assert done.completion_tokens >= 5
+
+
+def test_a_stop_string_ends_the_text_though_the_next_step_was_launched(engine: BatchingGenerator) -> None:
+    """A token's text is made while the next step decodes (launched ahead): a stop string found
+    there must still end the text exactly at the stop, and the sequence's cells must be freed."""
+    run(engine, PROMPTS[1], replace(GREEDY, max_tokens=2))  # the prompt's KV is cached: both runs reuse it
+    before = engine.timing.launched_ahead
+    free, _ = run(engine, PROMPTS[1], replace(GREEDY, max_tokens=24))
+    assert engine.timing.launched_ahead == before, "on the CPU no step is launched ahead by default"
+    # four characters from the second half that do not occur earlier: the stop comes many tokens in
+    starts = [i for i in range(len(free) // 2, len(free) - 4) if free.index(free[i : i + 4]) == i]
+    assert starts, free
+    stop = free[starts[0] : starts[0] + 4]
+    ahead = engine.timing.launched_ahead
+    engine.launch_ahead = True  # on a GPU; on the CPU llama_decode computes in the call, so it is off
+    try:
+        text, done = run(engine, PROMPTS[1], replace(GREEDY, max_tokens=24, stop=(stop,)))
+    finally:
+        engine.launch_ahead = False
+    assert engine.timing.launched_ahead - ahead >= 3, "the steps were launched ahead"
+    assert text == free[: free.index(stop)]
+    assert done.finish_reason == "stop" and done.completion_tokens < 24
+    wait_idle(engine)
+    assert engine.memory_report()["kv_cells_in_sequences"] == 0
+
+
+def test_a_prompt_longer_than_the_context_fails_clearly(engine: BatchingGenerator) -> None:
+    _text, done = run(engine, "word " * 5000)
+    assert done.kind == "failed" and "does not fit" in done.text
+
+
+def test_token_pieces_round_trip_without_padding(engine: BatchingGenerator) -> None:
+    text = "Revenue 2025: EUR 184.6 million — 设备质保期 ✓"
+    tokens = engine.llama.tokenize(text, special=False)
+    joined = b"".join(engine.llama.piece(t) for t in tokens).decode("utf-8")
+    assert "\x00" not in joined
+    assert joined.strip() == text
+
+
+def test_asks_over_the_same_chunks_arriving_together_share_one_prefill(engine: BatchingGenerator) -> None:
+    """The second of two prompts that share their sources waits for the first one's prefill and
+    starts from its cached KV, instead of evaluating the same sources in parallel."""
+    wait_idle(engine)
+    sources = "Sources:\n" + "Either party may terminate this agreement on ninety days written notice. " * 30
+    prompts = [sources + "\nQuestion: how much notice?\nAnswer:", sources + "\nQuestion: who may terminate?\nAnswer:"]
+    shared = int(common_prefix(*(np.asarray(engine.llama.tokenize(p)) for p in prompts)))
+    assert shared > 300
+    before = engine.memory_report()["prompt_tokens_reused"]
+    results: list[tuple[str, GenEvent]] = []
+    threads = [threading.Thread(target=lambda p=p: results.append(run(engine, p))) for p in prompts]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(event.kind == "finished" for _, event in results)
+    assert engine.memory_report()["prompt_tokens_reused"] - before >= shared - 1
+
+
+# --- sampling inside llama.cpp's decode graph (on by default on a GPU; forced on here) -------------
+
+
+def _sampled_texts(model: Path, backend: bool, requests: list[SamplingParams]) -> tuple[list[str], BatchingGenerator]:
+    settings = LLMSettings(n_ctx=1024, n_parallel=2, n_batch=256, prefix_cache_slots=0, backend_sampling=backend)
+    eng = BatchingGenerator(model, settings)
+    return [run(eng, PROMPTS[1], params)[0] for params in requests], eng
+
+
+def test_backend_sampling_draws_what_host_sampling_draws(tiny_qwen3: Path) -> None:
+    """The same chain and seed give the same tokens whether llama.cpp samples in its graph or on the host;
+    a slot's chain is reset, not rebuilt, for a request with the same parameters, and a different mode
+    gets its own chain."""
+    seeded = replace(NON_THINKING_SAMPLING, max_tokens=40, ignore_eos=True, seed=11)
+    other = replace(seeded, temperature=0.6, top_p=0.95, seed=12)
+    requests = [seeded, other, seeded, other, seeded]
+    on_host, host_engine = _sampled_texts(tiny_qwen3, False, requests)
+    on_graph, graph_engine = _sampled_texts(tiny_qwen3, True, requests)
+    try:
+        assert graph_engine.memory_report()["sampling_on_backend"] == 1
+        assert host_engine.memory_report()["sampling_on_backend"] == 0
+        assert on_graph == on_host
+        assert on_graph[0] == on_graph[2] == on_graph[4] and on_graph[0] != on_graph[1]
+        assert host_engine.samplers.chains_built == 2  # one per parameter set, each kept by its slot
+        # in the graph, a chain is attached for each request (llama.cpp takes a chain once) and
+        # detached when it ends: llama.cpp runs every attached chain at every step, busy or not
+        assert graph_engine.samplers.chains_built == len(requests)
+        assert not graph_engine.samplers.attached_slots
+        # teacher forcing afterwards still sees raw logits: the chains are detached first
+        tokens = graph_engine.llama.tokenize(PROMPTS[2])
+        (forced_graph,) = graph_engine.teacher_forced_logits([tokens])
+        (forced_host,) = host_engine.teacher_forced_logits([tokens])
+        assert np.allclose(forced_graph, forced_host, atol=1e-3)
+        assert run(graph_engine, PROMPTS[1], seeded)[0] == on_graph[0]
+    finally:
+        host_engine.close()
+        graph_engine.close()
+
+
+@pytest.mark.parametrize("unified", [False, True], ids=["per-sequence-kv", "unified-kv"])
+def test_greedy_text_of_the_tiny_qwen3_is_the_same_together_and_alone(tiny_qwen3: Path, unified: bool) -> None:
+    """The Qwen3-architecture model, greedy, six prompts of 32 tokens each, decoded alone and all six in the
+    same batches. Seen on this CPU: all six identical, either KV layout; where llama.cpp's kernels round
+    differently in a batch a text may drift late, so one in six may differ, but not from its start."""
+    greedy = replace(GREEDY, max_tokens=32, ignore_eos=True)
+    settings = LLMSettings(n_ctx=1024, n_parallel=6, n_batch=256, prefix_cache_slots=0, kv_unified=unified)
+    eng = BatchingGenerator(tiny_qwen3, settings)
+    try:
+        alone = [run(eng, prompt, greedy)[0] for prompt in PROMPTS]
+        together = run_together(eng, PROMPTS, greedy)
+    finally:
+        eng.close()
+    assert len(set(alone)) == len(PROMPTS)  # six prompts, six continuations: a swap would show
+    assert sum(a == t for a, t in zip(alone, together, strict=True)) >= len(PROMPTS) - 1, (alone, together)
+    assert all(a[:16] == t[:16] for a, t in zip(alone, together, strict=True)), (alone, together)
+
+
+# --- drawing every row on the host at once under load (docqa.engine.batched_sampling) ------------
+
+
+@pytest.mark.parametrize("graph", [False, True], ids=["full-logits-on-host", "top-k-in-graph"])
+def test_batched_sampling_reads_each_sequence_its_own_logits(tiny_qwen3: Path, graph: bool) -> None:
+    """Drawing all rows at once (from the full logits, or from the top-k the graph kept) must match
+    llama.cpp's own chains token for token over the same batches: top-1 sampling is deterministic,
+    and a sequence given another's row would diverge at once."""
+    top_1 = replace(NON_THINKING_SAMPLING, top_k=1, max_tokens=24, ignore_eos=True, seed=3)
+    texts = {}
+    for batched_from in (0, 2):
+        eng = four_sequences(tiny_qwen3, backend_sampling=graph, batched_sampling_from=batched_from)
+        try:
+            texts[batched_from] = run_together(eng, PROMPTS[:4], top_1)
+            assert eng.samplers.mode_switches == (1 if batched_from else 0)
+            # in the graph, every row went through a top-k-only chain and was finished on the host
+            assert (eng.samplers.rows_from_graph_top_k > 0) == (graph and batched_from > 0)
+        finally:
+            eng.close()
+    assert len(set(texts[0])) == 4  # four prompts, four different continuations
+    assert texts[2] == texts[0]
+
+
+def test_sampling_moves_to_the_host_under_load_and_back(tiny_qwen3: Path) -> None:
+    """Chains sit in llama.cpp's graph only while their slot is busy; from `batched_sampling_from`
+    generating sequences on the graph keeps only each row's top-k and the host draws; below half,
+    whole chains go back into the graph."""
+    sampled = replace(NON_THINKING_SAMPLING, max_tokens=24, ignore_eos=True, seed=5)
+    eng = four_sequences(tiny_qwen3, backend_sampling=True, batched_sampling_from=4)
+    try:
+        alone = run(eng, PROMPTS[0], sampled)[0]
+        assert eng.samplers.mode_switches == 0 and not eng.samplers.attached_slots  # detached when done
+        loaded = run_together(eng, PROMPTS[:4], sampled)
+        assert all(loaded) and eng.samplers.mode_switches == 1 and eng.samplers.batched
+        assert run(eng, PROMPTS[0], sampled)[0] == alone  # back in the graph: llama.cpp's draws again
+        assert eng.samplers.mode_switches == 2 and not eng.samplers.batched
+        assert not eng.samplers.attached_slots
+    finally:
+        eng.close()
+
+
+def test_on_the_cpu_two_generating_sequences_are_drawn_at_once(tiny_qwen3: Path) -> None:
+    """Unset, the CPU draws from two generating sequences on all rows at once (each llama.cpp chain sorts its
+    own full row there), and a request left alone goes back to llama.cpp's chain."""
+    eng = four_sequences(tiny_qwen3)
+    try:
+        assert not eng.samplers.on_backend and eng.samplers.batched_from == 2
+        for generating, batched in ((1, False), (2, True), (3, True), (1, False), (2, True)):
+            eng.samplers.adapt(generating)
+            assert eng.samplers.batched is batched, generating
+        assert eng.samplers.mode_switches == 3
+        eng.samplers.adapt(1)
+        seeded = replace(NON_THINKING_SAMPLING, max_tokens=16, ignore_eos=True, seed=7)
+        together = run_together(eng, PROMPTS[:2], seeded)
+        assert all(together) and eng.samplers.batched
+        assert run_together(eng, PROMPTS[:2], seeded) == together  # numpy's draws, seeded per request, repeat
+    finally:
+        eng.close()
+
+
+def test_a_long_step_is_computed_in_passes_of_n_ubatch(tiny_qwen3: Path) -> None:
+    """n_ubatch reaches llama.cpp (capped at n_batch), and splitting a step into shorter passes does
+    not change what it computes beyond the CPU kernels' rounding."""
+    text = " ".join(PROMPTS) * 8
+    logits = {}
+    for n_ubatch in (1024, 96):
+        settings = LLMSettings(n_ctx=2048, n_parallel=1, n_batch=1024, n_ubatch=n_ubatch, prefix_cache_slots=0)
+        eng = BatchingGenerator(tiny_qwen3, settings)
+        try:
+            assert eng.llama.lib.llama_n_ubatch(eng.llama.ctx.ctx) == n_ubatch
+            tokens = eng.llama.tokenize(text)
+            assert len(tokens) > 3 * 96  # several passes at the smaller size
+            (logits[n_ubatch],) = eng.teacher_forced_logits([tokens])
+        finally:
+            eng.close()
+    one_pass, passes = logits[1024], logits[96]
+    spread = float(one_pass.max() - one_pass.min())
+    assert float(np.abs(one_pass - passes).max()) <= 0.05 * spread
+    assert float(np.mean(one_pass.argmax(axis=1) == passes.argmax(axis=1))) >= 0.95
+    capped = BatchingGenerator(tiny_qwen3, LLMSettings(n_ctx=1024, n_parallel=1, n_batch=256, prefix_cache_slots=0))
+    try:
+        assert capped.llama.lib.llama_n_ubatch(capped.llama.ctx.ctx) == 256  # the 1024 default, capped
+    finally:
+        capped.close()

@@ -1,0 +1,217 @@
+"""The second pass's BM25, computed from the passages' stored stems, equals FTS5's own bm25() on a real index."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from docqa.core.types import ChunkDraft
+from docqa.store.audit import orphan_problems
+from docqa.store.db import Store
+from docqa.store.keyword import index as keyword_index
+from docqa.store.keyword import lexical, passage_bm25, passage_stems
+from docqa.store.keyword.term_stats import TermStats, index_totals, varints
+
+CLAUSES = [
+    "The Supplier may terminate this Agreement on ninety days' notice; termination does not end accrued fees.",
+    "Fees are payable quarterly. Late fees accrue at one percent a month. Notice of late payment by e_mail.",
+    "This Agreement is governed by the laws of the State of New York. Naïve readings are not binding.",
+    "Confidential information stays confidential for five years after termination or expiry.",
+    "\n\n".join(["Each party indemnifies the other against third-party claims."] * 12),  # several passages
+]
+
+
+def _store(tmp_path: Path) -> tuple[Store, list[int]]:
+    store = Store(tmp_path / "db.sqlite3")
+    coll = store.collection("c", create=True)
+    documents = []
+    for n in range(6):
+        chunks = [f"Master Agreement {n} between Acme{n} Corp and Beta{n} LLC. " + CLAUSES[n % len(CLAUSES)]]
+        chunks += [CLAUSES[(n + k) % len(CLAUSES)] * (k + 1) for k in range(1, 4)]
+        saved = store.save_document(
+            collection_id=coll.id, source=f"d{n}", name=f"d{n}.txt", sha256=str(n), size_bytes=1, pages=1,
+            warnings=[], chunks=[ChunkDraft(i, t, 0, len(t), 1, 1, len(t.split())) for i, t in enumerate(chunks)],
+            embeddings=None,
+        )  # fmt: skip
+        documents.append(saved.document_id)
+    return store, documents
+
+
+@pytest.mark.parametrize("weights", [(0.0, 1.0), (keyword_index.TITLE_WEIGHT, 1.0), (0.0, 0.0)])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Can the supplier terminate on notice, and what does termination end?",  # two terms, one stem
+        "Which fees are late and how is notice given by e_mail?",  # e_mail: a phrase of two tokens to FTS5
+        "naive readings of the governing laws",  # diacritics folded on one side only
+        "Who indemnifies whom against claims?",  # a term in many passages of one chunk
+        "Acme2 Beta2 master agreement",  # title words
+        "zebra",  # in no passage
+    ],
+)
+def test_scores_equal_fts5_bm25(tmp_path: Path, question: str, weights: tuple[float, float]) -> None:
+    store, documents = _store(tmp_path)
+    stats = TermStats()
+    terms = lexical.query_terms(question)
+    query = lexical.match_expression(terms)
+    assert query is not None
+    with store.session() as session:
+        stats.refresh(session)
+        for document in documents:
+            rows = keyword_index._document_rows(session, document)
+            assert rows is not None
+            ours = passage_bm25.document_passages(
+                session, stats, terms, rows, document, weights, keyword_index.PASSAGES_PER_CHUNK
+            )
+            theirs = session.execute(
+                text(
+                    f"SELECT rowid, -bm25(passage_fts, {weights[0]}, {weights[1]}) FROM passage_fts "
+                    "WHERE passage_fts MATCH :q AND rowid >= :lo AND rowid < :hi ORDER BY rowid"
+                ),
+                {"q": query, "lo": rows[0], "hi": rows[1]},
+            ).all()
+            assert sorted(r for r, _ in ours) == [r for r, _ in theirs]
+            expected = {int(r): float(s) for r, s in theirs}
+            for rowid, score in ours:
+                assert score == pytest.approx(expected[rowid], rel=1e-12, abs=1e-12), (question, rowid)
+            assert [s for _, s in ours] == sorted((s for _, s in ours), reverse=True)
+    store.close()
+
+
+def test_counts_are_forgotten_when_the_index_changes(tmp_path: Path) -> None:
+    """The document frequencies are cached; a write changes FTS5's totals and the cache starts over,
+    so scores never use counts from before a write."""
+    store, _ = _store(tmp_path)
+    stats = TermStats()
+    with store.session() as session:
+        before = stats.refresh(session)
+        assert before == index_totals(session) and before.rows > 0
+        assert stats.document_frequency(session, "indemnifi") > 0
+        old = stats.document_frequency(session, "zebra")
+    coll = store.collection("c")
+    store.save_document(
+        collection_id=coll.id, source="z", name="z.txt", sha256="z", size_bytes=1, pages=1, warnings=[],
+        chunks=[ChunkDraft(0, "A zebra clause.", 0, 15, 1, 1, 3)], embeddings=None,
+    )  # fmt: skip
+    with store.session() as session:
+        assert stats.document_frequency(session, "zebra") == old == 0  # cached: still the old count
+        after = stats.refresh(session)
+        assert after.rows == before.rows + 1
+        assert stats.document_frequency(session, "zebra") == 1
+    store.close()
+
+
+def test_varints_read_sqlite_encoding() -> None:
+    assert varints(bytes([0x05])) == [5]
+    assert varints(bytes([0x86, 0x8D, 0x20, 0x07])) == [100_000, 7]
+    assert varints(bytes([0xFF] * 8 + [0xFF])) == [2**64 - 1]
+
+
+def test_control_characters_in_text_never_pass_for_match_marks(tmp_path: Path) -> None:
+    assert lexical.index_text("a\x01b\x02c\td\ne") == "a b c\td\ne"
+
+
+def test_heading_texts_find_numbered_titles_and_capital_lines() -> None:
+    body = "\n".join(
+        [
+            "  15.5 Severability. If any law says otherwise",  # numbered title, then body
+            "GOVERNING LAW",  # a line in capitals
+            "Section 2. Retention of Agent;  Compensation",
+            "  4.1 Formation of the Channel   (a) During the term",  # ends at a wide gap
+            "2. The Company shall pay whatever falls due under this agreement to the other party promptly.",
+            "The Company agrees.",  # no number, not capitals: body text
+        ]
+    )
+    assert passage_stems.heading_texts(body) == [
+        "Severability", "GOVERNING LAW", "Retention of Agent", "Formation of the Channel"
+    ]  # fmt: skip
+
+
+def test_stem_arrays_count_terms_and_phrases_as_fts5_does() -> None:
+    stemmer = passage_stems.Stemmer()
+    text = "Terminated: the TERMINATION of e_mail notices; naïve e-mail, terminate e_mail"
+    assert [s for w in text.replace(":", " ").replace(";", " ").split() for s in stemmer.stems([w])[0]] == [
+        "termin", "the", "termin", "of", "e", "mail", "notic", "naiv", "e", "mail", "termin", "e", "mail",
+    ]  # fmt: skip
+    ids = [passage_stems.stem_id(s) for s in ("termin", "e", "mail", "notic", "ai")]
+    termin, e, mail, notic, ai = ([i] for i in ids)
+    arrays = [passage_stems.encode(stemmer.ids(text)), passage_stems.encode(stemmer.ids("mail")), b""]
+    found = passage_stems.counts(arrays, [termin, e + mail, mail + e, mail + notic, ai, [], e + mail + e])
+    assert found.tolist() == [[3, 0, 0], [3, 0, 0], [0, 0, 0], [1, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0]]
+    # a phrase never runs from one array into the next
+    assert passage_stems.counts([passage_stems.encode(e), passage_stems.encode(mail)], [e + mail]).tolist() == [[0, 0]]
+    assert stemmer.stems(["e_mail", "__", "Naïve"]) == [["e", "mail"], [], ["naiv"]]
+
+
+def test_a_term_in_a_heading_lifts_its_passage(tmp_path: Path) -> None:
+    """Two passages of one contract use the question's words; the one that uses them more wins on
+    BM25 alone, and the section titled with one of them wins with the heading weight."""
+    store, _ = _store(tmp_path)  # other contracts: the question's words are rare, their IDF high
+    coll = store.collection("c")
+    chunks = [
+        "Any assignment of receivables needs consent, and consent is given in writing by the lender.",
+        "12. Assignment. Neither party may transfer this Agreement to any third party, in whole or in part, "
+        "without the prior written consent of the other party, which shall not be unreasonably withheld.",
+    ]
+    saved = store.save_document(
+        collection_id=coll.id, source="d", name="d.txt", sha256="d", size_bytes=1, pages=1, warnings=[],
+        chunks=[ChunkDraft(i, t, 0, len(t), 1, 1, len(t.split())) for i, t in enumerate(chunks)], embeddings=None,
+    )  # fmt: skip
+    stats = TermStats()
+    terms = lexical.query_terms("assignment consent")
+    with store.session() as session:
+        stats.refresh(session)
+        rows = keyword_index._document_rows(session, saved.document_id)
+        assert rows is not None
+        ranked = {
+            weight: passage_bm25.document_passages(
+                session, stats, terms, rows, saved.document_id, (0.0, 1.0), keyword_index.PASSAGES_PER_CHUNK, weight
+            )
+            for weight in (0.0, keyword_index.HEADING_WEIGHT)
+        }
+    titled_row = rows[0] + keyword_index.PASSAGES_PER_CHUNK  # the second chunk's first passage
+    assert [r for r, _ in ranked[0.0]] == [rows[0], titled_row]
+    assert [r for r, _ in ranked[keyword_index.HEADING_WEIGHT]] == [titled_row, rows[0]]
+    store.close()
+
+
+def test_stems_are_built_for_an_older_index_and_repaired_when_missing(tmp_path: Path) -> None:
+    """An index from before the stems (schema 3) gets them when opened; stems lost or left over by
+    damage are found by `docqa check` and mended, and the search answers as before."""
+    store, documents = _store(tmp_path)
+    coll = store.collection("c")
+    question = "Which fees are late and how is notice given by e_mail?"
+
+    def search() -> list[tuple[int, float]]:  # inside one document: its passages' stems rank its chunks
+        return store.bm25(coll.id, question, 10, documents[1])
+
+    expected = search()
+    assert len(expected) > 1
+    store.close()
+    path = tmp_path / "db.sqlite3"
+    with sqlite3.connect(path) as db:
+        db.execute("DROP TABLE passage_stems")
+        db.execute("PRAGMA user_version = 3")
+    store = Store(path)
+    assert search() == expected
+    assert orphan_problems(store) == []
+    store.close()
+
+    with sqlite3.connect(path) as db:
+        chunk = expected[0][0]
+        span = (chunk * keyword_index.PASSAGES_PER_CHUNK, (chunk + 1) * keyword_index.PASSAGES_PER_CHUNK)
+        db.execute("DELETE FROM passage_stems WHERE id >= ? AND id < ?", span)
+        db.execute("INSERT INTO passage_stems(id, body, headings) VALUES (?, x'', x'')", (10**6 * 64,))
+    store = Store(path)
+    assert search() != expected  # its best chunk's passages cannot be counted
+    assert orphan_problems(store) == [
+        "1 orphan passage-stem rows without a chunk",
+        "1 chunk rows missing from the keyword index or its stems",
+    ]
+    orphan_problems(store, repair=True)
+    assert orphan_problems(store) == []
+    assert search() == expected
+    store.close()
