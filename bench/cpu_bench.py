@@ -3,7 +3,7 @@
 Ingests N CUAD contracts (TXT, then the same contracts as PDF into a second collection), then asks
 questions from cuad_dev/qa.jsonl about them, and prints one Markdown table (also written as JSON).
 
-usage: python bench/cpu_bench.py [--contracts 5] [--questions 10] [--data ../shared/data/cuad_dev]
+usage: python -m bench.cpu_bench [--contracts 5] [--questions 10] [--data ../shared/data/cuad_dev]
 """
 
 from __future__ import annotations
@@ -18,13 +18,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from docqa.core.requests import AskRequest
+from docqa.core.settings import Settings
+from docqa.eval.scoring import is_hit
+from docqa.service import DocQA
 
-from docqa.core.requests import AskRequest  # noqa: E402
-from docqa.core.settings import Settings  # noqa: E402
-from docqa.eval.scoring import is_hit  # noqa: E402
-from docqa.service import DocQA  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def pct(values: list[float], q: float) -> float:

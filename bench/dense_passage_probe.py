@@ -10,7 +10,7 @@ other documents' places unchanged, and scores by the data README's rule.
 
     docqa eval ../shared/data/cuad_dev/qa.jsonl --no-embeddings --data-dir /tmp/evalv3 \\
         --k 1,3,5,10,20 --details /tmp/d.jsonl
-    python bench/dense_passage_probe.py --store /tmp/evalv3/docqa.sqlite3 --details /tmp/d.jsonl \\
+    python -m bench.dense_passage_probe --store /tmp/evalv3/docqa.sqlite3 --details /tmp/d.jsonl \\
         --qa ../shared/data/cuad_dev/qa.jsonl --model minilm.gguf --vectors /tmp/vectors.npz
 """
 
@@ -47,7 +47,7 @@ def embed(store: sqlite3.Connection, questions: dict[str, str], model: Path, cac
         "Q": np.vstack([embedder.embed_query(q) for q in questions.values()]).astype(np.float32),
         "qids": np.array(list(questions)),
     }
-    np.savez(cache, **vectors)
+    np.savez(cache, **vectors)  # type: ignore[arg-type]
     return vectors
 
 

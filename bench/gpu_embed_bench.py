@@ -8,7 +8,7 @@ Three figures, all in the embedding model's own tokens per second:
 The documents are synthetic English text (no data leaves or enters the device); throughput depends on
 token counts, not on what the words say.
 
-usage: python bench/gpu_embed_bench.py --model emb.gguf --bin /path/to/llama.cpp/build/bin [--out results.json]
+usage: python -m bench.gpu_embed_bench --model emb.gguf --bin /path/to/llama.cpp/build/bin [--out results.json]
 """
 
 from __future__ import annotations
@@ -25,11 +25,8 @@ from pathlib import Path
 
 import llama_cpp  # before numpy: the reverse order crashed model loading on the device)
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from docqa.core.settings import EmbedSettings  # noqa: E402
-from docqa.llama.embedder import LlamaEmbedder  # noqa: E402
+from docqa.core.settings import EmbedSettings
+from docqa.llama.embedder import LlamaEmbedder
 
 _VOCABULARY = (
     "agreement party shall term notice licence payment product services confidential information termination "

@@ -6,7 +6,7 @@ llama-cpp-python's sequential baseline, runs in a process of its own, as `docqa 
 built after others in the same process decoded one stream 1-2% slower than the first one
 (bench/gpu_instance_spread.py), which put whichever variant ran second at a disadvantage.
 
-usage: python bench/gpu_engine_bench.py --model q14.gguf --bin /path/to/llama.cpp/build/bin [--out results.json]
+usage: python -m bench.gpu_engine_bench --model q14.gguf --bin /path/to/llama.cpp/build/bin [--out results.json]
 """
 
 from __future__ import annotations
@@ -26,17 +26,16 @@ from typing import Any, TypeVar
 
 import llama_cpp  # noqa: F401  (before numpy: the reverse order crashed model loading on the H200 device)
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench.baselines import llama_server_run, sequential_baseline
+from bench.machine_state import HostLoad, gpu_state
+from bench.targets import target_table
+from bench.traces import Trace, stream_figures
+from docqa.core.sampling_params import NON_THINKING_SAMPLING, SamplingParams
+from docqa.core.settings import LLMSettings
+from docqa.engine.batching import BatchingGenerator
+from docqa.engine.step_timing import StepTiming
 
-from bench.baselines import llama_server_run, sequential_baseline  # noqa: E402
-from bench.machine_state import HostLoad, gpu_state  # noqa: E402
-from bench.targets import target_table  # noqa: E402
-from bench.traces import Trace, stream_figures  # noqa: E402
-from docqa.core.sampling_params import NON_THINKING_SAMPLING, SamplingParams  # noqa: E402
-from docqa.core.settings import LLMSettings  # noqa: E402
-from docqa.engine.batching import BatchingGenerator  # noqa: E402
-from docqa.engine.step_timing import StepTiming  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def make_prompt(engine: BatchingGenerator, n_tokens: int, salt: int) -> str:
@@ -314,10 +313,10 @@ def in_own_process(args: argparse.Namespace, part: dict[str, Any]) -> dict[str, 
     none when it failed (the table then says "not run" for it, and the other parts still run)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "part.json"
-        command = [sys.executable, str(Path(__file__).resolve()), "--model", str(args.model), "--out", str(out)]
+        command = [sys.executable, "-m", "bench.gpu_engine_bench", "--model", str(args.model), "--out", str(out)]
         if args.bin:
             command += ["--bin", str(args.bin)]
-        done = subprocess.run([*command, "--part", json.dumps(part)])
+        done = subprocess.run([*command, "--part", json.dumps(part)], cwd=ROOT)
         if done.returncode != 0 or not out.exists():
             print(f"part {part} failed (exit status {done.returncode})", file=sys.stderr, flush=True)
             return {}

@@ -8,7 +8,7 @@ before and after, and records on which CPU the engine's scheduler thread and the
 ran last (a thread far from the GPU waits longer for each step's token). Run it once as is and once
 under `taskset -c <the GPU's local CPUs>` to see whether placement explains the spread.
 
-usage: python bench/gpu_instance_spread.py --model q14.gguf --bin build/bin --out spread.json [--label pinned]
+usage: python -m bench.gpu_instance_spread --model q14.gguf --bin build/bin --out spread.json [--label pinned]
 """
 
 from __future__ import annotations
@@ -23,18 +23,15 @@ from pathlib import Path
 
 import llama_cpp  # noqa: F401  (before numpy: the reverse order crashed model loading on the device)
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bench.gpu_engine_bench import (  # noqa: E402
+from bench.gpu_engine_bench import (
     device_arguments,
     rag_settings,
     run_requests,
     single_stream_rates,
     tg_around,
 )
-from docqa.core.sampling_params import NON_THINKING_SAMPLING  # noqa: E402
-from docqa.engine.batching import BatchingGenerator  # noqa: E402
+from docqa.core.sampling_params import NON_THINKING_SAMPLING
+from docqa.engine.batching import BatchingGenerator
 
 
 def last_cpu(native_id: int | None) -> int:

@@ -9,7 +9,7 @@ see on that card. Then, with docqa's default settings:
   3. an explicit DOCQA_LLM_KV_CELLS too large for the card must fail with docqa's clear error.
 Writes the figures as JSON and prints them.
 
-usage: python bench/gpu_memory_fit_check.py --model q14.gguf [--card-gib 23.5] [--out fit.json]
+usage: python -m bench.gpu_memory_fit_check --model q14.gguf [--card-gib 23.5] [--out fit.json]
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import ctypes
 import json
-import sys
 import threading
 import time
 from dataclasses import replace
@@ -25,14 +24,11 @@ from pathlib import Path
 
 import llama_cpp  # noqa: F401  (before numpy, as in gpu_engine_bench)
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bench.gpu_engine_bench import make_prompt, run_requests  # noqa: E402
-from docqa.core.errors import ConfigError  # noqa: E402
-from docqa.core.sampling_params import NON_THINKING_SAMPLING  # noqa: E402
-from docqa.core.settings import Settings  # noqa: E402
-from docqa.engine.batching import BatchingGenerator  # noqa: E402
+from bench.gpu_engine_bench import make_prompt, run_requests
+from docqa.core.errors import ConfigError
+from docqa.core.sampling_params import NON_THINKING_SAMPLING
+from docqa.core.settings import Settings
+from docqa.engine.batching import BatchingGenerator
 
 GIB = 2**30
 

@@ -20,12 +20,12 @@ if [ "${1:-bench}" = build ]; then
 elif [ "$1" = embed ]; then
   # Qwen3-Embedding-0.6B-shaped Q8_0 model; ingest throughput against llama-bench -embd 1, same run.
   [ -f $W/emb.gguf ] || python3 $W/make_qwen3_gguf.py --preset 0.6b --quant q8_0 --vocab $W/lcp/vendor/llama.cpp/models/ggml-vocab-qwen2.gguf --out $W/emb.gguf
-  PYTHONUNBUFFERED=1 python3 bench/gpu_embed_bench.py --model $W/emb.gguf --bin $B --out ${OUT:-.}/gpu_embed_bench.json ${EXTRA:-}
+  PYTHONUNBUFFERED=1 python3 -m bench.gpu_embed_bench --model $W/emb.gguf --bin $B --out ${OUT:-.}/gpu_embed_bench.json ${EXTRA:-}
 elif [ "$1" = rerank ]; then
   # Qwen3-Reranker-0.6B-shaped Q8_0 model; a question's reranking cost against llama-batched-bench, same run.
   [ -f $W/rr.gguf ] || python3 $W/make_qwen3_gguf.py --preset 0.6b --quant q8_0 --vocab $W/lcp/vendor/llama.cpp/models/ggml-vocab-qwen2.gguf --out $W/rr.gguf
   for n in 8 16; do
-    PYTHONUNBUFFERED=1 python3 bench/rerank_bench.py --model $W/rr.gguf --bin $B --parallel $n --out ${OUT:-.}/rerank_bench_np$n.json ${EXTRA:-}
+    PYTHONUNBUFFERED=1 python3 -m bench.rerank_bench --model $W/rr.gguf --bin $B --parallel $n --out ${OUT:-.}/rerank_bench_np$n.json ${EXTRA:-}
   done
 elif [ "$1" = fit ]; then
   # the KV-cache fit on this GPU made to look like a 24 GB card (a ballast takes the rest), default settings
@@ -35,13 +35,13 @@ elif [ "$1" = fit ]; then
     M=$W/q14_q8.gguf
     [ -f $M ] || python3 $W/make_qwen3_gguf.py --preset 14b --quant q8_0 --vocab $W/lcp/vendor/llama.cpp/models/ggml-vocab-qwen2.gguf --out $M
   fi
-  PYTHONUNBUFFERED=1 python3 bench/gpu_memory_fit_check.py --model $M --out ${OUT:-.}/memory_fit_${QUANT:-q4_k_m}.json ${EXTRA:-}
+  PYTHONUNBUFFERED=1 python3 -m bench.gpu_memory_fit_check --model $M --out ${OUT:-.}/memory_fit_${QUANT:-q4_k_m}.json ${EXTRA:-}
 elif [ "$1" = probe ]; then
   # single-stream decode: llama-bench tg against raw decodes and the engine, on two context shapes
-  PYTHONUNBUFFERED=1 python3 bench/gpu_single_stream_probe.py --model $W/q14.gguf --bin $B --out ${OUT:-.}/single_stream_probe.json ${EXTRA:-}
+  PYTHONUNBUFFERED=1 python3 -m bench.gpu_single_stream_probe --model $W/q14.gguf --bin $B --out ${OUT:-.}/single_stream_probe.json ${EXTRA:-}
 elif [ "$1" = scale ]; then
-  PYTHONUNBUFFERED=1 python3 bench/retrieval_scale_bench.py --inputs .scale_inputs/cuad_inputs.json --keep $W/scale100k ${EXTRA:-} > ${OUT:-.}/retrieval_scale.json
+  PYTHONUNBUFFERED=1 python3 -m bench.retrieval_scale_bench --inputs .scale_inputs/cuad_inputs.json --keep $W/scale100k ${EXTRA:-} > ${OUT:-.}/retrieval_scale.json
   cat ${OUT:-.}/retrieval_scale.json
 else
-  PYTHONUNBUFFERED=1 python3 bench/gpu_engine_bench.py --model $W/q14.gguf --bin $B --out ${OUT:-.}/gpu_bench.json ${EXTRA:-}
+  PYTHONUNBUFFERED=1 python3 -m bench.gpu_engine_bench --model $W/q14.gguf --bin $B --out ${OUT:-.}/gpu_bench.json ${EXTRA:-}
 fi

@@ -13,7 +13,7 @@ On the device, after bench/gpu_run.sh build. In one process, in turns (3 rounds)
   without launching the next step ahead, with a greedy request, and with the graph keeping only the
   top-k for the host to draw from.
 
-usage: python bench/gpu_single_stream_probe.py --model q14.gguf --bin build/bin [--out probe.json]
+usage: python -m bench.gpu_single_stream_probe --model q14.gguf --bin build/bin [--out probe.json]
 """
 
 from __future__ import annotations
@@ -23,17 +23,13 @@ import statistics
 import sys
 import time
 from dataclasses import replace
-from pathlib import Path
 
 import llama_cpp  # noqa: F401  (before numpy: the reverse order crashed model loading on the device)
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bench.gpu_engine_bench import device_arguments, llama_bench_tg, rag_settings, run_requests  # noqa: E402
-from docqa.core.sampling_params import NON_THINKING_SAMPLING, SamplingParams  # noqa: E402
-from docqa.engine.batching import BatchingGenerator  # noqa: E402
-from docqa.engine.step_timing import StepTiming  # noqa: E402
+from bench.gpu_engine_bench import device_arguments, llama_bench_tg, rag_settings, run_requests
+from docqa.core.sampling_params import NON_THINKING_SAMPLING, SamplingParams
+from docqa.engine.batching import BatchingGenerator
+from docqa.engine.step_timing import StepTiming
 
 TOKENS = 256
 

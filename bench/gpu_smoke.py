@@ -1,10 +1,8 @@
-"""Smallest engine run on the device, step by step: python3 -X faulthandler bench/gpu_smoke.py MODEL"""
+"""Smallest engine run on the device, step by step: python -X faulthandler -m bench.gpu_smoke MODEL"""
 
 import sys
 from dataclasses import replace
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import llama_cpp
 from llama_cpp import _internals

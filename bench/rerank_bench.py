@@ -12,7 +12,7 @@ The texts are synthetic (bench/gpu_embed_bench.py's vocabulary): the cost depend
 what the words say, so a random-weight model of the reranker's shape (make_qwen3_gguf.py --preset 0.6b)
 measures it.
 
-usage: python bench/rerank_bench.py --model rr.gguf [--bin llama.cpp/build/bin] [--questions 20] [--out r.json]
+usage: python -m bench.rerank_bench --model rr.gguf [--bin llama.cpp/build/bin] [--questions 20] [--out r.json]
 """
 
 from __future__ import annotations
@@ -28,14 +28,11 @@ from pathlib import Path
 
 import llama_cpp  # noqa: F401  (before numpy: the reverse order crashed model loading on the device)
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bench.gpu_embed_bench import synthetic_text  # noqa: E402
-from docqa.core.settings import RerankSettings  # noqa: E402
-from docqa.core.types import RetrievedChunk  # noqa: E402
-from docqa.llama.reranker import LlamaReranker  # noqa: E402
-from docqa.retrieval.rerank import best_windows  # noqa: E402
+from bench.gpu_embed_bench import synthetic_text
+from docqa.core.settings import RerankSettings
+from docqa.core.types import RetrievedChunk
+from docqa.llama.reranker import LlamaReranker
+from docqa.retrieval.rerank import best_windows
 
 QUESTIONS = [
     "Which law governs the agreement?",

@@ -5,7 +5,7 @@ vocabulary and term spread); vectors are random unit vectors of the embedder's s
 depends on count and dimension only). Query embeddings are made up front, so the timings are retrieval
 alone (BM25 in SQLite FTS5, FAISS, fusion, fetching the chunk rows), as the issue defines them.
 
-usage: python bench/retrieval_scale_bench.py [--chunks 100000] [--words 400] [--dim 1024] [--queries 200]
+usage: python -m bench.retrieval_scale_bench [--chunks 100000] [--words 400] [--dim 1024] [--queries 200]
        [--row-budget N ...] [--write-inputs FILE | --inputs FILE]
 
 Where ../shared is not at hand (the GPU box), `--write-inputs` saves what the bench draws from CUAD (word
@@ -20,7 +20,6 @@ import os
 import random
 import re
 import statistics
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -28,15 +27,14 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from docqa.core.settings import RetrievalSettings
+from docqa.core.types import ChunkDraft
+from docqa.retrieval.retriever import Retriever
+from docqa.store.consistency import VectorIndexes
+from docqa.store.db import Store
+from docqa.store.keyword import term_stats
 
-from docqa.core.settings import RetrievalSettings  # noqa: E402
-from docqa.core.types import ChunkDraft  # noqa: E402
-from docqa.retrieval.retriever import Retriever  # noqa: E402
-from docqa.store.consistency import VectorIndexes  # noqa: E402
-from docqa.store.db import Store  # noqa: E402
-from docqa.store.keyword import term_stats  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 CUAD = ROOT.parent / "shared" / "data" / "cuad_dev"
 

@@ -5,7 +5,7 @@
 2. 8 streamed asks (64 answer tokens each: EOS ignored) sent at once, against the same 8 one after another; each
    run on a fresh server, so both start with the chunk cold, and with the answer cache off.
 
-usage: python bench/serve_bench.py [--repeats N]   (starts and stops its own servers on loopback ports)
+usage: python -m bench.serve_bench [--repeats N]   (starts and stops its own servers on loopback ports)
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import argparse
 import json
 import os
 import statistics
-import sys
 import tempfile
 import threading
 import time
@@ -24,10 +23,9 @@ from pathlib import Path
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench.local_server import docqa_server
 
-from bench.local_server import docqa_server  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 QUESTIONS = [
     "What was Northwind's revenue in 2025?",

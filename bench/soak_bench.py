@@ -5,7 +5,7 @@ so the collection stays about the same size and any memory growth is the server'
 Reports requests served, errors (anything but 200, and 429s counted apart), p50/p95 latency, and the
 server's resident memory after a warm-up minute and at the end.
 
-usage: python bench/soak_bench.py [--minutes 30] [--out bench/results/soak_cpu.json]
+usage: python -m bench.soak_bench [--minutes 30] [--out bench/results/soak_cpu.json]
 """
 
 from __future__ import annotations
@@ -24,10 +24,9 @@ from pathlib import Path
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench.local_server import docqa_server
 
-from bench.local_server import docqa_server  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 QUESTIONS = [
     "What was Northwind's revenue in 2025?",
@@ -166,7 +165,7 @@ def main() -> None:
             "growth_after_warmup_pct": round(100 * (rss_end - rss_warm) / rss_warm, 1),
             "samples": [(t, round(m)) for t, m in samples],
         },
-        "command": "python bench/soak_bench.py --minutes " + f"{args.minutes:g}",
+        "command": "python -m bench.soak_bench --minutes " + f"{args.minutes:g}",
     }
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     sys.stdout.write(json.dumps(result, indent=2) + "\n")

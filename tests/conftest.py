@@ -21,7 +21,7 @@ from docqa.llama.embedder import LlamaEmbedder
 from docqa.llama.model_files import demo_model_path
 from docqa.llama.serial_generator import LlamaGenerator
 from docqa.service import DocQA
-from tests.support.fake_generator import FakeGenerator
+from tests.support.fake_generator import SCRIPT, FakeGenerator
 from tests.support.live_server import free_port, serve_app
 from tests.support.paths import QWEN_VOCAB, SAMPLE_DOCS, make_settings
 from tests.support.tiny_qwen3 import build_tiny_qwen3
@@ -31,7 +31,6 @@ from tests.support.tiny_qwen3 import build_tiny_qwen3
 MODEL_FIXTURES = frozenset(
     {"demo_model", "embedder", "generator", "serial_generator", "qa_factory", "sample_index", "sample_qa", "tiny_qwen3"}
 )
-FAKE_SCRIPT = "<think>\nThe agreement names its law.\n</think>\n\nThe agreement is governed by the laws of England [1]."
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -60,7 +59,7 @@ def _models_load_only_in_slow_tests(request: pytest.FixtureRequest, monkeypatch:
 @pytest.fixture
 def fake_generator() -> Iterator[FakeGenerator]:
     """A scripted generator: a think block, then an answer citing [1], a word a token."""
-    gen = FakeGenerator(FAKE_SCRIPT)
+    gen = FakeGenerator(SCRIPT)
     yield gen
     gen.close()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -128,7 +129,7 @@ def test_oversized_upload_gets_413(sample_qa, tmp_path: Path) -> None:  # type: 
         r = client.post("/v1/collections/default/documents", files=[("files", ("big.txt", big, "text/plain"))])
         assert r.status_code == 413 and "1 MiB limit" in r.json()["error"]["message"]
 
-        def chunked():  # no Content-Length: the limit is enforced while the body streams
+        def chunked() -> Iterator[bytes]:  # no Content-Length: the limit is enforced while the body streams
             for _ in range(4):
                 yield b"x" * 2**19
 

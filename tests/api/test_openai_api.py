@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 import openai
 import pytest
@@ -83,7 +85,7 @@ def test_api_keys_apply_to_the_openai_routes(live_server: str) -> None:
     assert r.status_code == 200  # no keys configured: open for local use
 
 
-def _body(content: str, **kw: object) -> ChatCompletionBody:
+def _body(content: str, **kw: Any) -> ChatCompletionBody:
     return ChatCompletionBody(model="docqa/legal", messages=[ChatMessage(role="user", content=content)], **kw)
 
 

@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -62,7 +63,7 @@ def test_sigterm_drains_streams_and_uploads_then_exits(sample_index: Path, tmp_p
     )
     try:
         _wait_healthy(base, proc)
-        results: dict[str, object] = {}
+        results: dict[str, tuple[int, dict[str, Any]]] = {}
         events: list[str] = []  # filled as the events arrive
         streaming, uploading = threading.Event(), threading.Event()
 
@@ -100,7 +101,7 @@ def test_sigterm_drains_streams_and_uploads_then_exits(sample_index: Path, tmp_p
             t.join(300)
         assert in_flight_at_signal == (True, True)
         assert events[-1] == "done", events
-        status, report = results["upload"]  # type: ignore[misc]
+        status, report = results["upload"]
         assert status == 200 and report["added"] == 1, report
         assert proc.wait(60) == 0
     finally:

@@ -95,7 +95,7 @@ def test_upload_ask_stream_and_open_a_citation(live_server: str, tmp_path: Path)
         page.fill("#question", "And the operating profit?")
         with page.expect_request(lambda r: r.url.endswith("/v1/ask") and r.method == "POST") as sent:
             page.click("#ask-button")
-        assert sent.value.post_data_json["earlier_question"] == "What was Northwind's revenue in 2025?"
+        assert (sent.value.post_data_json or {})["earlier_question"] == "What was Northwind's revenue in 2025?"
         expect(page.locator("#status")).to_have_attribute("data-done", "1", timeout=240_000)
         expect(page.locator("#citations a").filter(has_text="annual_report_2025.pdf").first).to_be_visible()
         browser.close()

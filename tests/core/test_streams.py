@@ -18,7 +18,7 @@ def test_a_steps_events_reach_every_stream_in_order_with_one_wakeup_per_loop() -
             wakeups += callback.__name__ == "_put_all"  # asyncio.to_thread wakes the loop too: not ours
             return schedule(callback, *args, **kwargs)
 
-        loop.call_soon_threadsafe = counting  # type: ignore[method-assign]
+        loop.call_soon_threadsafe = counting  # type: ignore[method-assign,assignment]
         streams = [GenerationStream(loop) for _ in range(3)]
         threaded = GenerationStream()  # a synchronous reader gets its events directly
         step = [(s, GenEvent("text", text=f"{i}a")) for i, s in enumerate(streams)]

@@ -21,14 +21,14 @@ def llama_cpp_probabilities(row: np.ndarray, key: ChainKey) -> dict[int, float]:
 
     data = (lib.llama_token_data * len(row))()
     for i, logit in enumerate(row):
-        data[i].id, data[i].logit, data[i].p = i, float(logit), 0.0
+        data[i].id, data[i].logit, data[i].p = i, float(logit), 0.0  # type: ignore[assignment]
     array = lib.llama_token_data_array(data, len(row), -1, False)
     chain = Sampler(lib, key, with_draw=False)  # the engine's own chain, without its draw
     try:
         lib.llama_sampler_apply(chain.chain, ctypes.byref(array))
     finally:
         chain.free()
-    kept = [(array.data[i].id, array.data[i].logit) for i in range(array.size) if np.isfinite(array.data[i].logit)]
+    kept = [(int(array.data[i].id), array.data[i].logit) for i in range(array.size) if np.isfinite(array.data[i].logit)]
     logits = np.array([logit for _, logit in kept], dtype=np.float64)
     weights = np.exp(logits - logits.max())
     return {token: float(w) for (token, _), w in zip(kept, weights / weights.sum(), strict=True)}

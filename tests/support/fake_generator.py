@@ -15,6 +15,8 @@ from docqa.core.streams import GenerationStream, GenEvent, WaitQueue
 from docqa.core.types import GeneratorInfo, GeneratorStats
 
 _PIECES = re.compile(r"\s*\S+")
+# What the fake_generator fixture says to every prompt: a think block, then an answer citing [1].
+SCRIPT = "<think>\nThe agreement names its law.\n</think>\n\nThe agreement is governed by the laws of England [1]."
 
 
 @dataclass

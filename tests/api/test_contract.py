@@ -1,0 +1,101 @@
+"""The HTTP contract of every answer route, through real HTTP (uvicorn on loopback) over a scripted
+generator: what a client sees of the service's typed events, with no model to pay for."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from docqa.core.sampling_params import NON_THINKING_SAMPLING
+from docqa.service import DocQA
+from tests.support.fake_generator import SCRIPT, FakeGenerator
+from tests.support.live_server import free_port, serve_app, sse_events
+from tests.support.paths import SAMPLE_DOCS, make_settings
+
+QUESTION = "Which law governs the services agreement?"
+ANSWER = "The agreement is governed by the laws of England [1]."
+
+
+@pytest.fixture
+def fake_server(fake_generator: FakeGenerator, tmp_path: Path) -> Iterator[str]:
+    qa = DocQA(make_settings(tmp_path / "data"), None, fake_generator)
+    qa.ingest([SAMPLE_DOCS / "services_agreement_en.txt", SAMPLE_DOCS / "operations_handbook.md"])
+    try:
+        with serve_app(qa.settings, qa, free_port()) as base:
+            yield base
+    finally:
+        qa.close()
+
+
+def test_a_plain_ask_returns_the_answer_its_reasoning_and_cited_sources(fake_server: str) -> None:
+    body = httpx.post(f"{fake_server}/v1/ask", json={"question": QUESTION, "thinking": True}, timeout=30).json()
+    assert (body["answer"], body["reasoning"], body["mode"]) == (ANSWER, "The agreement names its law.", "thinking")
+    assert body["citations"][0]["document"] == "services_agreement_en.txt" and body["citations"][0]["cited"]
+    assert body["timings"]["completion_tokens"] == len(SCRIPT.split())
+
+
+def test_a_streamed_ask_sends_citations_then_deltas_then_done(fake_server: str) -> None:
+    with httpx.stream(
+        "POST", f"{fake_server}/v1/ask", json={"question": QUESTION, "thinking": True, "stream": True}, timeout=30
+    ) as r:
+        events = list(sse_events(r))
+    kinds = [kind for kind, _ in events]
+    assert kinds[0] == "citations" and kinds[-1] == "done"
+    assert set(kinds[1:-1]) == {"reasoning", "answer"}
+    assert "".join(data["text"] for kind, data in events if kind == "answer").strip() == ANSWER
+    assert events[0][1]["citations"][0]["page"] is None  # the best page comes with done
+    assert events[-1][1]["citations"][0]["page"] == 1 and events[-1][1]["finish_reason"] == "stop"
+
+
+def test_openai_chat_streams_reasoning_content_then_content_then_citations(fake_server: str) -> None:
+    request = {
+        "model": "docqa/default",
+        "messages": [{"role": "user", "content": QUESTION + " /think"}],
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    with httpx.stream("POST", f"{fake_server}/v1/chat/completions", json=request, timeout=30) as r:
+        lines = [line[6:] for line in r.iter_lines() if line.startswith("data: ")]
+    assert lines[-1] == "[DONE]"
+    chunks = [json.loads(line) for line in lines[:-1]]
+    deltas = [c["choices"][0]["delta"] for c in chunks if c["choices"]]
+    reasoning = "".join(d.get("reasoning_content", "") for d in deltas).strip()
+    content = "".join(d.get("content", "") for d in deltas)
+    assert reasoning == "The agreement names its law."
+    assert content.strip().startswith(ANSWER) and "Sources:" in content
+    final = next(c for c in chunks if c["choices"] and c["choices"][0]["finish_reason"])
+    assert final["citations"][0]["document"] == "services_agreement_en.txt"
+    assert chunks[-1]["usage"]["completion_tokens"] == len(SCRIPT.split())
+
+
+def test_health_and_metrics_read_the_generator_through_its_stats(fake_server: str) -> None:
+    health = httpx.get(f"{fake_server}/health").json()
+    assert health["engine"] == {"kind": "fake", "running": 0, "waiting": 0}
+    metrics = httpx.get(f"{fake_server}/metrics").text
+    assert "docqa_queue_depth 0.0" in metrics and 'docqa_documents{collection="default",status="ready"} 2.0' in metrics
+
+
+def test_every_ask_route_answers_429_with_retry_after_while_the_queue_is_full(
+    fake_server: str, fake_generator: FakeGenerator
+) -> None:
+    fake_generator.paused.set()
+    held = [fake_generator.submit("filler", NON_THINKING_SAMPLING) for _ in range(4)]  # the queue's bound
+    try:
+        chat = {"model": "docqa/default", "messages": [{"role": "user", "content": QUESTION}]}
+        for path, body in (
+            ("/v1/ask", {"question": QUESTION, "cache": False}),
+            ("/v1/ask", {"question": QUESTION, "cache": False, "stream": True}),
+            ("/v1/chat/completions", {**chat, "stream": True}),
+        ):
+            r = httpx.post(f"{fake_server}{path}", json=body, timeout=30)
+            assert r.status_code == 429 and int(r.headers["retry-after"]) > 0, (path, r.text)
+            assert r.json()["error"]["type"] == "BusyError"
+    finally:
+        for stream in held:
+            stream.cancel()
+        fake_generator.paused.clear()
+    assert httpx.post(f"{fake_server}/v1/ask", json={"question": QUESTION}, timeout=30).status_code == 200

@@ -1,0 +1,76 @@
+"""The service's one ask path, held to its contract over a scripted generator (no model): ask, stream
+and astream give the same answer; the cache replays it; a question with no sources never reaches the
+generator."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from docqa.answering.builder import NO_SOURCES_ANSWER
+from docqa.core.events import AnswerDelta, AskEvent, CitationsEvent, DoneEvent, ReasoningDelta
+from docqa.core.requests import AskRequest
+from docqa.service import DocQA
+from tests.support.fake_generator import SCRIPT, FakeGenerator
+from tests.support.paths import SAMPLE_DOCS, make_settings
+
+QUESTION = "Which law governs the services agreement?"
+
+
+@pytest.fixture
+def fake_qa(fake_generator: FakeGenerator, tmp_path: Path) -> Iterator[DocQA]:
+    qa = DocQA(make_settings(tmp_path / "data"), None, fake_generator)
+    qa.ingest([SAMPLE_DOCS / "services_agreement_en.txt", SAMPLE_DOCS / "operations_handbook.md"])
+    yield qa
+    qa.close()
+
+
+def _text(events: list[AskEvent], kind: type[AnswerDelta] | type[ReasoningDelta]) -> str:
+    return "".join(e.text for e in events if isinstance(e, kind)).strip()
+
+
+def test_ask_stream_and_astream_give_the_same_answer(fake_qa: DocQA) -> None:
+    request = AskRequest(QUESTION, thinking=True, use_cache=False)
+    answer = fake_qa.ask(request)
+    streamed = list(fake_qa.stream(request))
+
+    async def collect() -> list[AskEvent]:
+        return [e async for e in fake_qa.astream(request)]
+
+    for events in (streamed, asyncio.run(collect())):
+        assert isinstance(events[0], CitationsEvent) and isinstance(events[-1], DoneEvent)
+        assert _text(events, AnswerDelta) == answer.answer
+        assert _text(events, ReasoningDelta) == answer.reasoning == "The agreement names its law."
+        assert [c.document for c in events[-1].citations] == [c.document for c in answer.citations]
+    assert answer.answer == "The agreement is governed by the laws of England [1]."
+    assert answer.citations[0].document == "services_agreement_en.txt" and answer.citations[0].cited
+    assert answer.timings.completion_tokens == len(SCRIPT.split())  # a word a token
+    assert len(fake_qa.generator.prompts) == 3  # type: ignore[union-attr]
+
+
+def test_a_repeated_question_is_replayed_from_the_cache_without_generating(fake_qa: DocQA) -> None:
+    first = fake_qa.ask(AskRequest(QUESTION))
+    events = list(fake_qa.stream(AskRequest(QUESTION.lower())))
+    done = events[-1]
+    assert isinstance(done, DoneEvent) and done.cached and done.as_dict()["cached"] is True
+    assert _text(events, AnswerDelta) == first.answer
+    assert len(fake_qa.generator.prompts) == 1  # type: ignore[union-attr]
+    assert fake_qa.cache_stats().hits == 1
+
+
+def test_a_question_nothing_matches_is_declined_without_the_generator(fake_qa: DocQA) -> None:
+    answer = fake_qa.ask(AskRequest("zzqxv wqpfk"))
+    assert answer.answer == NO_SOURCES_ANSWER and answer.finish_reason == "no_sources"
+    assert fake_qa.generator.prompts == []  # type: ignore[union-attr]
+
+
+def test_status_and_collections_describe_the_service(fake_qa: DocQA) -> None:
+    status = fake_qa.status()
+    assert (status.generator, status.embedder, status.reranker) == ("fake-generator", None, None)
+    assert status.engine is not None and status.engine.kind == "fake"
+    [summary] = fake_qa.collections()
+    assert (summary.name, summary.ready, summary.documents) == ("default", 2, {"ready": 2})
+    assert summary.chunks == fake_qa.count_chunks() > 0
