@@ -43,7 +43,7 @@ unit: setup
 	$(PY) -m pytest -m "not slow"
 
 bench: setup
-	$(PY) bench/cpu_bench.py
+	$(PY) -m bench.cpu_bench
 
 clean-demo:
 	rm -rf indexes/docqa.sqlite3* indexes/vectors

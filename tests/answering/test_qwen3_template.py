@@ -13,10 +13,12 @@ from pathlib import Path
 import pytest
 
 from docqa.answering.prompting import SYSTEM_PROMPT, canonical_order, render, user_message
+from docqa.core.requests import AskRequest
 from docqa.core.sampling_params import NON_THINKING_SAMPLING
-from docqa.core.settings import LLMSettings
+from docqa.core.settings import LLMSettings, Settings
 from docqa.core.types import RetrievedChunk
 from docqa.llama.serial_generator import LlamaGenerator
+from docqa.service import DocQA
 from tests.support.paths import SAMPLE_DOCS
 
 IM_START, IM_END, THINK, END_THINK = 151644, 151645, 151667, 151668
@@ -84,9 +86,6 @@ def test_generation_runs_on_the_qwen3_architecture(qwen: LlamaGenerator) -> None
 def test_service_picks_prompt_end_and_sampling_by_mode(
     qwen: LlamaGenerator, tmp_path: Path, thinking: bool, temperature: float, top_p: float
 ) -> None:
-    from docqa.core.requests import AskRequest
-    from docqa.core.settings import Settings
-    from docqa.service import DocQA
 
     qa = DocQA(Settings(data_dir=tmp_path), None, qwen)
     qa.ingest([SAMPLE_DOCS / "services_agreement_en.txt"])

@@ -10,6 +10,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from docqa.api.main import create_app
+from docqa.api.state import AppState
 from tests.support.live_server import sse_events
 from tests.support.paths import SAMPLE_DOCS
 
@@ -118,9 +120,6 @@ def test_errors_are_clear_and_carry_no_traceback(live_server: str) -> None:
 def test_oversized_upload_gets_413(sample_qa, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from fastapi.testclient import TestClient
 
-    from docqa.api.main import create_app
-    from docqa.api.state import AppState
-
     settings = sample_qa.settings.model_copy(update={"max_upload_mb": 1})
     state = AppState(settings, qa=sample_qa)
     state.loaded.set()
@@ -143,9 +142,6 @@ def test_oversized_upload_gets_413(sample_qa, tmp_path: Path) -> None:  # type: 
 
 def test_health_is_503_until_the_models_are_loaded(settings) -> None:  # type: ignore[no-untyped-def]
     from fastapi.testclient import TestClient
-
-    from docqa.api.main import create_app
-    from docqa.api.state import AppState
 
     state = AppState(settings)
     state.loaded.set()  # as if loading were still going on: no models yet
@@ -176,9 +172,6 @@ def test_concurrent_asks_are_queued_safely(live_server: str) -> None:
 
 def test_api_keys_guard_every_route_but_health(sample_qa) -> None:  # type: ignore[no-untyped-def]
     from fastapi.testclient import TestClient
-
-    from docqa.api.main import create_app
-    from docqa.api.state import AppState
 
     settings = sample_qa.settings.model_copy(
         update={"api": sample_qa.settings.api.model_copy(update={"keys": "first-key, second-key"})}

@@ -14,6 +14,11 @@ from typing import Any
 import httpx
 import pytest
 
+from docqa.core.errors import BusyError
+from docqa.core.sampling_params import NON_THINKING_SAMPLING
+from docqa.core.settings import LLMSettings
+from docqa.engine.batching import BatchingGenerator
+from docqa.service import DocQA
 from tests.support.live_server import free_port, serve_app, sse_events
 from tests.support.paths import make_settings
 
@@ -35,9 +40,6 @@ def server_with_engine(
 ) -> Iterator[tuple[str, Any]]:
     """(base URL, engine): the app over a copy of the sample index with its own batching engine (its
     own queue size)."""
-    from docqa.core.settings import LLMSettings
-    from docqa.engine.batching import BatchingGenerator
-    from docqa.service import DocQA
 
     data = tmp / "data"
     shutil.copytree(sample_index, data)
@@ -155,8 +157,6 @@ def test_every_ask_route_answers_429_while_the_queue_is_full(
 ) -> None:
     """With the engine held mid-step and its 2 slots + 2 queue places taken, a plain ask, a streamed ask and
     a streamed OpenAI chat completion all get 429 with Retry-After before any byte of an answer."""
-    from docqa.core.errors import BusyError
-    from docqa.core.sampling_params import NON_THINKING_SAMPLING
 
     with server_with_engine(demo_model, embedder, sample_index, tmp_path, n_parallel=2, max_queue=2) as (base, engine):
         chat = {

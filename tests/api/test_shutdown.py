@@ -22,7 +22,7 @@ import httpx
 
 from docqa.service import DocQA
 from tests.support.live_server import free_port, sse_events
-from tests.support.paths import ROOT, make_settings
+from tests.support.paths import ROOT, make_settings, small_chunk_ingest_env
 
 LONG_REPORT = "\n\n".join(
     f"Section {i}. The depot in district {i} received {100 + i} containers of spare parts in March, "
@@ -132,14 +132,7 @@ def test_sigterm_stops_an_ingest_cleanly(tiny_qwen3: Path, tmp_path: Path) -> No
     folder.mkdir()
     for i in range(30):
         (folder / f"part{i:02d}.txt").write_text(LONG_REPORT.replace("depot", f"depot-{i}"), encoding="utf-8")
-    env = {
-        **os.environ,
-        "DOCQA_DATA_DIR": str(data),
-        "DOCQA_EMBED_MODEL": str(tiny_qwen3),
-        "DOCQA_RETRIEVAL_RETRIEVER": "hybrid",  # embed with it although it is no embedding model
-        "DOCQA_CHUNKING_MAX_TOKENS": "128",
-        "DOCQA_CHUNKING_OVERLAP_TOKENS": "16",
-    }
+    env = small_chunk_ingest_env(data, tiny_qwen3)
     command = [sys.executable, "-m", "docqa", "ingest", str(folder), "--json"]
     proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120

@@ -3,6 +3,7 @@ it records: pure logic."""
 
 from __future__ import annotations
 
+from bench.machine_state import HostLoad, gpu_state
 from bench.targets import target_table
 
 SINGLE = "single-stream decode / llama-bench tg128 (run around it where measured)"
@@ -110,7 +111,6 @@ def test_single_stream_is_judged_against_tg128_run_around_it() -> None:
 
 
 def test_the_gpu_state_is_read_from_nvidia_smi_and_absent_without_it(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from bench.machine_state import gpu_state
 
     monkeypatch.setenv("PATH", str(tmp_path))
     assert gpu_state("docqa_single_start") == {}  # no nvidia-smi: nothing recorded, nothing fails
@@ -129,8 +129,6 @@ def test_the_gpu_state_is_read_from_nvidia_smi_and_absent_without_it(tmp_path, m
 def test_the_host_load_over_a_phase_sees_this_process_busy() -> None:
     import os
     import time
-
-    from bench.machine_state import HostLoad
 
     load = HostLoad()
     deadline = time.perf_counter() + 0.3

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from docqa.cli.main import main
 from tests.support.paths import SAMPLE_DOCS
 
 pytestmark = pytest.mark.slow
@@ -101,8 +102,6 @@ def test_index_mismatch_is_reported_and_repaired(tmp_path: Path, sample_index: P
 
 def test_shell_completion_script_and_help() -> None:
     from click.testing import CliRunner
-
-    from docqa.cli.main import main
 
     runner = CliRunner()
     script = runner.invoke(main, ["completion", "bash"])

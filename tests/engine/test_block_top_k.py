@@ -8,7 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from docqa.engine.block_top_k import BITONIC_MAX, block_size, short_sort_plan
+from docqa.core.sampling_params import NON_THINKING_SAMPLING
+from docqa.engine import block_top_k
+from docqa.engine.block_top_k import BITONIC_MAX, BlockTopK, block_size, short_sort_plan
+from docqa.llama.context import LlamaContext
 from tests.support.engines import PROMPTS as TEXT_PROMPTS
 from tests.support.engines import four_sequences, run_together
 
@@ -36,7 +39,6 @@ def test_two_level_blocks_keep_every_sort_short() -> None:
 
 
 def _context(model: Path, backend_sampling: bool):  # type: ignore[no-untyped-def]
-    from docqa.llama.context import LlamaContext
 
     return LlamaContext(
         model,
@@ -69,7 +71,6 @@ def test_graph_keeps_exactly_each_rows_top_k(tiny_qwen3: Path, k: int, short_sor
     logits, the same as sorting the row's raw logits (a row given another's logits would differ);
     with one level of blocks, and with two (every sort short, the row padded with -inf; for k = 100
     two levels cannot keep the sorts short, and one level stands in)."""
-    from docqa.engine.block_top_k import BlockTopK
 
     plain = _context(tiny_qwen3, backend_sampling=False)
     graph = _context(tiny_qwen3, backend_sampling=True)
@@ -103,7 +104,6 @@ def test_engine_draws_from_the_block_top_k_like_from_llama_cpps(tiny_qwen3: Path
     """The engine under load in graph mode, with the block top-k and with llama.cpp's per-row top-k:
     top-1 sampling is deterministic, so both give the same text, and so do seeded top-20 draws mixed
     with greedy requests in the same steps; and the block path really ran."""
-    from docqa.core.sampling_params import NON_THINKING_SAMPLING
 
     top_1 = replace(NON_THINKING_SAMPLING, top_k=1, max_tokens=16, ignore_eos=True, seed=3)
     sampled = replace(NON_THINKING_SAMPLING, max_tokens=16, ignore_eos=True, seed=5)  # top-k 20, seeded
@@ -133,7 +133,6 @@ def test_whole_chains_in_the_graph_draw_the_same_with_the_block_top_k(tiny_qwen3
     """A few sequences, each with its whole chain in the graph (block top-k, then llama.cpp's top-p,
     temperature and draw): seeded top-20 draws give the same text as with llama.cpp's top-k, so the
     int32 candidates map the draw back to the right vocabulary IDs; and the block path really ran."""
-    from docqa.core.sampling_params import NON_THINKING_SAMPLING
 
     sampled = replace(NON_THINKING_SAMPLING, max_tokens=16, ignore_eos=True, seed=5)  # top-k 20, top-p 0.8
     wide = replace(sampled, top_k=40, top_p=0.95, seed=9)  # another k beside it in the same graph
@@ -161,8 +160,6 @@ def test_an_older_ggml_without_an_operation_falls_back_instead_of_failing(tmp_pa
     """A ggml-base library that lacks one of the operations the block top-k builds with is refused
     with OSError (SlotSamplers then keeps llama.cpp's own top-k), not an AttributeError at startup."""
     from types import SimpleNamespace
-
-    from docqa.engine import block_top_k
 
     (tmp_path / "libllama.so").write_bytes(b"")
     (tmp_path / "libggml-base.so").write_bytes(b"")

@@ -45,6 +45,17 @@ def wait_idle(engine: BatchingGenerator) -> None:
         time.sleep(0.05)
 
 
+def greedy_shortfall(engine: BatchingGenerator, prompt: str, text: str) -> float:
+    """How far below its position's best logit the least likely token of `text` falls, as a share of
+    the logit range, with prompt + text fed alone (teacher forcing); 0: every token was the argmax."""
+    head, ids = engine.llama.tokenize(prompt), engine.llama.tokenize(prompt + text)
+    start = max(1, common_prefix(np.asarray(head), np.asarray(ids)))  # a merge at the seam is checked too
+    (logits,) = engine.teacher_forced_logits([ids])
+    rows = logits[start - 1 : len(ids) - 1]
+    chosen = rows[np.arange(len(rows)), ids[start:]]
+    return float(((rows.max(axis=1) - chosen) / (rows.max(axis=1) - rows.min(axis=1))).max())
+
+
 def test_batching_does_not_change_what_a_sequence_computes(engine: BatchingGenerator) -> None:
     """Teacher forcing: each sequence's own tokens, fed together with the others and alone."""
     sequences = [engine.llama.tokenize(p + " and so on, as the record shows in detail.") for p in PROMPTS]
@@ -67,11 +78,15 @@ def test_concurrent_streams_all_complete_without_mixing(engine: BatchingGenerato
     together = {p: "".join(e.text for e in s if e.kind == "text") for p, s in streams.items()}
     for p in PROMPTS[:4]:
         assert together[p], p
-    # CPU kernels round differently in a batch, so greedy text may drift after a few tokens;
-    # the first tokens must agree, and no stream may carry another's text.
-    same_start = sum(together[p][:8] == alone[p][:8] for p in PROMPTS[:4])
-    assert same_start >= 3, (alone, together)
     wait_idle(engine)
+    # CPU kernels round differently in a batch, so greedy text may part from the text alone at a near-tie
+    # (on one CPU two of these four did within three tokens). What batching must not do is give a stream
+    # another's logits: every token each stream got is the greedy choice of its own prompt, computed
+    # alone, to within the rounding the teacher-forcing test allows (5% of the logit range; measured:
+    # under 0.5% for a stream's own text, 27-44% for another prompt's).
+    for i, p in enumerate(PROMPTS[:4]):
+        assert greedy_shortfall(engine, p, together[p]) <= 0.05, (p, together[p], alone[p])
+        assert greedy_shortfall(engine, p, together[PROMPTS[(i + 1) % 4]]) > 0.05  # the check can tell
     assert engine.memory_report()["kv_cells_in_sequences"] == 0
 
 

@@ -11,10 +11,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from docqa.core.types import RetrievedChunk
+from docqa.cli.main import main
+from docqa.core.types import ChunkDraft, RetrievedChunk
 from docqa.eval.evaluation import EvalRow, declines, first_hit, token_f1
 from docqa.eval.scoring import is_hit
 from docqa.store.db import Store
+from docqa.store.keyword.index import PASSAGES_PER_CHUNK, split_passages
 from tests.support.paths import SAMPLE_DOCS
 
 
@@ -70,7 +72,6 @@ def _qa_set(folder: Path) -> Path:
 
 
 def test_docqa_eval_on_a_small_set(tmp_path: Path) -> None:
-    from docqa.cli.main import main
 
     qa_file = _qa_set(tmp_path)
     args = ["eval", str(qa_file), "--no-embeddings", "--json", "--k", "1,2", "--data-dir", str(tmp_path / "data")]
@@ -96,7 +97,6 @@ def test_docqa_eval_on_a_small_set(tmp_path: Path) -> None:
 def test_docqa_eval_generates_answers_together_and_scores_them(tmp_path: Path) -> None:
     """--answers with the demo model: every row is asked (at once, through the batching engine), the
     answerable ones scored by token F1, the impossible one by whether docqa declined."""
-    from docqa.cli.main import main
 
     qa_file = _qa_set(tmp_path)
     args = ["eval", str(qa_file), "--no-embeddings", "--json", "--answers", "--data-dir", str(tmp_path / "data")]
@@ -110,9 +110,6 @@ def test_docqa_eval_generates_answers_together_and_scores_them(tmp_path: Path) -
 
 def test_keyword_search_finds_small_returns_big_and_old_indexes_migrate(tmp_path: Path) -> None:
     from sqlalchemy import text
-
-    from docqa.core.types import ChunkDraft
-    from docqa.store.keyword.index import PASSAGES_PER_CHUNK, split_passages
 
     filler = "\n\n".join(f"Paragraph {i} on delivery schedules, invoices and shipping terms." for i in range(120))
     long_chunk = filler + "\n\nThe notice period for termination is sixty days.\n\n" + filler

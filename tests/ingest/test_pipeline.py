@@ -9,8 +9,15 @@ from typing import Any, Literal
 import numpy as np
 import pytest
 
-from docqa.core.errors import DocumentNotFoundError, EmbeddingModelMismatchError
-from tests.support.paths import SAMPLE_DOCS
+from docqa.core.errors import ConfigError, DocumentNotFoundError, EmbeddingModelMismatchError
+from docqa.core.settings import ChunkingSettings, EmbedSettings, RetrievalSettings
+from docqa.llama.embedder import LlamaEmbedder, l2_normalise
+from docqa.retrieval.retriever import Retriever
+from docqa.service import DocQA
+from tests.support.bert_gguf import read_safetensors, write_bert_gguf
+from tests.support.paths import QWEN_VOCAB, SAMPLE_DOCS, make_settings
+from tests.support.tiny_bert import write_tiny_bert
+from tests.support.tiny_qwen3 import build_tiny_qwen3
 
 pytestmark = pytest.mark.slow
 
@@ -58,8 +65,6 @@ def test_same_bytes_read_another_way_are_ingested_again(qa_factory, tmp_path: Pa
     """Other chunk sizes, or a store written before docqa recorded how it read a file (an older reader),
     re-ingest an unchanged file instead of keeping its old chunks; the same way again is a no-op."""
     import sqlite3
-
-    from docqa.core.settings import ChunkingSettings
 
     folder = tmp_path / "docs"
     folder.mkdir()
@@ -133,9 +138,6 @@ def test_embedder_direct_path_and_gpu_padding_keep_the_vectors(tiny_qwen3: Path)
     import llama_cpp
     import numpy as np
 
-    from docqa.core.settings import EmbedSettings
-    from docqa.llama.embedder import LlamaEmbedder, l2_normalise
-
     embedder = LlamaEmbedder(tiny_qwen3, EmbedSettings(n_ctx=2048))
     texts = ["short one", "termination for convenience on 30 days notice", "word " * 1500, "中文合同条款"]
     # the reference: llama-cpp-python's own embedding path, on a context of its own
@@ -164,9 +166,6 @@ def test_last_token_embedder_runs_long_texts_in_micro_batches_with_the_same_vect
     one piece."""
     import numpy as np
 
-    from docqa.core.settings import EmbedSettings
-    from docqa.llama.embedder import LlamaEmbedder
-
     texts = ["short one", "termination for convenience on 30 days notice " * 90, "word " * 1500, "中文合同条款"]
     piecewise = LlamaEmbedder(tiny_qwen3, EmbedSettings(n_ctx=2048, pooling="last", micro_batch=512))
     whole = LlamaEmbedder(tiny_qwen3, EmbedSettings(n_ctx=2048, pooling="last"))
@@ -182,9 +181,6 @@ def test_last_token_embedder_prefills_without_outputs_and_keeps_the_vectors(tiny
     logits over the vocabulary), then the last tokens: the vectors must equal those of llama.cpp's
     embedding mode, where every token is an output. Mean pooling needs every token, so not there."""
     import numpy as np
-
-    from docqa.core.settings import EmbedSettings
-    from docqa.llama.embedder import LlamaEmbedder
 
     texts = ["short one", "a", "termination for convenience on 30 days notice " * 40, "中文合同条款"]
     embedder = LlamaEmbedder(tiny_qwen3, EmbedSettings(n_ctx=2048, pooling="last", batch_tokens=4096))
@@ -203,9 +199,6 @@ def test_last_token_embedder_prefills_without_outputs_and_keeps_the_vectors(tiny
 
 def test_mean_pooling_embedder_refuses_micro_batches_that_would_cut_a_text(tiny_qwen3: Path) -> None:
     """Mean pooling of a text cut in pieces would average its last piece only: a clear error instead."""
-    from docqa.core.errors import ConfigError
-    from docqa.core.settings import EmbedSettings
-    from docqa.llama.embedder import LlamaEmbedder
 
     assert LlamaEmbedder(tiny_qwen3, EmbedSettings(n_ctx=1024, pooling="mean")).micro_batch == 1024
     with pytest.raises(ConfigError, match=r"micro_batch 256 is below embed\.n_ctx 1024"):
@@ -216,12 +209,6 @@ def test_auto_retrieval_searches_by_keyword_and_loads_no_embedder(tiny_qwen3: Pa
     """`auto` is BM25, the best on CUAD with every embedding model measured (the demo model, and
     all-MiniLM-L6-v2: hybrid 0.963 against 0.974 at recall@3 on 40 contracts): a configured embedding
     model is loaded only for hybrid or dense, so ingest does not spend hours on unsearched vectors."""
-    from docqa.core.settings import EmbedSettings, RetrievalSettings
-    from docqa.llama.embedder import LlamaEmbedder
-    from docqa.retrieval.retriever import Retriever
-    from docqa.service import DocQA
-    from tests.support.paths import QWEN_VOCAB, make_settings
-    from tests.support.tiny_qwen3 import build_tiny_qwen3
 
     declared = build_tiny_qwen3(QWEN_VOCAB, tmp_path / "embedding.gguf", pooling_type=3)
     embed = EmbedSettings(model=declared, n_ctx=512)
@@ -248,8 +235,6 @@ def test_auto_retrieval_searches_by_keyword_and_loads_no_embedder(tiny_qwen3: Pa
 def _bert_reference(folder: Path, ids: list[int]) -> Any:
     """all-MiniLM's forward pass in numpy (embeddings, post-norm encoder layers, mean of the tokens)."""
     import math
-
-    from tests.support.bert_gguf import read_safetensors
 
     w = read_safetensors(folder / "model.safetensors")
     heads = 2
@@ -282,10 +267,6 @@ def test_a_bert_embedder_embeds_long_texts_in_pieces_of_its_context(tmp_path: Pa
     (512): llama.cpp aborted the process on a longer chunk. Its texts go in wrapped pieces of that
     length, averaged by length, and the tail counts. Also checks bench/bert_gguf.py's conversion
     against the forward pass in numpy."""
-    from docqa.core.settings import EmbedSettings
-    from docqa.llama.embedder import LlamaEmbedder, l2_normalise
-    from tests.support.bert_gguf import write_bert_gguf
-    from tests.support.tiny_bert import write_tiny_bert
 
     folder = write_tiny_bert(tmp_path / "tiny-bert", max_positions=32)
     embedder = LlamaEmbedder(write_bert_gguf(folder, tmp_path / "tiny-bert.gguf"), EmbedSettings(n_ctx=512))
@@ -312,12 +293,6 @@ def test_a_bert_embedder_embeds_long_texts_in_pieces_of_its_context(tmp_path: Pa
 def test_close_frees_the_models_open_loaded_and_leaves_handed_in_ones(tmp_path: Path) -> None:
     """DocQA.open() loads its models, so close() frees them (llama.cpp's model and context) and stops
     the keyword-search threads; an embedder handed to DocQA() stays the caller's, usable after."""
-    from docqa.core.settings import EmbedSettings, RetrievalSettings
-    from docqa.llama.embedder import LlamaEmbedder
-    from docqa.service import DocQA
-    from tests.support.bert_gguf import write_bert_gguf
-    from tests.support.paths import make_settings
-    from tests.support.tiny_bert import write_tiny_bert
 
     gguf = write_bert_gguf(write_tiny_bert(tmp_path / "tiny-bert"), tmp_path / "tiny-bert.gguf")
     embed = EmbedSettings(model=gguf, n_ctx=512)

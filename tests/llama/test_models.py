@@ -15,6 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from docqa.core.errors import ConfigError
+from docqa.core.settings import LLMSettings
+from docqa.llama import model_files as models
+from docqa.llama.serial_generator import LlamaGenerator
 from tests.support.live_server import free_port
 from tests.support.paths import ROOT
 
@@ -119,8 +123,6 @@ def test_weight_repacking_is_off_only_where_llama_cpp_has_its_amx_kernels(
 ) -> None:
     import llama_cpp
 
-    from docqa.llama import model_files as models
-
     # The Makefile builds llama.cpp without AMX, so this build repacks (a regression in its flags fails here)
     assert models.weight_repacking_safe()
     monkeypatch.setattr(models, "_amx_warned", False)
@@ -136,10 +138,6 @@ def test_the_serial_engine_refuses_an_amx_build_on_the_cpu_with_a_clear_error(
     monkeypatch: pytest.MonkeyPatch, demo_model: Path
 ) -> None:
     import llama_cpp
-
-    from docqa.core.errors import ConfigError
-    from docqa.core.settings import LLMSettings
-    from docqa.llama.serial_generator import LlamaGenerator
 
     monkeypatch.setattr(llama_cpp, "llama_print_system_info", lambda: b"CPU : AVX512 = 1 | AMX_INT8 = 1 |")
     with pytest.raises(ConfigError, match="-mno-amx-int8"):

@@ -8,11 +8,17 @@ from pathlib import Path
 
 import pytest
 
+from docqa.core.errors import ConfigError
 from docqa.core.settings import RerankSettings
 from docqa.core.types import RetrievedChunk
-from docqa.llama.reranker import prompt_pieces
+from docqa.llama.reranker import QWEN3_RERANK_TEMPLATE, LlamaReranker, prompt_pieces
 from docqa.retrieval.rerank import best_windows, rerank
+from docqa.service import DocQA
+from tests.support.bert_gguf import write_bert_gguf
+from tests.support.live_server import free_port, serve_app
 from tests.support.paths import QWEN_VOCAB, make_settings
+from tests.support.tiny_bert import write_tiny_bert
+from tests.support.tiny_qwen3 import build_tiny_qwen3
 
 QUESTION = "Which law governs the agreement?"
 
@@ -61,8 +67,6 @@ def test_rerank_orders_chunks_by_their_best_window_and_keeps_ties_in_order() -> 
 
 
 def test_the_instruction_line_is_docqas_and_placeholders_are_checked() -> None:
-    from docqa.core.errors import ConfigError
-    from docqa.llama.reranker import QWEN3_RERANK_TEMPLATE
 
     before, between, after = prompt_pieces(QWEN3_RERANK_TEMPLATE.replace("{instruction}", "web search"), "find it")
     assert "<Instruct>: find it\n<Query>: " in before and between == "\n<Document>: "
@@ -76,7 +80,6 @@ def reranker_files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path
     """The same tiny weights as a plain causal LM and as llama.cpp's rank-pooled reranker conversion."""
     if not QWEN_VOCAB.is_file():
         pytest.skip(f"Qwen vocab GGUF not found at {QWEN_VOCAB}")
-    from tests.support.tiny_qwen3 import build_tiny_qwen3
 
     folder = tmp_path_factory.mktemp("reranker")
     plain = build_tiny_qwen3(QWEN_VOCAB, folder / "plain.gguf", name="tiny-qwen3-reranker")
@@ -97,7 +100,6 @@ DOCUMENTS = [
 def test_both_gguf_forms_score_alike_and_batching_changes_no_score(
     reranker_files: tuple[Path, Path], caplog: pytest.LogCaptureFixture
 ) -> None:
-    from docqa.llama.reranker import LlamaReranker
 
     settings = RerankSettings(n_parallel=3, window_tokens=64, n_gpu_layers=0)
     plain, ranked = (LlamaReranker(path, settings) for path in reranker_files)
@@ -146,8 +148,6 @@ def _agreement(tmp_path: Path) -> Path:
 def test_a_configured_reranker_reorders_retrieval_and_names_itself_in_the_cache_key(
     reranker_files: tuple[Path, Path], tmp_path: Path
 ) -> None:
-    from docqa.llama.reranker import LlamaReranker
-    from docqa.service import DocQA
 
     docs = _agreement(tmp_path)
     plain = make_settings(tmp_path / "data", chunking=CHUNKING)
@@ -178,11 +178,6 @@ def test_a_configured_reranker_reorders_retrieval_and_names_itself_in_the_cache_
 
 
 def test_a_missing_or_bidirectional_reranker_is_a_clear_error(tmp_path: Path) -> None:
-    from docqa.core.errors import ConfigError
-    from docqa.llama.reranker import LlamaReranker
-    from docqa.service import DocQA
-    from tests.support.bert_gguf import write_bert_gguf
-    from tests.support.tiny_bert import write_tiny_bert
 
     missing = make_settings(tmp_path / "data", rerank={"model": tmp_path / "nope.gguf"})
     with pytest.raises(ConfigError, match=r"reranker model file not found.*DOCQA_RERANK_MODEL"):
@@ -198,10 +193,6 @@ def test_the_api_answers_from_the_reranked_sources(
     """Real HTTP through the app: /health names the reranker, /v1/ask answers from the reranked chunks
     with the reranker's scores (the plain causal-LM form this time)."""
     import httpx
-
-    from docqa.llama.reranker import LlamaReranker
-    from docqa.service import DocQA
-    from tests.support.live_server import free_port, serve_app
 
     settings = make_settings(
         tmp_path / "data",
@@ -241,7 +232,6 @@ class _Failing:
 
 
 def test_a_failing_reranker_leaves_the_first_ranking(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    from docqa.service import DocQA
 
     settings = make_settings(tmp_path / "data", chunking=CHUNKING)
     with DocQA.open(settings, embedder=False, generator=False) as plain:

@@ -12,7 +12,7 @@ import pytest
 from docqa.core.errors import EmbeddingModelMismatchError
 from docqa.core.settings import RetrievalSettings
 from docqa.core.types import RetrievedChunk
-from docqa.retrieval.retriever import Retriever
+from docqa.retrieval.retriever import Retriever, reciprocal_rank_fusion
 
 
 class _Store:
@@ -70,7 +70,6 @@ def test_hybrid_runs_bm25_in_a_worker_and_fuses_both_rankings() -> None:
 def test_fusion_weights_the_dense_ranking_below_bm25s() -> None:
     """With equal weights, dense search's first chunk (4, unknown to BM25) passes BM25's second; at a
     quarter of BM25's weight it stays below BM25's own chunks. Chunk 3, in both lists, leads either way."""
-    from docqa.retrieval.retriever import reciprocal_rank_fusion
 
     keyword, dense = [1, 2, 3], [4, 3]
     assert [chunk_id for chunk_id, _ in reciprocal_rank_fusion([keyword, dense], 10)] == [3, 1, 4, 2]

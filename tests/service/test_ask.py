@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from docqa.core.errors import CollectionNotFoundError, DocumentNotFoundError, InvalidRequestError
+from docqa.core.errors import BusyError, CollectionNotFoundError, DocumentNotFoundError, InvalidRequestError
 from docqa.core.events import DoneEvent
 from docqa.core.requests import AskRequest
+from docqa.core.sampling_params import NON_THINKING_SAMPLING
 
 pytestmark = pytest.mark.slow
 
@@ -76,9 +77,6 @@ def test_empty_collection_answers_without_the_model(qa_factory) -> None:  # type
 def test_serial_fallback_queue_is_bounded_and_frees_cancelled_places(serial_generator) -> None:  # type: ignore[no-untyped-def]
     generator = serial_generator
     from dataclasses import replace
-
-    from docqa.core.errors import BusyError
-    from docqa.core.sampling_params import NON_THINKING_SAMPLING
 
     params = replace(NON_THINKING_SAMPLING, max_tokens=200, seed=1)
     streams = []

@@ -6,7 +6,6 @@ spends its time ingesting rather than loading a model."""
 from __future__ import annotations
 
 import hashlib
-import os
 import random
 import sqlite3
 import subprocess
@@ -18,7 +17,7 @@ import numpy as np
 
 from docqa.service import DocQA
 from docqa.store.audit import document_problems, orphan_problems
-from tests.support.paths import ROOT, make_settings
+from tests.support.paths import ROOT, make_settings, small_chunk_ingest_env
 
 WORDS = [
     "contract",
@@ -86,15 +85,8 @@ def test_kill_9_mid_ingest_twenty_times_leaves_a_consistent_index(tiny_qwen3: Pa
     folder.mkdir()
     for i in range(N_DOCS):
         _write_doc(folder / f"doc{i:02d}.txt", rng)
-    env = {
-        **os.environ,
-        "DOCQA_DATA_DIR": str(data),
-        "DOCQA_EMBED_MODEL": str(tiny_qwen3),
-        "DOCQA_RETRIEVAL_RETRIEVER": "hybrid",  # embed with it although it is no embedding model
-        "DOCQA_CHUNKING_MAX_TOKENS": "128",
-        "DOCQA_CHUNKING_OVERLAP_TOKENS": "16",
-        "DOCQA_INGEST_CHECKPOINT_SECONDS": "0.5",  # save FAISS often, so kills also land mid-save
-    }
+    # save FAISS often, so kills also land mid-save
+    env = small_chunk_ingest_env(data, tiny_qwen3, DOCQA_INGEST_CHECKPOINT_SECONDS="0.5")
     command = [sys.executable, "-m", "docqa", "ingest", str(folder), "--json"]
 
     killed_while_running = 0

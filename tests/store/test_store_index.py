@@ -12,7 +12,7 @@ from docqa.store import vectors as vector_index
 from docqa.store.consistency import VectorIndexes
 from docqa.store.db import Store
 from docqa.store.keyword import index as keyword_index
-from docqa.store.keyword import lexical
+from docqa.store.keyword import lexical, term_stats
 from docqa.store.vectors import FaissIndex
 from tests.support.store_rows import save
 
@@ -193,7 +193,6 @@ def test_collection_wide_search_uses_the_rarest_terms_within_its_row_budget(
 ) -> None:
     """At scale the first pass leaves out words so common that scoring every passage holding them
     costs more than they tell (docqa.store.keyword.term_stats); the counts are FTS5's, on its stemmed forms."""
-    from docqa.store.keyword import term_stats
 
     monkeypatch.setattr(term_stats, "ROW_BUDGET", 12)
     store = Store(tmp_path / "db.sqlite3")

@@ -15,3 +15,17 @@ QWEN_VOCAB = Path(os.environ.get("DOCQA_QWEN_VOCAB", SHARED / "tools" / "ggml-vo
 
 def make_settings(data_dir: Path, **overrides: object) -> Settings:
     return Settings(data_dir=data_dir, **overrides)  # type: ignore[arg-type]
+
+
+def small_chunk_ingest_env(data_dir: Path, embedding_model: Path, **extra: str) -> dict[str, str]:
+    """The environment of a `docqa ingest` subprocess that embeds every chunk with `embedding_model` (any
+    GGUF: hybrid retrieval loads it), in chunks of 128 tokens, so that a small folder makes many writes."""
+    return {
+        **os.environ,
+        "DOCQA_DATA_DIR": str(data_dir),
+        "DOCQA_EMBED_MODEL": str(embedding_model),
+        "DOCQA_RETRIEVAL_RETRIEVER": "hybrid",  # embed with it although it is no embedding model
+        "DOCQA_CHUNKING_MAX_TOKENS": "128",
+        "DOCQA_CHUNKING_OVERLAP_TOKENS": "16",
+        **extra,
+    }
