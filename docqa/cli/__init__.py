@@ -1,0 +1,1 @@
+"""The `docqa` command (docqa.cli.main), one module per command group."""

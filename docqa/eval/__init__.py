@@ -1,0 +1,1 @@
+"""Measuring docqa on QA sets: retrieval recall and answer scores (`docqa eval`)."""
