@@ -1,10 +1,10 @@
 """Parse PDFs outside the docqa process, with a wall-clock and a memory limit.
 
-pypdf is pure Python, yet a hostile PDF can still loop for minutes, allocate gigabytes, or trip a
-bug in a C extension underneath it (zlib, cryptography). Each PDF is parsed in a child forked by a
-worker process (ingest.pdf_worker), so any of those fails that one file with a clear error, and the
-server or the rest of the folder goes on. Text files need none of this: they are decoded in one
-bounded read.
+A hostile PDF can make a parser loop for minutes, allocate gigabytes, or crash: PDFium is C++, and
+the pypdf fallback for encrypted files sits on C extensions (zlib, cryptography). Each PDF is parsed
+in a child forked by a worker process (ingest.pdf_worker), so any of those fails that one file with
+a clear error, and the server or the rest of the folder goes on. Text files need none of this: they
+are decoded in one bounded read.
 """
 
 from __future__ import annotations

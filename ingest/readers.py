@@ -1,4 +1,4 @@
-"""Readers: turn a file into pages of text. PDFs page by page (pypdf), text and Markdown as UTF-8.
+"""Readers: turn a file into pages of text. PDFs page by page (PDFium), text and Markdown as UTF-8.
 
 Every failure is a ReadError whose message names the problem, so the pipeline can record it against
 that file and go on with the others.
@@ -13,12 +13,13 @@ from pathlib import Path
 from docqa.core.errors import ReadError
 from docqa.core.files import PDF_SUFFIXES, SUPPORTED_SUFFIXES, TEXT_SUFFIXES
 from docqa.core.types import Page, ParsedDocument
+from ingest.pdf_text import page_texts
 
 logger = logging.getLogger(__name__)
 
 # Raise it whenever a reader's text changes for the same bytes (cleaning, page handling): documents
 # read by an older version are then read again on the next ingest instead of kept as "unchanged".
-READER_VERSION = 3
+READER_VERSION = 4  # 4: PDFium reads PDFs (3: pypdf)
 
 _CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 # PDF text layers break Chinese lines anywhere; a space or newline left between two CJK characters
@@ -62,44 +63,16 @@ def _page_ranges(numbers: list[int]) -> str:
 
 
 def read_pdf(path: Path, password: str | None = None) -> ParsedDocument:
-    from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
-
-    with path.open("rb") as fh:
-        head = fh.read(1024)
-    if b"%PDF-" not in head:
-        raise ReadError("not a PDF: the file has no %PDF- header")
-    try:
-        reader = PdfReader(path)
-        # Many PDFs are encrypted only to set permissions and open with the empty password.
-        if reader.is_encrypted and not reader.decrypt(password or ""):
-            raise ReadError("encrypted: password required")
-        n_pages = len(reader.pages)
-    except (ReadError, MemoryError):
-        raise
-    except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
-        raise ReadError(f"malformed PDF: {exc}") from exc
-    except Exception as exc:  # pypdf raises many ad-hoc types on damaged files
-        raise ReadError(f"malformed PDF: {type(exc).__name__}: {exc}") from exc
-    if n_pages == 0:
-        raise ReadError("the PDF has no pages")
-
+    """Every page's text (PDFium, ingest.pdf_text), cleaned; pages without text are named in a warning."""
+    extracted = page_texts(path, password)
     pages: list[Page] = []
     empty: list[int] = []
-    failed: list[int] = []
-    for number in range(1, n_pages + 1):
-        try:
-            raw = reader.pages[number - 1].extract_text() or ""
-        except MemoryError:
-            raise  # past the parser's memory limit: the whole file fails with that reason
-        except Exception as exc:  # one bad page must not lose the rest of the document
-            logger.debug("page %d of %s: %s", number, path.name, exc)
-            failed.append(number)
-            raw = ""
+    for number, raw in enumerate(extracted.texts, 1):
         text = clean_pdf_text(raw)
-        if not text.strip() and number not in failed:
+        if not text.strip() and number not in extracted.failed:
             empty.append(number)
         pages.append(Page(number, text))
+    failed = extracted.failed
 
     warnings = []
     if empty:

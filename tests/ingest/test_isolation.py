@@ -13,7 +13,7 @@ import pytest
 
 from docqa.core.errors import ReadError
 from ingest.isolation import read_pdf_isolated
-from ingest.pdf_worker import crash_message
+from ingest.pdf_worker import crash_message, failure_message
 from tests.support.paths import SAMPLE_DOCS
 from tests.support.pdf_factory import bloated_pdf
 
@@ -84,6 +84,13 @@ def test_a_parser_that_crashes_fails_that_file_only(bloated: Path) -> None:
 def test_crash_messages_name_the_signal_or_exit_code() -> None:
     assert crash_message(signal.SIGKILL) == "PDF parser crashed (SIGKILL)"
     assert crash_message(3 << 8) == "PDF parser exited unexpectedly (exit code 3)"
+
+
+def test_a_crash_near_the_memory_limit_is_named_as_the_limit() -> None:
+    # PDFium aborts (SIGABRT) when it cannot allocate; its peak then sits near the limit
+    assert failure_message(signal.SIGABRT, 95, 120) == "PDF parser went over its memory limit of 120 MiB"
+    assert failure_message(signal.SIGSEGV, 40, 2048) == "PDF parser crashed (SIGSEGV)"
+    assert failure_message(3 << 8, 110, 120) == "PDF parser exited unexpectedly (exit code 3)"
 
 
 def test_a_hostile_pdf_fails_alone_in_a_folder(qa_factory, bloated: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

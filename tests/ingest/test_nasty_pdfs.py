@@ -15,7 +15,7 @@ pytestmark = [
     pytest.mark.data,
     pytest.mark.skipif(not NASTY.is_dir(), reason=f"{NASTY} not present"),
 ]
-# pypdf cannot decrypt this one with any password (see the folder's PASSWORDS.md)
+# neither PDFium nor pypdf decrypts this one with any password (see the folder's PASSWORDS.md)
 PYPDF_CANNOT_DECRYPT = {"qpdf_bad-encryption-length.pdf"}
 
 

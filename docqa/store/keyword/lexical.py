@@ -12,7 +12,10 @@ from collections.abc import Set as AbstractSet
 
 _CJK_CHARS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK_RUN = re.compile(f"[{_CJK_CHARS}]+")
-_WORD = re.compile(r"\w+", re.UNICODE)
+_WORD = re.compile(r"[^\W_]+")  # letters and digits, as FTS5's unicode61 splits (3M_2018_10K: 3m 2018 10k)
+# "FY2018" and "FY18" name a fiscal year; filings write the year itself ("2018", "fiscal 2018"), as do
+# file names and cover pages: the year is searched for beside the fiscal-year form.
+_FISCAL_YEAR = re.compile(r"fy(\d{2}|\d{4})")
 _CONTROL_TO_SPACE = str.maketrans({c: " " for c in (*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F)})
 
 # Words too common in questions to help ranking; BM25's IDF would discount them anyway,
@@ -130,12 +133,22 @@ def query_terms(question: str, max_terms: int = 64) -> list[str]:
     for token in _WORD.findall(index_text(question).lower()):
         if not _is_term(token):
             continue
-        if token not in seen:
-            seen.add(token)
-            terms.append(token)
+        for term in (token, *_fiscal_year(token)):
+            if term not in seen:
+                seen.add(term)
+                terms.append(term)
         if len(terms) >= max_terms:
             break
-    return terms
+    return terms[:max_terms]
+
+
+def _fiscal_year(token: str) -> tuple[str, ...]:
+    """The year a fiscal-year token names ("fy2018" and "fy18": "2018"), or nothing."""
+    match = _FISCAL_YEAR.fullmatch(token)
+    if match is None:
+        return ()
+    year = match.group(1)
+    return (year if len(year) == 4 else f"20{year}",)
 
 
 def is_cjk(term: str) -> bool:
