@@ -34,12 +34,15 @@ def document_passages(
     weights: tuple[float, float],
     passages_per_chunk: int,
     heading_weight: float = 0.0,
+    named_heading_weight: float = 0.0,
 ) -> list[tuple[int, float]]:
     """(passage rowid, BM25 score; higher is better) of every passage of the document in the rowid
     range `rows` that matches any of `terms` (in its title or body, as FTS5's MATCH would), as FTS5's
     bm25(passage_fts, *weights) would score it, best first (ties in rowid order). heading_weight:
     each term found in one of the passage's headings (body only) adds this share of its IDF, as a
-    heading field would in BM25F."""
+    heading field would in BM25F; named_heading_weight more where the term and the question's next or
+    previous term are both in them: the question names that section ("the cash flow statement", in
+    "Consolidated Statements of Cash Flows"), not one word of it."""
     stems = stats.stems(terms)
     if not any(stems):
         return []
@@ -79,8 +82,14 @@ def document_passages(
     frequency = weights[0] * in_title[:, None].astype(float) + weights[1] * in_body[:, matching].astype(float)
     scores = (idf * ((frequency * (K1 + 1.0)) / (frequency + K1 * (1 - B + B * lengths / average_length)))).sum(axis=0)
     if heading_weight and weights[1]:
-        in_headings = passage_stems.counts([bytes(found[p][2]) for p in matching], phrases)
-        scores = scores + heading_weight * (idf * (in_headings > 0)).sum(axis=0)
+        in_headings = passage_stems.counts([bytes(found[p][2]) for p in matching], phrases) > 0
+        scores = scores + heading_weight * (idf * in_headings).sum(axis=0)
+        if named_heading_weight and len(terms) > 1:
+            pair = in_headings[:-1] & in_headings[1:]  # (term and the next, passage)
+            named = np.zeros_like(in_headings)
+            named[:-1] |= pair
+            named[1:] |= pair
+            scores = scores + named_heading_weight * (idf * named).sum(axis=0)
     scored = sorted(zip(rowids, scores.tolist(), strict=True), key=lambda item: -item[1])
     return scored
 

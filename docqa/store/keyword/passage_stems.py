@@ -37,13 +37,24 @@ _WORD = re.compile(r"[^\W_]+")  # letters and digits: unicode61's token characte
 _MEMO_LIMIT = 200_000
 # A heading: a short title after a section number ("12.3 Governing Law.", "Section 2. Retention of
 # Agent;", "4.1 Formation of the Channel   (a)"), or a line in capitals ("TERMS AND CONDITIONS").
+# Filings number theirs "Item 7.", "Part II", "Note 5".
 _NUMBERED_HEADING = re.compile(
-    r"[ \t]*(?:(?:section|article|clause)[ \t]+)?(?:\d+(?:\.\d+)*|[ivxlc]+)\.?[ \t]+"
+    r"[ \t]*(?:(?:section|article|clause|item|part|note)[ \t]+)?(?:\d+[a-z]?(?:\.\d+)*|[ivxlc]+)\.?[ \t]+"
     r"([^.:;]{3,80}?)(?=[.:;]|[ \t]{3}|$)",
     re.I,
 )
 _CAPS_HEADING = re.compile(r"[ \t]*([A-Z][A-Z0-9 ,&/'()-]{3,80})[ \t]*$")
+# A line in title case: a statement's or section's title in a filing ("Consolidated Statements of Cash
+# Flows", "Liquidity and Capital Resources"). Lines with digits are table rows, not titles.
+_TITLE_LINE = re.compile(r"[ \t]*([A-Z][^\d\n.:;,]{2,80}?)[ \t]*$")
+# the words a title leaves in lowercase
+_SMALL_WORDS = frozenset(
+    ["a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "of", "on", "or", "per", "the", "to", "with"]
+)
 _HEADING_WORDS = 10
+# A passage keeps the last headings before it in its document: a statement's title is on its page's
+# first lines, and the rows below it, in the page's later passages, are still that statement's.
+CARRIED_HEADINGS = 3
 
 
 class Stemmer:
@@ -137,22 +148,33 @@ def counts(arrays: Sequence[bytes], phrases: Sequence[Sequence[int]]) -> np.ndar
 
 
 def heading_texts(body: str) -> list[str]:
-    """The titles of a passage's headings: a short title after a section number, or a line in capitals."""
+    """The titles of a passage's headings: a short title after a section number, a line in capitals,
+    or a line in title case."""
     found = []
     for line in body.split("\n"):
-        match = _NUMBERED_HEADING.match(line) or _CAPS_HEADING.match(line)
+        match = _NUMBERED_HEADING.match(line) or _CAPS_HEADING.match(line) or _title_line(line)
         if match is not None and len(match.group(1).split()) <= _HEADING_WORDS:
             found.append(match.group(1))
     return found
 
 
+def _title_line(line: str) -> re.Match[str] | None:
+    match = _TITLE_LINE.match(line)
+    if match is None:
+        return None
+    words = match.group(1).split()
+    capitalised = all(w[0].isupper() or w in _SMALL_WORDS for w in words)
+    return match if capitalised and sum(w not in _SMALL_WORDS for w in words) >= 2 else None
+
+
 def stored_rows(stemmer: Stemmer, passages: Sequence[tuple[int, str]]) -> list[dict[str, object]]:
-    """passage_stems rows for (rowid, indexed body text) pairs: the body's stems and its headings'."""
-    return [
-        {
-            "id": rowid,
-            "body": encode(stemmer.ids(body)),
-            "headings": encode(stemmer.ids("\n".join(heading_texts(body)))),
-        }
-        for rowid, body in passages
-    ]
+    """passage_stems rows for (rowid, indexed body text) pairs of one document, in its order: the body's
+    stems, and those of its headings with the CARRIED_HEADINGS last ones before it."""
+    rows: list[dict[str, object]] = []
+    carried: list[str] = []
+    for rowid, body in passages:
+        own = heading_texts(body)
+        headings = encode(stemmer.ids("\n".join([*carried, *own])))
+        rows.append({"id": rowid, "body": encode(stemmer.ids(body)), "headings": headings})
+        carried = [*carried, *own][-CARRIED_HEADINGS:]
+    return rows
