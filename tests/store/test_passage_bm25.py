@@ -178,6 +178,79 @@ def test_a_term_in_a_heading_lifts_its_passage(tmp_path: Path) -> None:
     store.close()
 
 
+def test_filing_headings_are_read_in_title_case_and_by_item_number() -> None:
+    body = "\n".join(
+        [
+            "Consolidated Statements of Cash Flows",
+            "Years ended December 31",  # a lowercase word: a line of the table, not a title
+            "Cash Flows from Operating Activities",
+            "Depreciation and amortization 1,488 1,544 1,474",  # a row: it has figures
+            "Item 7. Management's Discussion and Analysis of Financial Condition",
+            "Note 5. Acquisitions and Divestitures",
+            "Net sales rose in every segment, as the table below shows.",
+        ]
+    )
+    assert passage_stems.heading_texts(body) == [
+        "Consolidated Statements of Cash Flows",
+        "Cash Flows from Operating Activities",
+        "Management's Discussion and Analysis of Financial Condition",
+        "Acquisitions and Divestitures",
+    ]
+
+
+def test_a_passage_keeps_the_last_headings_before_it() -> None:
+    stemmer = passage_stems.Stemmer()
+    passages = [
+        (1, "Consolidated Balance Sheets\nCash and equivalents 2,100 1,900"),
+        (2, "Inventories 4,300 4,100\nTotal assets 36,500 37,987"),
+        (3, "GOVERNING LAW\nThe laws of Delaware govern."),
+        (4, "Notices are given in writing."),
+    ]
+    rows = passage_stems.stored_rows(stemmer, passages)
+    expected = [
+        "Consolidated Balance Sheets",
+        "Consolidated Balance Sheets",  # the statement's later rows are still the statement's
+        "Consolidated Balance Sheets\nGOVERNING LAW",
+        "Consolidated Balance Sheets\nGOVERNING LAW",
+    ]
+    assert [r["headings"] for r in rows] == [passage_stems.encode(stemmer.ids(h)) for h in expected]
+
+
+def test_a_question_that_names_a_section_finds_it_before_the_prose_about_it(tmp_path: Path) -> None:
+    """The discussion repeats the question's words; the statement names the figure in its own words
+    ("purchases of property, plant and equipment") under the title the question names."""
+    store, _ = _store(tmp_path)  # other documents: the question's words are rare, their IDF high
+    coll = store.collection("c")
+    chunks = [
+        "Capital expenditures rose in 2018. Capital expenditure plans and the capital expenditure outlook are "
+        "discussed with cash flow trends; cash flow from operations funded the capital expenditures.",
+        "Consolidated Statement of Cash Flows\nNet income 5,363 4,869\n\n" + "Other items 10 20\n" * 40,
+        "Purchases of property, plant and equipment (1,577) (1,373)\nProceeds from sales 262 49",
+    ]
+    saved = store.save_document(
+        collection_id=coll.id, source="f", name="f.pdf", sha256="f", size_bytes=1, pages=3, warnings=[],
+        chunks=[ChunkDraft(i, t, 0, len(t), i + 1, i + 1, len(t.split())) for i, t in enumerate(chunks)],
+        embeddings=None,
+    )  # fmt: skip
+    stats = TermStats()
+    terms = lexical.query_terms("What is the capital expenditure shown in the cash flow statement?")
+    with store.session() as session:
+        stats.refresh(session)
+        rows = keyword_index._document_rows(session, saved.document_id)
+        assert rows is not None
+
+        def first_chunk(named_weight: float) -> int:
+            scored = passage_bm25.document_passages(
+                session, stats, terms, rows, saved.document_id, (0.0, 1.0), keyword_index.PASSAGES_PER_CHUNK,
+                keyword_index.HEADING_WEIGHT, named_weight,
+            )  # fmt: skip
+            return scored[0][0] // keyword_index.PASSAGES_PER_CHUNK - rows[0] // keyword_index.PASSAGES_PER_CHUNK
+
+        assert first_chunk(0.0) == 0  # without the named-section weight the prose wins
+        assert first_chunk(keyword_index.NAMED_HEADING_WEIGHT) in (1, 2)  # the statement, its title carried
+    store.close()
+
+
 def test_stems_are_built_for_an_older_index_and_repaired_when_missing(tmp_path: Path) -> None:
     """An index from before the stems (schema 3) gets them when opened; stems lost or left over by
     damage are found by `docqa check` and mended, and the search answers as before."""
