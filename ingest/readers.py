@@ -19,7 +19,7 @@ logger = logging.getLogger(__name__)
 
 # Raise it whenever a reader's text changes for the same bytes (cleaning, page handling): documents
 # read by an older version are then read again on the next ingest instead of kept as "unchanged".
-READER_VERSION = 4  # 4: PDFium reads PDFs (3: pypdf)
+READER_VERSION = 5  # 5: PDFium's U+FFFE and U+037E mapped; 4: PDFium reads PDFs; 3: pypdf
 
 _CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 # PDF text layers break Chinese lines anywhere; a space or newline left between two CJK characters
