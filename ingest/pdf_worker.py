@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import IO
 
 from docqa.core.errors import ReadError
+from ingest.ocr import TIME_SHARE, OcrOptions
 from ingest.readers import read_pdf
 
 _FRAME = struct.Struct(">Q")
@@ -64,9 +65,9 @@ def failure_message(wait_status: int, peak_mib: float, memory_mb: int) -> str:
     return crash_message(wait_status)
 
 
-def _parse(path: str, password: str | None, memory_mb: int) -> tuple[str, object]:
+def _parse(path: str, password: str | None, memory_mb: int, ocr: OcrOptions, ocr_budget_s: float) -> tuple[str, object]:
     try:
-        return ("ok", read_pdf(Path(path), password))
+        return ("ok", read_pdf(Path(path), password, ocr, ocr_budget_s))
     except ReadError as exc:
         return ("error", str(exc))
     except MemoryError:
@@ -75,12 +76,14 @@ def _parse(path: str, password: str | None, memory_mb: int) -> tuple[str, object
         return ("error", f"PDF parser failed: {type(exc).__name__}: {exc}")
 
 
-def _child(write_fd: int, path: str, password: str | None, memory_mb: int) -> None:
+def _child(
+    write_fd: int, path: str, password: str | None, memory_mb: int, ocr: OcrOptions, ocr_budget_s: float
+) -> None:
     code = 0
     try:
         limit = memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-        result = _parse(path, password, memory_mb)
+        result = _parse(path, password, memory_mb, ocr, ocr_budget_s)
         try:
             payload = pickle.dumps(result)
         except MemoryError:
@@ -93,13 +96,14 @@ def _child(write_fd: int, path: str, password: str | None, memory_mb: int) -> No
         os._exit(code)
 
 
-def parse_in_child(path: str, password: str | None, timeout_s: float, memory_mb: int) -> bytes:
-    """Fork, parse in the child, and return its pickled result or a pickled error."""
+def parse_in_child(path: str, password: str | None, timeout_s: float, memory_mb: int, ocr: OcrOptions) -> bytes:
+    """Fork, parse in the child, and return its pickled result or a pickled error. OCR gets the share of
+    the time limit that ingest.ocr.TIME_SHARE leaves it."""
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(read_fd)
-        _child(write_fd, path, password, memory_mb)
+        _child(write_fd, path, password, memory_mb, ocr, TIME_SHARE * timeout_s)
     os.close(write_fd)
     deadline = time.monotonic() + timeout_s
     blocks: list[bytes] = []
@@ -126,8 +130,8 @@ def main() -> None:
     requests, replies = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing a library prints may corrupt the reply stream
     while (frame := read_frame(requests)) is not None:
-        path, password, timeout_s, memory_mb = pickle.loads(frame)
-        write_frame(replies, parse_in_child(path, password, timeout_s, memory_mb))
+        path, password, timeout_s, memory_mb, ocr = pickle.loads(frame)
+        write_frame(replies, parse_in_child(path, password, timeout_s, memory_mb, ocr))
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@ from pathlib import Path
 from docqa.core.errors import ReadError
 from docqa.core.files import PDF_SUFFIXES, SUPPORTED_SUFFIXES, TEXT_SUFFIXES
 from docqa.core.types import Page, ParsedDocument
-from ingest.pdf_text import page_texts
+from ingest.ocr import OcrOptions
+from ingest.pdf_text import PageTexts, page_texts
 
 logger = logging.getLogger(__name__)
 
@@ -33,10 +34,10 @@ _ODD_SPACES = str.maketrans({chr(c): " " for c in (0x00A0, *range(0x2000, 0x200B
 _INVISIBLE = re.compile("[\u00ad\u200b\u200c\u200d\u2060\ufeff]")
 
 
-def read_document(path: Path, password: str | None = None) -> ParsedDocument:
+def read_document(path: Path, password: str | None = None, ocr: OcrOptions | None = None) -> ParsedDocument:
     suffix = path.suffix.lower()
     if suffix in PDF_SUFFIXES:
-        return read_pdf(path, password)
+        return read_pdf(path, password, ocr)
     if suffix in TEXT_SUFFIXES:
         return read_text(path)
     raise ReadError(
@@ -62,9 +63,12 @@ def _page_ranges(numbers: list[int]) -> str:
     return ", ".join(ranges)
 
 
-def read_pdf(path: Path, password: str | None = None) -> ParsedDocument:
-    """Every page's text (PDFium, ingest.pdf_text), cleaned; pages without text are named in a warning."""
-    extracted = page_texts(path, password)
+def read_pdf(
+    path: Path, password: str | None = None, ocr: OcrOptions | None = None, ocr_budget_s: float = 60.0
+) -> ParsedDocument:
+    """Every page's text (PDFium, ingest.pdf_text; OCR as `ocr` says), cleaned; what could not be read,
+    and what OCR read, is said in the warnings."""
+    extracted = page_texts(path, password, ocr, ocr_budget_s)
     pages: list[Page] = []
     empty: list[int] = []
     for number, raw in enumerate(extracted.texts, 1):
@@ -72,16 +76,26 @@ def read_pdf(path: Path, password: str | None = None) -> ParsedDocument:
         if not text.strip() and number not in extracted.failed:
             empty.append(number)
         pages.append(Page(number, text))
-    failed = extracted.failed
-
     warnings = []
+    if extracted.ocr:
+        warnings.append(f"pages {_page_ranges(extracted.ocr)} read by OCR")
     if empty:
-        warnings.append(f"no text layer on pages {_page_ranges(empty)}; OCR not enabled")
-    if failed:
-        warnings.append(f"text extraction failed on pages {_page_ranges(failed)}")
+        warnings.append(f"no text layer on pages {_page_ranges(empty)}; {_why_no_ocr(extracted, empty, ocr)}")
+    if extracted.failed:
+        warnings.append(f"text extraction failed on pages {_page_ranges(extracted.failed)}")
     if not any(p.text.strip() for p in pages):
         raise ReadError("; ".join(warnings) or "no text found")
     return ParsedDocument(pages, warnings)
+
+
+def _why_no_ocr(extracted: PageTexts, empty: list[int], ocr: OcrOptions | None) -> str:
+    if ocr is None or ocr.mode == "off":
+        return "OCR not enabled"
+    if extracted.ocr_unavailable:
+        return extracted.ocr_unavailable
+    if set(empty) & set(extracted.ocr_not_reached):
+        return "OCR ran out of time (DOCQA_INGEST_PDF_TIMEOUT_S)"
+    return "OCR found no text"
 
 
 def decode_text(data: bytes) -> tuple[str, list[str]]:

@@ -260,6 +260,16 @@ class IngestSettings(BaseModel):
     pdf_memory_mb: int = Field(
         default=2048, ge=64, description="Address-space limit (MiB) of the child process that parses a PDF."
     )
+    ocr: Literal["off", "auto", "force"] = Field(
+        default="auto",
+        description="Read PDF pages by OCR (Tesseract): auto, the pages without a text layer; force, every page "
+        "(a bad text layer); off, none. OCR takes seconds a page on a CPU and stops before pdf_timeout_s.",
+    )
+    ocr_languages: str = Field(
+        default="eng+chi_sim",
+        description="Tesseract languages for OCR, joined by '+'; those not installed are left out (Debian: "
+        "tesseract-ocr-eng, tesseract-ocr-chi-sim).",
+    )
 
 
 class APISettings(BaseModel):

@@ -63,3 +63,26 @@ def bloated_pdf(path: Path, operators: int = 2_000_000) -> Path:
     PDFium needs 12 s and 1.2 GiB to read on the 2-core VM (a tenth of them took pypdf tens of seconds)."""
     body = b"BT /F1 12 Tf 72 720 Td\n" + b"(lorem ipsum dolor sit amet) Tj 0 -1 Td\n" * operators + b"ET\n"
     return write_pdf(path, [body])
+
+
+def scanned_pdf(path: Path, lines: list[str]) -> Path:
+    """A one-page PDF with no text layer: the lines typeset, rendered at 200 dpi, and kept as an image
+    only, as a scanner writes them."""
+    import pypdfium2
+
+    typeset = text_pdf(path.with_suffix(".typeset.pdf"), [[(line, False) for line in lines]])
+    source = pypdfium2.PdfDocument(str(typeset))
+    bitmap = source[0].render(scale=200 / 72, grayscale=True)
+    width, height = source[0].get_size()
+    scan = pypdfium2.PdfDocument.new()
+    page = scan.new_page(width, height)
+    image = pypdfium2.PdfImage.new(scan)
+    image.set_bitmap(bitmap)
+    image.set_matrix(pypdfium2.PdfMatrix().scale(width, height))
+    page.insert_obj(image)
+    page.gen_content()
+    scan.save(str(path))
+    scan.close()
+    source.close()
+    typeset.unlink()
+    return path
