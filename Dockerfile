@@ -21,6 +21,7 @@ RUN /opt/docqa/bin/pip install --no-cache-dir ".[hub]"
 
 FROM nvidia/cuda:${CUDA_VERSION}-runtime-ubuntu24.04
 RUN apt-get update && apt-get install -y --no-install-recommends python3 libgomp1 \
+        tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim \
     && rm -rf /var/lib/apt/lists/* && useradd --create-home --uid 10001 docqa && mkdir /data && chown docqa /data
 COPY --from=build /opt/docqa /opt/docqa
 USER docqa

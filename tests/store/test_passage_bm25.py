@@ -14,6 +14,7 @@ from docqa.store.db import Store
 from docqa.store.keyword import index as keyword_index
 from docqa.store.keyword import lexical, passage_bm25, passage_stems
 from docqa.store.keyword.term_stats import TermStats, index_totals, varints
+from tests.support.store_rows import save
 
 CLAUSES = [
     "The Supplier may terminate this Agreement on ninety days' notice; termination does not end accrued fees.",
@@ -156,10 +157,7 @@ def test_a_term_in_a_heading_lifts_its_passage(tmp_path: Path) -> None:
         "12. Assignment. Neither party may transfer this Agreement to any third party, in whole or in part, "
         "without the prior written consent of the other party, which shall not be unreasonably withheld.",
     ]
-    saved = store.save_document(
-        collection_id=coll.id, source="d", name="d.txt", sha256="d", size_bytes=1, pages=1, warnings=[],
-        chunks=[ChunkDraft(i, t, 0, len(t), 1, 1, len(t.split())) for i, t in enumerate(chunks)], embeddings=None,
-    )  # fmt: skip
+    saved = save(store, coll.id, "d.txt", chunks, None)
     stats = TermStats()
     terms = lexical.query_terms("assignment consent")
     with store.session() as session:
@@ -227,11 +225,7 @@ def test_a_question_that_names_a_section_finds_it_before_the_prose_about_it(tmp_
         "Consolidated Statement of Cash Flows\nNet income 5,363 4,869\n\n" + "Other items 10 20\n" * 40,
         "Purchases of property, plant and equipment (1,577) (1,373)\nProceeds from sales 262 49",
     ]
-    saved = store.save_document(
-        collection_id=coll.id, source="f", name="f.pdf", sha256="f", size_bytes=1, pages=3, warnings=[],
-        chunks=[ChunkDraft(i, t, 0, len(t), i + 1, i + 1, len(t.split())) for i, t in enumerate(chunks)],
-        embeddings=None,
-    )  # fmt: skip
+    saved = save(store, coll.id, "f.pdf", chunks, None)
     stats = TermStats()
     terms = lexical.query_terms("What is the capital expenditure shown in the cash flow statement?")
     with store.session() as session:
