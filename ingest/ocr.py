@@ -16,9 +16,8 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-import numpy as np
 import pypdfium2
 
 OcrMode = Literal["off", "auto", "force"]
@@ -81,6 +80,10 @@ def read_pages(pdf: pypdfium2.PdfDocument, pages: list[int], options: OcrOptions
 
 
 def _ocr_page(page: pypdfium2.PdfPage, languages: str, time_left_s: float) -> str:
+    # numpy only once a page is read: the PDF worker that forks every parsing child stays small, and a
+    # child's address-space limit is left to the parse
+    import numpy as np
+
     try:
         width, height = page.get_size()  # points, 1/72 inch
         scale = min(DPI / 72, (MAX_PIXELS / max(width * height, 1.0)) ** 0.5)
@@ -100,9 +103,9 @@ def _ocr_page(page: pypdfium2.PdfPage, languages: str, time_left_s: float) -> st
     return done.stdout.decode("utf-8", errors="replace")
 
 
-def _write_pgm(path: Path, pixels: np.ndarray) -> None:
+def _write_pgm(path: Path, pixels: Any) -> None:
     """An 8-bit greyscale image as binary PGM, which Tesseract reads (no imaging library needed)."""
     height, width = pixels.shape
     with path.open("wb") as out:
         out.write(f"P5 {width} {height} 255\n".encode())
-        out.write(pixels.astype(np.uint8).tobytes())
+        out.write(pixels.astype("uint8").tobytes())

@@ -53,9 +53,11 @@ def crash_message(wait_status: int) -> str:
 
 
 # A C++ parser that cannot allocate aborts (SIGABRT) instead of raising MemoryError. Such a child dies
-# with its peak memory near the limit: PDFium on a text bomb peaked at 95, 286 and 586 MiB under limits
-# of 120, 300 and 600 MiB; a crash well below the limit is reported as the crash it is.
+# with its memory near the limit: PDFium on a text bomb peaked at 95, 286 and 586 MiB resident under
+# limits of 120, 300 and 600 MiB, and its address space (what the limit counts, polled every _POLL_S
+# while it runs) nearer still; a crash well below the limit is reported as the crash it is.
 _NEAR_THE_LIMIT = 0.75
+_POLL_S = 0.05
 
 
 def failure_message(wait_status: int, peak_mib: float, memory_mb: int) -> str:
@@ -107,13 +109,19 @@ def parse_in_child(path: str, password: str | None, timeout_s: float, memory_mb:
     os.close(write_fd)
     deadline = time.monotonic() + timeout_s
     blocks: list[bytes] = []
+    # the child's address space at its largest, as last seen (what its limit counts); it starts as this one's
+    peak_mib = _address_space_mib(os.getpid(), "VmSize")
     with os.fdopen(read_fd, "rb", buffering=0) as pipe:
         while True:
             remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([pipe], [], [], remaining)[0]:
+            if remaining <= 0:
                 os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
                 return pickle.dumps(("error", f"PDF parser timed out after {timeout_s:g} s"))
+            ready = select.select([pipe], [], [], min(remaining, _POLL_S))[0]
+            peak_mib = max(peak_mib, _address_space_mib(pid, "VmPeak"))
+            if not ready:
+                continue
             block = pipe.read(1 << 20)
             if not block:
                 break
@@ -121,7 +129,19 @@ def parse_in_child(path: str, password: str | None, timeout_s: float, memory_mb:
     _, status, usage = os.wait4(pid, 0)
     if blocks and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
         return b"".join(blocks)
-    return pickle.dumps(("error", failure_message(status, usage.ru_maxrss / 1024, memory_mb)))
+    return pickle.dumps(("error", failure_message(status, max(peak_mib, usage.ru_maxrss / 1024), memory_mb)))
+
+
+def _address_space_mib(pid: int, field: str) -> float:
+    """A running process's virtual size (VmSize) or its peak so far (VmPeak), from /proc, in MiB; 0 once
+    it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(f"{field}:"):
+                return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0.0
 
 
 def main() -> None:
