@@ -75,7 +75,10 @@ def read_pages(pdf: pypdfium2.PdfDocument, pages: list[int], options: OcrOptions
     for i, number in enumerate(pages):
         if time.monotonic() > deadline:
             return OcrResult(texts, pages[i:])
-        texts[number] = _ocr_page(pdf[number - 1], languages, deadline - time.monotonic())
+        try:
+            texts[number] = _ocr_page(pdf[number - 1], languages, deadline - time.monotonic())
+        except subprocess.TimeoutExpired:  # this page took the time that was left: it and the rest wait
+            return OcrResult(texts, pages[i:])
     return OcrResult(texts, [])
 
 
@@ -97,7 +100,7 @@ def _ocr_page(page: pypdfium2.PdfPage, languages: str, time_left_s: float) -> st
         done = subprocess.run(
             ["tesseract", str(image), "stdout", "-l", languages, "--dpi", str(round(72 * scale))],
             capture_output=True,
-            timeout=max(time_left_s, 1.0),
+            timeout=max(time_left_s, 0.1),
             env={**os.environ, **_ONE_THREAD},
         )
     return done.stdout.decode("utf-8", errors="replace")

@@ -53,6 +53,8 @@ def test_auto_leaves_a_text_layer_alone_and_force_reads_it_again() -> None:
 def test_ocr_that_cannot_run_or_runs_out_of_time_says_so(scan: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ReadError, match=r"OCR ran out of time \(DOCQA_INGEST_PDF_TIMEOUT_S\)"):
         read_pdf(scan, ocr=OcrOptions("auto", "eng"), ocr_budget_s=-1.0)
+    with pytest.raises(ReadError, match=r"OCR ran out of time"):  # Tesseract itself runs past the time left
+        read_pdf(scan, ocr=OcrOptions("auto", "eng+chi_sim"), ocr_budget_s=0.05)
     with pytest.raises(ReadError, match=r"OCR unavailable: no Tesseract data for klingon"):
         read_pdf(scan, ocr=OcrOptions("auto", "klingon"))
     monkeypatch.setattr(ocr, "installed_languages", frozenset)
