@@ -147,33 +147,43 @@ def test_stem_arrays_count_terms_and_phrases_as_fts5_does() -> None:
     assert stemmer.stems(["e_mail", "__", "Naïve"]) == [["e", "mail"], [], ["naiv"]]
 
 
+def _rankings(
+    tmp_path: Path, chunks: list[str], question: str, weights: list[tuple[float, float]]
+) -> tuple[tuple[int, int], list[list[int]]]:
+    """One more document among _store's (its words then rare, their IDF high): its passage rowid range, and
+    its passages' rowids ranked by the second pass for each (heading weight, named-heading weight)."""
+    store, _ = _store(tmp_path)
+    saved = save(store, store.collection("c").id, "d.txt", chunks, None)
+    stats = TermStats()
+    terms = lexical.query_terms(question)
+    with store.session() as session:
+        stats.refresh(session)
+        rows = keyword_index._document_rows(session, saved.document_id)
+        assert rows is not None
+        ranked = [
+            [rowid for rowid, _ in passage_bm25.document_passages(
+                session, stats, terms, rows, saved.document_id, (0.0, 1.0), keyword_index.PASSAGES_PER_CHUNK, *w
+            )]
+            for w in weights
+        ]  # fmt: skip
+    store.close()
+    return rows, ranked
+
+
 def test_a_term_in_a_heading_lifts_its_passage(tmp_path: Path) -> None:
     """Two passages of one contract use the question's words; the one that uses them more wins on
     BM25 alone, and the section titled with one of them wins with the heading weight."""
-    store, _ = _store(tmp_path)  # other contracts: the question's words are rare, their IDF high
-    coll = store.collection("c")
     chunks = [
         "Any assignment of receivables needs consent, and consent is given in writing by the lender.",
         "12. Assignment. Neither party may transfer this Agreement to any third party, in whole or in part, "
         "without the prior written consent of the other party, which shall not be unreasonably withheld.",
     ]
-    saved = save(store, coll.id, "d.txt", chunks, None)
-    stats = TermStats()
-    terms = lexical.query_terms("assignment consent")
-    with store.session() as session:
-        stats.refresh(session)
-        rows = keyword_index._document_rows(session, saved.document_id)
-        assert rows is not None
-        ranked = {
-            weight: passage_bm25.document_passages(
-                session, stats, terms, rows, saved.document_id, (0.0, 1.0), keyword_index.PASSAGES_PER_CHUNK, weight
-            )
-            for weight in (0.0, keyword_index.HEADING_WEIGHT)
-        }
+    rows, (plain, headed) = _rankings(
+        tmp_path, chunks, "assignment consent", [(0.0, 0.0), (keyword_index.HEADING_WEIGHT, 0.0)]
+    )
     titled_row = rows[0] + keyword_index.PASSAGES_PER_CHUNK  # the second chunk's first passage
-    assert [r for r, _ in ranked[0.0]] == [rows[0], titled_row]
-    assert [r for r, _ in ranked[keyword_index.HEADING_WEIGHT]] == [titled_row, rows[0]]
-    store.close()
+    assert plain == [rows[0], titled_row]
+    assert headed == [titled_row, rows[0]]
 
 
 def test_filing_headings_are_read_in_title_case_and_by_item_number() -> None:
@@ -217,32 +227,22 @@ def test_a_passage_keeps_the_last_headings_before_it() -> None:
 def test_a_question_that_names_a_section_finds_it_before_the_prose_about_it(tmp_path: Path) -> None:
     """The discussion repeats the question's words; the statement names the figure in its own words
     ("purchases of property, plant and equipment") under the title the question names."""
-    store, _ = _store(tmp_path)  # other documents: the question's words are rare, their IDF high
-    coll = store.collection("c")
     chunks = [
         "Capital expenditures rose in 2018. Capital expenditure plans and the capital expenditure outlook are "
         "discussed with cash flow trends; cash flow from operations funded the capital expenditures.",
         "Consolidated Statement of Cash Flows\nNet income 5,363 4,869\n\n" + "Other items 10 20\n" * 40,
         "Purchases of property, plant and equipment (1,577) (1,373)\nProceeds from sales 262 49",
     ]
-    saved = save(store, coll.id, "f.pdf", chunks, None)
-    stats = TermStats()
-    terms = lexical.query_terms("What is the capital expenditure shown in the cash flow statement?")
-    with store.session() as session:
-        stats.refresh(session)
-        rows = keyword_index._document_rows(session, saved.document_id)
-        assert rows is not None
-
-        def first_chunk(named_weight: float) -> int:
-            scored = passage_bm25.document_passages(
-                session, stats, terms, rows, saved.document_id, (0.0, 1.0), keyword_index.PASSAGES_PER_CHUNK,
-                keyword_index.HEADING_WEIGHT, named_weight,
-            )  # fmt: skip
-            return scored[0][0] // keyword_index.PASSAGES_PER_CHUNK - rows[0] // keyword_index.PASSAGES_PER_CHUNK
-
-        assert first_chunk(0.0) == 0  # without the named-section weight the prose wins
-        assert first_chunk(keyword_index.NAMED_HEADING_WEIGHT) in (1, 2)  # the statement, its title carried
-    store.close()
+    heading = keyword_index.HEADING_WEIGHT
+    rows, (plain, named) = _rankings(
+        tmp_path,
+        chunks,
+        "What is the capital expenditure shown in the cash flow statement?",
+        [(heading, 0.0), (heading, keyword_index.NAMED_HEADING_WEIGHT)],
+    )
+    chunk_of = lambda rowid: (rowid - rows[0]) // keyword_index.PASSAGES_PER_CHUNK  # noqa: E731
+    assert chunk_of(plain[0]) == 0  # without the named-section weight the prose wins
+    assert chunk_of(named[0]) in (1, 2)  # the statement, its title carried to its later rows
 
 
 def test_stems_are_built_for_an_older_index_and_repaired_when_missing(tmp_path: Path) -> None:
