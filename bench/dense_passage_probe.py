@@ -27,7 +27,7 @@ import numpy as np
 from docqa.core.settings import EmbedSettings
 from docqa.eval.evaluation import is_hit
 from docqa.llama.embedder import LlamaEmbedder
-from docqa.store.keyword.index import PASSAGES_PER_CHUNK, split_passages
+from docqa.store.keyword.passages import PASSAGES_PER_CHUNK, split_passages
 
 Ranking = list[tuple[int, int]]  # (chunk ID, document ID), best first
 

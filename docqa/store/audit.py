@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import text
 
 from docqa.store.db import Store
-from docqa.store.keyword import index as keyword_index
+from docqa.store.keyword import passages
 from docqa.store.keyword.passage_stems import Stemmer
 
 _REINDEX_MISSING = "reindex missing passages"  # a fix done in Python, not one SQL statement
@@ -41,7 +41,7 @@ _CHECKS: list[tuple[str, str, list[str]]] = [
 
 # Not tied to a collection: rows that belong to nothing, and chunks the keyword index (its FTS5
 # passages and their stems, docqa.store.keyword.index) lacks.
-_PER_CHUNK = keyword_index.PASSAGES_PER_CHUNK
+_PER_CHUNK = passages.PASSAGES_PER_CHUNK
 _GLOBAL_CHECKS: list[tuple[str, str, list[str]]] = [
     (
         "SELECT count(*) FROM chunks WHERE document_id NOT IN (SELECT id FROM documents)",
@@ -75,7 +75,7 @@ def _run(store: Store, checks: list[tuple[str, str, list[str]]], params: dict[st
                 if repair:
                     for fix in fixes:
                         if fix == _REINDEX_MISSING:
-                            keyword_index.reindex_all(s.connection(), Stemmer(), only_missing=True)
+                            passages.reindex_all(s.connection(), Stemmer(), only_missing=True)
                         else:
                             s.execute(text(fix), params)
     return problems

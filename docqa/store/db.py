@@ -37,7 +37,8 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sess
 from docqa.core.errors import CollectionNotFoundError, DocumentNotFoundError
 from docqa.core.types import ChunkDraft, RetrievedChunk
 from docqa.store.keyword import index as keyword_index
-from docqa.store.keyword import lexical
+from docqa.store.keyword import lexical, passages
+from docqa.store.keyword.filing_choice import FilingIdentities
 from docqa.store.keyword.passage_stems import Stemmer
 from docqa.store.keyword.term_stats import TermStats
 from docqa.store.keyword.titles import DocumentTitles
@@ -159,10 +160,11 @@ class Store:
                 conn.execute(text(ddl))
             if "recipe" not in {row[1] for row in conn.execute(text("PRAGMA table_info(documents)"))}:
                 conn.execute(text("ALTER TABLE documents ADD COLUMN recipe TEXT"))
-            keyword_index.create_or_migrate(conn, self._stemmer)
+            passages.create_or_migrate(conn, self._stemmer)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         self._term_stats = TermStats(self._stemmer)
         self._titles = DocumentTitles()
+        self._filing_identities = FilingIdentities()
 
     def close(self) -> None:
         self.engine.dispose()
@@ -268,8 +270,8 @@ class Store:
             s.add_all(rows)
             s.flush()
             if rows:
-                title = keyword_index.title_of(name, chunks[0].text)
-                keyword_index.index_chunks(s, title, [(r.id, r.text) for r in rows], self._stemmer)
+                title = passages.title_of(name, chunks[0].text)
+                passages.index_chunks(s, title, [(r.id, r.text) for r in rows], self._stemmer)
             s.execute(_FORGET_ANSWERS, {"cid": collection_id})
             return SavedDocument(doc.id, [r.id for r in rows], removed)
 
@@ -398,7 +400,9 @@ class Store:
     ) -> list[tuple[int, float]]:
         """(chunk ID, BM25 score, higher is better) for a question, filtered to one collection."""
         with self.session() as s:
-            return keyword_index.search(s, collection_id, question, limit, document_id, self._term_stats, self._titles)
+            return keyword_index.search(
+                s, collection_id, question, limit, document_id, self._term_stats, self._titles, self._filing_identities
+            )
 
     def integrity_ok(self) -> bool:
         with self.session() as s:

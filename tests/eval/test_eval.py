@@ -16,7 +16,7 @@ from docqa.core.types import ChunkDraft, RetrievedChunk
 from docqa.eval.evaluation import EvalRow, declines, first_hit, token_f1
 from docqa.eval.scoring import is_hit
 from docqa.store.db import Store
-from docqa.store.keyword.index import PASSAGES_PER_CHUNK, split_passages
+from docqa.store.keyword.passages import PASSAGES_PER_CHUNK, split_passages
 from tests.support.paths import SAMPLE_DOCS
 
 

@@ -12,7 +12,7 @@ from docqa.core.types import ChunkDraft
 from docqa.store.audit import orphan_problems
 from docqa.store.db import Store
 from docqa.store.keyword import index as keyword_index
-from docqa.store.keyword import lexical, passage_bm25, passage_stems
+from docqa.store.keyword import lexical, passage_bm25, passage_stems, passages
 from docqa.store.keyword.term_stats import TermStats, index_totals, varints
 from tests.support.store_rows import save
 
@@ -65,7 +65,7 @@ def test_scores_equal_fts5_bm25(tmp_path: Path, question: str, weights: tuple[fl
             rows = keyword_index._document_rows(session, document)
             assert rows is not None
             ours = passage_bm25.document_passages(
-                session, stats, terms, rows, document, weights, keyword_index.PASSAGES_PER_CHUNK
+                session, stats, terms, rows, document, weights, passages.PASSAGES_PER_CHUNK
             )
             theirs = session.execute(
                 text(
@@ -162,7 +162,7 @@ def _rankings(
         assert rows is not None
         ranked = [
             [rowid for rowid, _ in passage_bm25.document_passages(
-                session, stats, terms, rows, saved.document_id, (0.0, 1.0), keyword_index.PASSAGES_PER_CHUNK, *w
+                session, stats, terms, rows, saved.document_id, (0.0, 1.0), passages.PASSAGES_PER_CHUNK, *w
             )]
             for w in weights
         ]  # fmt: skip
@@ -181,7 +181,7 @@ def test_a_term_in_a_heading_lifts_its_passage(tmp_path: Path) -> None:
     rows, (plain, headed) = _rankings(
         tmp_path, chunks, "assignment consent", [(0.0, 0.0), (keyword_index.HEADING_WEIGHT, 0.0)]
     )
-    titled_row = rows[0] + keyword_index.PASSAGES_PER_CHUNK  # the second chunk's first passage
+    titled_row = rows[0] + passages.PASSAGES_PER_CHUNK  # the second chunk's first passage
     assert plain == [rows[0], titled_row]
     assert headed == [titled_row, rows[0]]
 
@@ -240,7 +240,7 @@ def test_a_question_that_names_a_section_finds_it_before_the_prose_about_it(tmp_
         "What is the capital expenditure shown in the cash flow statement?",
         [(heading, 0.0), (heading, keyword_index.NAMED_HEADING_WEIGHT)],
     )
-    chunk_of = lambda rowid: (rowid - rows[0]) // keyword_index.PASSAGES_PER_CHUNK  # noqa: E731
+    chunk_of = lambda rowid: (rowid - rows[0]) // passages.PASSAGES_PER_CHUNK  # noqa: E731
     assert chunk_of(plain[0]) == 0  # without the named-section weight the prose wins
     assert chunk_of(named[0]) in (1, 2)  # the statement, its title carried to its later rows
 
@@ -269,7 +269,7 @@ def test_stems_are_built_for_an_older_index_and_repaired_when_missing(tmp_path: 
 
     with sqlite3.connect(path) as db:
         chunk = expected[0][0]
-        span = (chunk * keyword_index.PASSAGES_PER_CHUNK, (chunk + 1) * keyword_index.PASSAGES_PER_CHUNK)
+        span = (chunk * passages.PASSAGES_PER_CHUNK, (chunk + 1) * passages.PASSAGES_PER_CHUNK)
         db.execute("DELETE FROM passage_stems WHERE id >= ? AND id < ?", span)
         db.execute("INSERT INTO passage_stems(id, body, headings) VALUES (?, x'', x'')", (10**6 * 64,))
     store = Store(path)

@@ -9,30 +9,23 @@ passage's text. On CUAD (docqa eval, BM25, 4k-token chunks) recall@1 went from 0
 name alone as title, to 0.48 with the document head, to 0.68 with passages, to 0.71 with the
 second pass that `search` describes; recall@3 from 0.82 to 0.86 to 0.92 to 0.93.
 
-Passages are written with their chunks, in the same transaction, and so are their stems
-(docqa.store.keyword.passage_stems, which the second pass counts terms in); a trigger deletes both with their
-chunk. Their rowid is chunk_id * 64 + passage number, so a chunk's passages are one rowid range.
+Passages are written by docqa.store.keyword.passages, with their chunks, in the same transaction.
 """
 
 from __future__ import annotations
 
-import itertools
-import logging
-import re
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import Connection, text
+from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from docqa.store.keyword import lexical, passage_bm25, passage_stems
-from docqa.store.keyword.passage_stems import STEMS_DDL, TOKENIZER, Stemmer
-from docqa.store.keyword.term_stats import VOCABULARY_DDL, TermStats
+from docqa.store.keyword import lexical, passage_bm25
+from docqa.store.keyword.filing_choice import FilingIdentities
+from docqa.store.keyword.passages import PASSAGES_PER_CHUNK
+from docqa.store.keyword.term_stats import TermStats, index_version
 from docqa.store.keyword.titles import DocumentTitles, title_words
 
-PASSAGE_CHARS = 2000  # about 500 tokens of English
-PASSAGES_PER_CHUNK = 64  # rowid = chunk_id * 64 + k; a 4096-token chunk needs about 8-16
-HEAD_CHARS = 1000  # how much of a document's first chunk joins its name in the title
 TITLE_WEIGHT = 4.0  # BM25 weight of the title column against the body's 1.0
 # Second pass: a chunk scores its best passage plus this share of its other matching passages, so a
 # chunk where the question's words recur across passages (a long clause) edges out a single lucky one.
@@ -74,115 +67,9 @@ NAMED_HEADING_WEIGHT = 4.0
 # out. CUAD TXT, BM25, recall@1 / @3 / MRR: all title words 0.751 / 0.946 / 0.847, runs of 2
 # 0.755 / 0.949 / 0.850 (15 questions gained at 3 in 10 categories, 4 lost), runs of 3 0.751 / 0.947 / 0.847.
 NAMING_RUN = 2
-# PRAGMA user_version: 1 and 2 indexed whole chunks in chunk_fts; 3 had passages without their stems;
-# 4 kept only a passage's own numbered and capitals headings
-SCHEMA_VERSION = 5
-
-DDL = [
-    f"CREATE VIRTUAL TABLE IF NOT EXISTS passage_fts USING fts5(title, body, tokenize='{TOKENIZER}')",
-    STEMS_DDL,
-    "CREATE TRIGGER IF NOT EXISTS chunks_passages_delete_v4 AFTER DELETE ON chunks BEGIN "
-    f"DELETE FROM passage_fts WHERE rowid >= old.id * {PASSAGES_PER_CHUNK} "
-    f"AND rowid < (old.id + 1) * {PASSAGES_PER_CHUNK}; "
-    f"DELETE FROM passage_stems WHERE id >= old.id * {PASSAGES_PER_CHUNK} "
-    f"AND id < (old.id + 1) * {PASSAGES_PER_CHUNK}; END",
-    VOCABULARY_DDL,
-]
-_OLD_SCHEMA = [
-    "DROP TRIGGER IF EXISTS chunks_passages_delete",
-    "DROP TRIGGER IF EXISTS chunks_fts_insert",
-    "DROP TRIGGER IF EXISTS chunks_fts_insert_v2",
-    "DROP TRIGGER IF EXISTS chunks_fts_delete",
-    "DROP TABLE IF EXISTS chunk_fts",
-]
-logger = logging.getLogger(__name__)
-_PARAGRAPH = re.compile(r"(\n\s*\n)")
-
-
-def split_passages(chunk_text: str) -> list[str]:
-    """Cut at paragraph breaks into pieces of about PASSAGE_CHARS; an overlong paragraph is cut
-    into windows that overlap by 200 characters, so no sentence is lost at a cut."""
-    passages: list[str] = []
-    current = ""
-    for part in _PARAGRAPH.split(chunk_text):
-        if current.strip() and len(current) + len(part) > PASSAGE_CHARS:
-            passages.append(current)
-            current = ""
-        current += part
-        while len(current) > PASSAGE_CHARS * 3 // 2:
-            passages.append(current[:PASSAGE_CHARS])
-            current = current[PASSAGE_CHARS - 200 :]
-    if current.strip() or not passages:
-        passages.append(current)
-    if len(passages) > PASSAGES_PER_CHUNK:  # only for chunks far beyond 4k tokens: merge the tail
-        passages[PASSAGES_PER_CHUNK - 1 :] = ["".join(passages[PASSAGES_PER_CHUNK - 1 :])]
-    return passages
-
-
-def title_of(document_name: str, first_chunk_text: str) -> str:
-    return lexical.index_text(f"{document_name} {first_chunk_text[:HEAD_CHARS]}")
-
-
-def index_chunks(
-    session: Session | Connection, title: str, chunks: Iterable[tuple[int, str]], stemmer: Stemmer
-) -> None:
-    """Write the passages of (chunk ID, text) pairs of one document, and their stems."""
-    passages = [
-        (chunk_id * PASSAGES_PER_CHUNK + k, lexical.index_text(passage))
-        for chunk_id, chunk_text in chunks
-        for k, passage in enumerate(split_passages(chunk_text))
-    ]
-    if passages:
-        rows = [{"rowid": rowid, "title": title, "body": body} for rowid, body in passages]
-        session.execute(text("INSERT INTO passage_fts(rowid, title, body) VALUES (:rowid, :title, :body)"), rows)
-        stem_rows = passage_stems.stored_rows(stemmer, passages)
-        session.execute(text("INSERT INTO passage_stems(id, body, headings) VALUES (:id, :body, :headings)"), stem_rows)
-
-
-def reindex_all(conn: Connection, stemmer: Stemmer, only_missing: bool = False) -> int:
-    """(Re)write the passages and stems of every chunk, or only of chunks missing either; returns
-    chunks done."""
-    where = (
-        f" WHERE c.id * {PASSAGES_PER_CHUNK} NOT IN (SELECT rowid FROM passage_fts)"
-        f" OR c.id * {PASSAGES_PER_CHUNK} NOT IN (SELECT id FROM passage_stems)"
-        if only_missing
-        else ""
-    )
-    chunks = conn.execute(
-        text(
-            "SELECT c.id, c.text, d.id, d.name, (SELECT h.text FROM chunks h WHERE h.document_id = d.id "
-            "ORDER BY h.ordinal LIMIT 1) FROM chunks c JOIN documents d ON d.id = c.document_id"
-            + where
-            + " ORDER BY d.id, c.ordinal"
-        )
-    ).all()
-    for _, group in itertools.groupby(chunks, key=lambda row: row[2]):  # a document's chunks in order
-        rows = list(group)
-        if only_missing:  # one of the two may be there: write both afresh
-            for chunk_id, *_ in rows:
-                span = {"lo": chunk_id * PASSAGES_PER_CHUNK, "hi": (chunk_id + 1) * PASSAGES_PER_CHUNK}
-                conn.execute(text("DELETE FROM passage_fts WHERE rowid >= :lo AND rowid < :hi"), span)
-                conn.execute(text("DELETE FROM passage_stems WHERE id >= :lo AND id < :hi"), span)
-        _, _, _, name, head = rows[0]
-        index_chunks(conn, title_of(name, head or ""), [(row[0], row[1]) for row in rows], stemmer)
-    return len(chunks)
-
-
-def create_or_migrate(conn: Connection, stemmer: Stemmer) -> None:
-    version = int(conn.execute(text("PRAGMA user_version")).scalar() or 0)
-    if version < SCHEMA_VERSION:
-        for statement in _OLD_SCHEMA:
-            conn.execute(text(statement))
-    for statement in DDL:
-        conn.execute(text(statement))
-    if version < SCHEMA_VERSION:
-        chunks = int(conn.execute(text("SELECT count(*) FROM chunks")).scalar() or 0)
-        if chunks:  # minutes for a large index (147 s at 100k chunks on a 16-core box): say why it waits
-            logger.warning("rebuilding the keyword index of %d chunks for this docqa version (once)", chunks)
-        conn.execute(text("DELETE FROM passage_fts"))
-        conn.execute(text("DELETE FROM passage_stems"))
-        reindex_all(conn, stemmer)
-        conn.execute(text(f"PRAGMA user_version = {SCHEMA_VERSION}"))
+# A question naming a company with more filings than this for its period (none in financebench_dev has
+# more than 5 in all) has the first pass's order decide among the rest: each costs a document's BM25.
+MAX_FILINGS_SCORED = 8
 
 
 def search(
@@ -193,12 +80,15 @@ def search(
     document_id: int | None,
     stats: TermStats,
     titles: DocumentTitles,
+    filing_identities: FilingIdentities,
 ) -> list[tuple[int, float]]:
     """(chunk ID, score; higher is better), best first, each chunk once.
 
     Two passes. The first ranks passages on title and body together and finds the document the
     question is about; collection-wide, it leaves out very common terms (see docqa.store.keyword.term_stats), and
-    a document whose title names the question clearly better replaces its pick (docqa.store.keyword.titles).
+    a document whose title names the question clearly better replaces its pick (docqa.store.keyword.titles),
+    and where the question names a company that filed some of the documents, its pick is the best of
+    those filings for the period asked (docqa.store.keyword.filing_choice).
     The second re-ranks that document's own passages on their body alone, with the words that name
     the document left out: those words (a contract's title and parties) also fill its preamble and
     signature block, and BM25 cannot tell them from the words of the clause asked about. The second
@@ -206,8 +96,10 @@ def search(
     document's title) or is scoped to one document. A near-tie document (a twin) gets second place,
     and a question that says little beyond naming its document gets the document's head chunk."""
     terms = lexical.query_terms(question)
-    titles.refresh(session, stats.refresh(session), PASSAGES_PER_CHUNK)
+    version = index_version(session, stats.refresh(session))
+    titles.refresh(session, version, PASSAGES_PER_CHUNK)
     ranked: list[tuple[int, float]] | None = None  # the first pass: every term, title and body
+    chosen: set[int] = set()  # the filings the question names, if any
     if document_id is not None:
         top_document, rows = document_id, _document_rows(session, document_id)
         if rows is None:
@@ -216,13 +108,19 @@ def search(
         ranked = _in_collection(session, collection_id, stats.selective(session, terms), limit)
         if not ranked:
             return []
-        top_document = _document_of(session, ranked[0][0])
-        top_document = titles.named_instead(collection_id, question, top_document) or top_document
+        filing_identities.refresh(session, version)
+        chosen = filing_identities.candidates(collection_id, question)
+        if chosen:
+            top_document = _best_filing(session, stats, ranked, chosen, terms)
+        else:
+            top_document = _document_of(session, ranked[0][0])
+            top_document = titles.named_instead(collection_id, question, top_document) or top_document
         rows = _document_rows(session, top_document)  # the passage rowid range the second pass re-ranks
         if rows is None:
             return ranked[:limit]
     rest, asking = _split_terms(session, rows, question, terms)
-    focused = _focused(session, top_document, rows, terms, rest, asking, must_name=document_id is None, stats=stats)
+    must_name = document_id is None and not chosen
+    focused = _focused(session, top_document, rows, terms, rest, asking, must_name=must_name, stats=stats)
     if ranked is None and len(focused) < limit:
         # Inside one document the first pass only fills places the second leaves empty: skipped
         # otherwise (a 300-page report's passages, highlighted twice, took half of a question's time).
@@ -232,7 +130,7 @@ def search(
     lead = ranked[0][1] if ranked else 0.0
     merged = [(chunk_id, lead + score) for chunk_id, score in focused]
     if document_id is None and ranked:
-        merged = _with_twin(session, ranked, top_document, question, terms, merged, stats)
+        merged = _with_twin(session, ranked, top_document, question, terms, merged, stats, chosen)
     merged = _with_head(rows, rest, merged)
     first_ids = {chunk_id for chunk_id, _ in merged}
     merged += [(chunk_id, score) for chunk_id, score in ranked or [] if chunk_id not in first_ids]
@@ -247,6 +145,7 @@ def _with_twin(
     terms: list[str],
     merged: list[tuple[int, float]],
     stats: TermStats,
+    chosen: set[int],
 ) -> list[tuple[int, float]]:
     """When another document scores within TWIN_SHARE of the top one in the first pass, the question
     does not tell them apart (two filings of one contract, a draft and its final version): its best
@@ -254,7 +153,7 @@ def _with_twin(
     lead = ranked[0][1]
     twin = next(
         (d for chunk_id, score in ranked[1:] if score >= TWIN_SHARE * lead
-         and (d := _document_of(session, chunk_id)) != top_document),
+         and (d := _document_of(session, chunk_id)) != top_document and (not chosen or d in chosen)),
         None,
     )  # fmt: skip
     rows = _document_rows(session, twin) if twin is not None else None
@@ -265,6 +164,23 @@ def _with_twin(
         return merged
     second = (theirs[0][0], merged[0][1])  # scores only order the list; ties keep this order
     return [merged[0], second, *merged[1:], *((chunk_id, lead) for chunk_id, _ in theirs[1:])]
+
+
+def _best_filing(
+    session: Session, stats: TermStats, ranked: list[tuple[int, float]], chosen: set[int], terms: list[str]
+) -> int:
+    """The first-pass ranking's best document among the chosen filings; when none of them is in it (an
+    earnings release's dense figures filled the first page), the chosen filing whose passages score best."""
+    for chunk_id, _ in ranked:
+        if (document := _document_of(session, chunk_id)) in chosen:
+            return document
+    best: tuple[float, int] | None = None
+    for document in sorted(chosen)[:MAX_FILINGS_SCORED]:
+        rows = _document_rows(session, document)
+        scored = _in_document(session, stats, document, rows, terms, TITLE_WEIGHT) if rows else []
+        if scored and (best is None or scored[0][1] > best[0]):
+            best = (scored[0][1], document)
+    return best[1] if best else min(chosen)
 
 
 def _with_head(rows: tuple[int, int], rest: list[str], merged: list[tuple[int, float]]) -> list[tuple[int, float]]:

@@ -201,3 +201,8 @@ def naming_runs(sequences: list[list[str]], title_words: AbstractSet[str], min_r
                 names.update(run)
             run = []
     return names
+
+
+def words_of(text: str) -> list[str]:
+    """A text's words as written (case kept), split as the index splits them."""
+    return _WORD.findall(text)

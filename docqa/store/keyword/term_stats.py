@@ -62,6 +62,20 @@ def varints(blob: bytes) -> list[int]:
     return values
 
 
+@dataclass(frozen=True)
+class IndexVersion:
+    """What every write to the keyword index changes: its totals, or the newest chunk ID (chunk IDs are
+    never reused, so a document replaced by one of the same length changes it all the same)."""
+
+    totals: IndexTotals
+    newest_chunk: int
+
+
+def index_version(session: Session, totals: IndexTotals) -> IndexVersion:
+    newest = session.execute(text("SELECT max(id) FROM chunks")).scalar()
+    return IndexVersion(totals, int(newest or 0))
+
+
 def index_totals(session: Session) -> IndexTotals:
     """passage_fts's row count and token total, from FTS5's averages record (one row, no scan)."""
     block = session.execute(text("SELECT block FROM passage_fts_data WHERE id = 1")).scalar()

@@ -20,7 +20,7 @@ from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from docqa.store.keyword import lexical
-from docqa.store.keyword.term_stats import IndexTotals
+from docqa.store.keyword.term_stats import IndexTotals, IndexVersion
 
 # The title-named document replaces the first pass's when its naming score is above RATIO times the
 # first pass's document's score plus MARGIN (about one and a half words that one title in a few
@@ -49,19 +49,19 @@ def title_words(session: Session, passage_rowid: int) -> frozenset[str]:
 
 class DocumentTitles:
     """Every document's title words, by collection, kept in step with the keyword index: a search
-    passes the index's totals, and when they changed (a write) the documents added, replaced or
+    passes the index's version, and when it changed (a write) the documents added, replaced or
     deleted since are read again."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._totals = IndexTotals(-1, -1)
+        self._version = IndexVersion(IndexTotals(-1, -1), -1)
         self._titles: dict[int, tuple[int, int, frozenset[str]]] = {}  # document -> (collection, head chunk, words)
         self._postings: dict[int, dict[str, set[int]]] = {}  # collection -> word -> documents whose title holds it
         self._counts: Counter[int] = Counter()  # collection -> documents
 
-    def refresh(self, session: Session, totals: IndexTotals, passages_per_chunk: int) -> None:
+    def refresh(self, session: Session, version: IndexVersion, passages_per_chunk: int) -> None:
         """Passages' rowids are chunk ID * passages_per_chunk + n; a document's head is its first chunk."""
-        if totals == self._totals:
+        if version == self._version:
             return
         with self._lock:
             current = {
@@ -84,7 +84,7 @@ class DocumentTitles:
                     postings[coll][word].add(doc)
             self._postings = postings
             self._counts = Counter(coll for coll, _, _ in self._titles.values())
-            self._totals = totals
+            self._version = version
 
     def named_instead(self, collection_id: int, question: str, first_pass_document: int) -> int | None:
         """The document whose title names the question clearly better than the first pass's document's

@@ -1,0 +1,232 @@
+"""A filing's identity (who filed it, which form, which fiscal period) read from its cover page and file
+name, and the period a question asks about.
+
+A question about a filing names its company and usually its fiscal year ("What is the FY2018 capital
+expenditure amount for 3M?"). BM25 over 40 filings does not read it that way: an earnings release, short
+and dense with the same financial words, outranks the 10-K the question names (financebench_dev, all 40
+filings searched: 33 of 68 questions' first-pass document was another company's filing or another year's).
+Company names are single words the titles' naming runs (docqa.store.keyword.titles) leave alone, and a
+fiscal year is not a title word at all. So a filing's identity is read here, from what every SEC filing
+and press release prints on its first page ("For the fiscal year ended December 31, 2018", the line above
+"(Exact name of registrant as specified in its charter)", "Amcor reports fiscal 2023 results",
+"(NYSE: MGM)") and from its file name ("3M_2018_10K.pdf"); docqa.store.keyword.filing_choice uses it.
+
+Pure functions of text: no database, no model.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from docqa.store.keyword import lexical
+
+COVER_CHARS = 1500  # where a cover's title sits ("FORM 10-K"); a results release may cite a 10-Q further on
+HEAD_CHARS = 5000  # a cover page: the 10-Ks of financebench_dev name their registrant within 1,600 characters
+# Words that say what kind of company, not which: "Best Buy Co., Inc." is named "Best Buy".
+_SUFFIX_WORDS = "inc incorporated corp corporation co company companies ltd limited plc llc lp nv sa ag se holdings"
+_SUFFIXES = frozenset([*_SUFFIX_WORDS.split(), "group", "the"])
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_DATE_YEAR = rf"{_MONTH}\s+\d{{1,2}}\s*,?\s*((?:19|20)\d\d)"
+_ANNUAL = re.compile(rf"fiscal\s+year\s+ended\s*:?\s*{_DATE_YEAR}", re.IGNORECASE)
+_QUARTERLY = re.compile(rf"quarterly\s+period\s+ended\s*:?\s*{_DATE_YEAR}", re.IGNORECASE)
+_CURRENT = re.compile(rf"date\s+of\s+report[^:]{{0,60}}:\s*{_DATE_YEAR}", re.IGNORECASE)
+# A cover's title line ("FORM 10-K", "____ Form 10-Q"); a release citing "its Form 10-Q filed with ..." is not one.
+_SEC_FORM = re.compile(r"\bform\s+(10-?k|10-?q|8-?k|20-?f|40-?f|6-?k|s-?1|f-?1)[ \t]*$", re.IGNORECASE | re.MULTILINE)
+_REGISTRANT = re.compile(r"\(\s*exact\s+name\s+of\s+(?:the\s+)?registrant", re.IGNORECASE)
+_FILE_NUMBER = re.compile(
+    r"commission\s+file\s+(?:number|no\.?)\s*:?\s*[\d-]+\s*\.?\s*\n([^\n(]{2,80})\n", re.IGNORECASE
+)
+_RELEASE = re.compile(
+    r"^\W*([A-Z][^\n]{1,60}?)\s+(?:reports|announces|reported|announced)\b", re.MULTILINE | re.IGNORECASE
+)
+_TICKER = re.compile(r"\((?:NYSE|NASDAQ|Nasdaq|NYSE American|AMEX)\s*:\s*([A-Z][A-Z.]{0,5})\b")
+_RELEASE_YEAR = re.compile(r"\b(?:fiscal|full[- ]year|quarter|year)\s+((?:19|20)\d\d)\b", re.IGNORECASE)
+_QUARTER_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
+_QUARTER = re.compile(r"\b(first|second|third|fourth)[- ]quarter\b|\bq([1-4])\b|\b([1-4])q(?:\d\d)?\b", re.IGNORECASE)
+_FORM_TOKENS = {
+    "10k": "10-K",
+    "10q": "10-Q",
+    "8k": "8-K",
+    "20f": "20-F",
+    "earnings": "earnings",
+    "annual": "10-K",
+}
+_YEAR_TOKEN = re.compile(r"((?:19|20)\d\d)(?:q([1-4]))?")
+# The question's side. "FY2018", "FY 18", "fiscal 2018", "fiscal year 2018", "2018财年", "2018年度", a bare year.
+_ASKED_YEAR = re.compile(
+    r"\bfy\s*'?(\d{4}|\d{2})(?!\d)|\bfiscal\s+(?:year\s+)?((?:19|20)\d\d)\b|((?:19|20)\d\d)\s*(?:财年|年度|年)"
+    r"|\b((?:19|20)\d\d)\b",
+    re.IGNORECASE,
+)
+_ASKED_FORM = re.compile(
+    r"\b(10-?k|10-?q|8-?k|20-?f)\b|(annual report)|(earnings (?:release|report|call))", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True)
+class FilingIdentity:
+    """What a filing's cover page and file name say about it."""
+
+    names: tuple[tuple[str, ...], ...]  # the company's names, lowercased words, corporate suffixes dropped
+    tickers: frozenset[str]  # "MGM", "PEP": matched in a question only as written, in capitals
+    years: frozenset[int]  # every fiscal year it may be reporting on (period end, "fiscal 2022", file name)
+    form: str | None  # "10-K", "10-Q", "8-K", "20-F", "earnings"
+    quarter: int | None
+
+
+@dataclass(frozen=True)
+class AskedPeriod:
+    """The period and form a question names."""
+
+    latest_year: int | None
+    quarter: int | None
+    form: str | None
+
+
+def _form_name(token: str) -> str:
+    """ "10k", "10-K", "8-k" -> "10-K", "8-K"."""
+    plain = re.sub(r"\W", "", token).lower()
+    return _FORM_TOKENS.get(plain) or f"{plain[:-1]}-{plain[-1]}".upper()
+
+
+def _name_words(name: str) -> tuple[str, ...]:
+    words = [w.lower() for w in lexical.words_of(name)]
+    while words and words[-1] in _SUFFIXES:
+        words.pop()
+    while words and words[0] in _SUFFIXES:
+        words.pop(0)
+    return tuple(words[:6])
+
+
+def _registrant_names(head: str) -> list[str]:
+    """The line above "(Exact name of registrant ...)" (several lines when a reader broke the name into
+    one word a line), or the line after the commission file number where the label is missing."""
+    names = []
+    marker = _REGISTRANT.search(head)
+    if marker:
+        lines = [line.strip(" _\t") for line in head[max(0, marker.start() - 200) : marker.start()].split("\n")]
+        taken: list[str] = []
+        for line in reversed([line for line in lines if line]):
+            if re.search(r"\d{3}|commission|file|number|washington|\bno\.", line, re.IGNORECASE):
+                break
+            taken.insert(0, line)
+            if _name_words(" ".join(taken)):  # "SQUARE," above "INC.": a suffix alone is not yet a name
+                break
+        names.append(" ".join(taken))
+    numbered = _FILE_NUMBER.search(head)
+    if numbered:
+        names.append(numbered.group(1))
+    return [n for n in names if _name_words(n)]
+
+
+def _file_name_parts(file_name: str) -> tuple[list[str], set[int], str | None, int | None]:
+    """A file name's company words (those before its first year or form word), years, form and quarter:
+    "3M_2018_10K.pdf", "AMCOR_2023Q4_EARNINGS.pdf", "Apple 10-K 2023.pdf"."""
+    stem = re.sub(r"\.[A-Za-z0-9]{1,5}$", "", file_name.rsplit("/", 1)[-1])
+    tokens = [t.lower() for t in re.split(r"[\W_]+", stem) if t]
+    company: list[str] = []
+    years: set[int] = set()
+    form = None
+    quarter = None
+    ended = False
+    for i, token in enumerate(tokens):
+        joined = token + (tokens[i + 1] if i + 1 < len(tokens) else "")
+        year = _YEAR_TOKEN.fullmatch(token)
+        if year:
+            if not years:
+                years.add(int(year.group(1)))
+            quarter = quarter or (int(year.group(2)) if year.group(2) else None)
+            ended = True
+        elif token in _FORM_TOKENS or joined in _FORM_TOKENS:
+            form = form or _FORM_TOKENS.get(token) or _FORM_TOKENS[joined]
+            ended = True
+        elif not ended and not token.isdigit():
+            company.append(token)
+    return company, years, form, quarter
+
+
+def read_identity(file_name: str, head: str) -> FilingIdentity | None:
+    """The identity of a filing, from its file name and the start of its text; None when neither its
+    cover (an SEC form, a results release) nor its file name (a year and a form) says it is a filing."""
+    head = head[:HEAD_CHARS]
+    company, years, form, quarter = _file_name_parts(file_name)
+    names = _registrant_names(head)
+    cover = head[:COVER_CHARS]
+    sec_form = _SEC_FORM.search(cover) if re.search(r"securities\s+and\s+exchange\s+commission", cover, re.I) else None
+    release = _RELEASE.search(head[:600])
+    if sec_form:
+        form = _form_name(sec_form.group(1))
+    elif release:
+        form = form or "earnings"
+        names.append(release.group(1))
+        first_year = _RELEASE_YEAR.search(head[:600])  # "reports fiscal 2023 results and outlook for fiscal 2024"
+        if first_year:
+            years.add(int(first_year.group(1)))
+    if form is None or not (years or sec_form):
+        return None
+    for pattern in (_ANNUAL, _QUARTERLY, _CURRENT):
+        ended = pattern.search(head)
+        if ended:
+            years.add(int(ended.group(1)))
+    if quarter is None and form == "earnings":
+        quarter = _quarter_of(head[:600])
+    tickers = set(_TICKER.findall(head))
+    all_names = {_name_words(n) for n in names} | ({tuple(company)} if company else set())
+    return FilingIdentity(
+        names=tuple(sorted(n for n in all_names if n)),
+        tickers=frozenset(tickers),
+        years=frozenset(years),
+        form=form,
+        quarter=quarter,
+    )
+
+
+def _quarter_of(text: str) -> int | None:
+    found = _QUARTER.search(text)
+    if not found:
+        return None
+    word, q, nq = found.groups()
+    return _QUARTER_WORDS[word.lower()] if word else int(q or nq)
+
+
+def asked_period(question: str) -> AskedPeriod:
+    """The latest fiscal year a question names (a question comparing FY2019 with FY2020 is answered by
+    the FY2020 filing, which reports both), its quarter and the form it names, if any."""
+    years = []
+    for fy, fiscal, cjk, bare in _ASKED_YEAR.findall(question):
+        if fy:
+            years.append(int(fy) + (2000 if len(fy) == 2 else 0))
+        else:
+            years.append(int(fiscal or cjk or bare))
+    quarter = _quarter_of(re.sub(r"\bfy\s*\d{2,4}", " ", question, flags=re.IGNORECASE).replace("FY", " "))
+    quarter = quarter or next((int(q) for q in re.findall(r"fy\s*\d{4}\s*q([1-4])", question, re.IGNORECASE)), None)
+    form_match = _ASKED_FORM.search(question)
+    form = None
+    if form_match:
+        sec, annual, _ = form_match.groups()
+        form = _form_name(sec) if sec else ("10-K" if annual else "earnings")
+    return AskedPeriod(max(years) if years else None, quarter, form)
+
+
+def named_in(question: str, identity: FilingIdentity) -> bool:
+    """Whether a question names the filer: a run of its words that is one of the filer's names, whole
+    ("Best Buy", "Activision Blizzard"), joined ("BESTBUY" in a file name for "Best Buy") or the first
+    word of a longer name ("Adobe" for "Adobe Systems"), starting with a capital or a digit as a name does
+    ("the best quarter" is not Best Buy); or its ticker, in capitals."""
+    if any(re.search(rf"\b{re.escape(t)}\b", question) for t in identity.tickers):
+        return True
+    words = lexical.words_of(question)
+    lowered = [w.lower() for w in words]
+    for name in identity.names:
+        joined = "".join(name)
+        for i, word in enumerate(words):
+            if not (word[:1].isupper() or word[:1].isdigit()):
+                continue
+            if tuple(lowered[i : i + len(name)]) == name:
+                return True
+            if any("".join(lowered[i : i + n]) == joined for n in (1, 2, 3)):
+                return True
+            if len(name) > 1 and lowered[i] == name[0] and len(name[0]) >= 3:
+                return True
+    return False

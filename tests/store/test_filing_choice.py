@@ -1,0 +1,78 @@
+"""Filings chosen by the company and fiscal year a question names (docqa.store.keyword.filing_choice), on a
+real SQLite store: another company's results release, dense with the question's words, and the same
+company's filing for another year must not take the place of the filing asked about."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from docqa.store.db import Store
+from docqa.store.keyword.filing_choice import FilingIdentities
+from tests.support.store_rows import save
+
+COVER = """UNITED STATES
+SECURITIES AND EXCHANGE COMMISSION
+FORM 10-K
+For the fiscal year ended December 31, {year}
+Commission file number 1-1234
+{name}
+(Exact name of registrant as specified in its charter)
+"""
+FILLER = "The company designs, makes and sells products through its segments in many countries. " * 30
+STATEMENT = "Purchases of property, plant and equipment (1,577) (1,373). Capital expenditure for the year. "
+RELEASE = "Beta Foods reports fiscal 2018 results\n" + (
+    "Capital expenditure amount in USD millions for fiscal 2018 rose; capital expenditure guidance. " * 8
+)
+QUESTION = "What is the FY2018 capital expenditure amount (in USD millions) for Acme?"
+
+
+def _filings(tmp_path: Path) -> tuple[Store, int, dict[str, int]]:
+    store = Store(tmp_path / "db.sqlite3")
+    coll = store.collection("c", create=True).id
+    heads = {}
+    for name, year in (("ACME", 2017), ("ACME", 2018), ("GAMMA", 2018)):
+        text = COVER.format(year=year, name=f"{name} CORPORATION")
+        saved = save(
+            store, coll, f"{name}_{year}_10K.pdf", [text + FILLER, STATEMENT + FILLER], None, sha=f"{name}{year}"
+        )
+        heads[f"{name}{year}"] = saved.chunk_ids[0]
+    heads["BETA"] = save(store, coll, "BETA_2018Q4_EARNINGS.pdf", [RELEASE], None, sha="beta").chunk_ids[0]
+    return store, coll, heads
+
+
+def _document(store: Store, chunk_id: int) -> int:
+    return store.fetch_chunks([chunk_id])[chunk_id].document_id
+
+
+def test_the_company_and_year_named_choose_the_filing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store, coll, heads = _filings(tmp_path)
+    top = store.bm25(coll, QUESTION, 3)
+    assert _document(store, top[0][0]) == _document(store, heads["ACME2018"])
+    asked_2017 = store.bm25(coll, QUESTION.replace("FY2018", "FY2017"), 3)
+    assert _document(store, asked_2017[0][0]) == _document(store, heads["ACME2017"])
+    monkeypatch.setattr(FilingIdentities, "candidates", lambda *_: set())  # without identities: the release wins
+    assert _document(store, store.bm25(coll, QUESTION, 3)[0][0]) == _document(store, heads["BETA"])
+
+
+def test_a_question_naming_no_company_searches_every_filing(tmp_path: Path) -> None:
+    store, coll, heads = _filings(tmp_path)
+    top = store.bm25(coll, "What is the FY2018 capital expenditure amount in USD millions?", 3)
+    assert _document(store, top[0][0]) == _document(store, heads["BETA"])
+
+
+def test_a_replaced_filing_is_read_again(tmp_path: Path) -> None:
+    store = Store(tmp_path / "db.sqlite3")
+    coll = store.collection("c", create=True).id
+
+    def filing(name: str, year: int, body: str) -> list[int]:
+        cover = COVER.format(year=year, name="ACME CORPORATION")
+        return list(save(store, coll, name, [cover + FILLER, body + FILLER], None, sha=f"{name}{year}").chunk_ids)
+
+    filing("acme-a.pdf", 2017, "Revenue grew in every segment. ")
+    strong = filing("acme-b.pdf", 2018, STATEMENT)
+    asked = QUESTION.replace("FY2018", "FY2019")
+    assert store.bm25(coll, asked, 3)[0][0] in strong  # no filing reports on 2019: the first pass decides
+    replaced = filing("acme-a.pdf", 2019, "Revenue grew in every segment. ")  # now it does
+    assert store.bm25(coll, asked, 3)[0][0] in replaced
