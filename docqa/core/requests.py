@@ -37,3 +37,10 @@ class AskRequest:
         """The question this one follows (the last earlier one, trimmed), or "" for none: what steers its
         retrieval and prompt, and so what its cached answer is filed under (a blank one is no follow-up)."""
         return self.earlier[-1].strip()[:MAX_QUESTION_CHARS] if self.earlier else ""
+
+    def search_text(self) -> str:
+        """What retrieval searches for: a follow-up with the question before it ("and the governing law?"
+        alone finds every contract's clause; a question on a new topic still finds its own chunks, its terms
+        being in the search, and may bring one of the last topic's)."""
+        earlier = self.follows()
+        return f"{earlier}\n{self.question}" if earlier else self.question

@@ -47,6 +47,11 @@ class EvalRow:
     is_impossible: bool
     answer_type: str
     pages: tuple[int, ...] = ()
+    earlier: tuple[str, ...] = ()  # a follow-up's conversation: its earlier user turns, oldest first
+
+    def request(self, collection: str, document_id: int | None) -> AskRequest:
+        """The question as docqa is asked it: a follow-up with its conversation, which steers retrieval."""
+        return AskRequest(self.question, collection, document_id=document_id, use_cache=False, earlier=self.earlier)
 
     @property
     def answerable(self) -> bool:
@@ -74,6 +79,9 @@ def load_rows(path: Path, doc_field: str) -> list[EvalRow]:
                 is_impossible=bool(raw.get("is_impossible")),
                 answer_type=str(raw.get("answer_type", "span")),
                 pages=tuple([pages] if isinstance(pages, int) else found),
+                earlier=tuple(
+                    str(turn.get("content", "")) for turn in raw.get("history") or [] if turn.get("role") == "user"
+                ),
             )
         )
     return rows
@@ -167,11 +175,11 @@ def evaluate(
         vector = None
         if dense:
             started = time.perf_counter()
-            vector = qa.embed_query(row.question)
+            vector = qa.embed_query(row.request(collection, None).search_text())
             tally.embed_ms.append((time.perf_counter() - started) * 1000)
         started = time.perf_counter()
         chunks = qa.retrieve(
-            row.question,
+            row.request(collection, None).search_text(),
             k_max,
             collection,
             doc_id if options.scope == "document" else None,
@@ -251,7 +259,7 @@ def _answer_quality(
 
     def generate(row: EvalRow) -> str:
         scope = document_ids[row.doc or ""] if options.scope == "document" else None
-        return qa.ask(AskRequest(row.question, collection, document_id=scope, use_cache=False)).answer
+        return qa.ask(row.request(collection, scope)).answer
 
     # As many questions at once as the engine runs requests: it batches them on the GPU, where one
     # after another would leave it mostly idle. The engine's own count, not DOCQA_LLM_N_PARALLEL: where

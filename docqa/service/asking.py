@@ -85,11 +85,7 @@ class Asker:
             self.store.document(coll, request.document_id)  # 404 for another collection's document
         top_k = request.top_k or self.settings.retrieval.top_k
         earlier = request.follows()
-        # A follow-up is searched with the question before it: "and the governing law?" alone finds every
-        # contract's clause. (A question on a new topic then still finds its own chunks, its terms being in
-        # the search, and may bring one of the last topic's.)
-        query = f"{earlier}\n{question}" if earlier else question
-        ranked = self.retriever.retrieve(coll, query, top_k, request.document_id)
+        ranked = self.retriever.retrieve(coll, request.search_text(), top_k, request.document_id)
         retrieval_ms = (time.perf_counter() - started) * 1000
         info = self.generator.info
         base = THINKING_SAMPLING if request.thinking else NON_THINKING_SAMPLING

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from docqa.cli.main import main
 from docqa.core.types import ChunkDraft, RetrievedChunk
-from docqa.eval.evaluation import EvalRow, declines, first_hit, token_f1
+from docqa.eval.evaluation import EvalRow, declines, first_hit, load_rows, token_f1
 from docqa.eval.scoring import is_hit
 from docqa.store.db import Store
 from docqa.store.keyword.passages import PASSAGES_PER_CHUNK, split_passages
@@ -146,3 +146,15 @@ def test_keyword_search_finds_small_returns_big_and_old_indexes_migrate(tmp_path
     with store.session() as s:
         assert s.execute(text("SELECT count(*) FROM passage_fts")).scalar() == 0  # removed with the chunks
     store.close()
+
+
+def test_a_follow_up_row_is_searched_with_its_conversation(tmp_path: Path) -> None:
+    """A row with `history` (prospectus_zh's dev-2) is asked as docqa's ask path asks a follow-up: its
+    earlier user turn steers retrieval (AskRequest.search_text), the assistant's turn does not."""
+    qa_file = tmp_path / "qa.jsonl"
+    history = [{"role": "user", "content": "Tell me about the supply contract."}, {"role": "assistant", "content": "x"}]
+    qa_file.write_text(json.dumps({"id": "f", "question": "And who signed it?", "history": history}) + "\n")
+    (row,) = load_rows(qa_file, "doc")
+    assert row.earlier == ("Tell me about the supply contract.",)
+    assert row.request("c", None).search_text() == "Tell me about the supply contract.\nAnd who signed it?"
+    assert row.request("c", 7).document_id == 7 and not row.request("c", 7).use_cache

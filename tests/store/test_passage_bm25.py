@@ -131,6 +131,15 @@ def test_heading_texts_find_numbered_titles_and_capital_lines() -> None:
     ]  # fmt: skip
 
 
+def test_chinese_section_headings_are_found_in_the_text_as_written() -> None:
+    body = "第二节 概览\n一、发行人基本情况\n（二）无形资产截至 2010 年 12 月 31 日，公司情况：\n本公司认为一、二"
+    assert passage_stems.heading_texts(body) == ["概览", "发行人基本情况", "无形资产截至"]  # a title ends at a digit
+    stemmer = passage_stems.Stemmer()
+    (row,) = passage_stems.stored_rows(stemmer, [(1, body)])
+    bigrams = "概览 发行 行人 人基 基本 本情 情况 无形 形资 资产 产截 截至"
+    assert row["headings"] == passage_stems.encode(stemmer.ids(bigrams))
+
+
 def test_stem_arrays_count_terms_and_phrases_as_fts5_does() -> None:
     stemmer = passage_stems.Stemmer()
     text = "Terminated: the TERMINATION of e_mail notices; naïve e-mail, terminate e_mail"
@@ -162,7 +171,8 @@ def _rankings(
         assert rows is not None
         ranked = [
             [rowid for rowid, _ in passage_bm25.document_passages(
-                session, stats, terms, rows, saved.document_id, (0.0, 1.0), passages.PASSAGES_PER_CHUNK, *w
+                session, stats, terms, rows, saved.document_id, (0.0, 1.0), passages.PASSAGES_PER_CHUNK,
+                passage_bm25.HeadingBonus(*w)
             )]
             for w in weights
         ]  # fmt: skip

@@ -12,17 +12,36 @@ fts5_aux.c's, in its order of operations, so the scores equal `bm25()`'s (a test
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from docqa.store.keyword import passage_stems
+from docqa.store.keyword import lexical, passage_stems
 from docqa.store.keyword.term_stats import TermStats, index_totals, varints
 from docqa.store.keyword.titles import title_text
 
 K1 = 1.2  # fts5_aux.c's constants
 B = 0.75
+
+
+@dataclass(frozen=True)
+class HeadingBonus:
+    """What a passage's headings add to its score (body only). `weight`: each term found in one of the
+    passage's headings adds this share of its IDF, as a heading field would in BM25F; `named`: more
+    where the term and the question's next or previous term are both in them: the question names that
+    section ("the cash flow statement", in "Consolidated Statements of Cash Flows"), not one word of it;
+    `statement`: where a heading is the title of a statement the question needs (`statements`, each its
+    possible titles, docqa.store.keyword.statements), this share of the title's IDF."""
+
+    weight: float = 0.0
+    named: float = 0.0
+    statements: tuple[tuple[str, ...], ...] = ()
+    statement: float = 0.0
+
+
+NO_HEADINGS = HeadingBonus()
 
 
 def document_passages(
@@ -33,16 +52,12 @@ def document_passages(
     document_id: int,
     weights: tuple[float, float],
     passages_per_chunk: int,
-    heading_weight: float = 0.0,
-    named_heading_weight: float = 0.0,
+    headings: HeadingBonus = NO_HEADINGS,
 ) -> list[tuple[int, float]]:
     """(passage rowid, BM25 score; higher is better) of every passage of the document in the rowid
     range `rows` that matches any of `terms` (in its title or body, as FTS5's MATCH would), as FTS5's
-    bm25(passage_fts, *weights) would score it, best first (ties in rowid order). heading_weight:
-    each term found in one of the passage's headings (body only) adds this share of its IDF, as a
-    heading field would in BM25F; named_heading_weight more where the term and the question's next or
-    previous term are both in them: the question names that section ("the cash flow statement", in
-    "Consolidated Statements of Cash Flows"), not one word of it."""
+    bm25(passage_fts, *weights) would score it, best first (ties in rowid order), plus what its headings
+    add (HeadingBonus)."""
     stems = stats.stems(terms)
     if not any(stems):
         return []
@@ -81,17 +96,46 @@ def document_passages(
     # fts5_aux.c's formula for every (term, passage) at once, summed over the terms in their order
     frequency = weights[0] * in_title[:, None].astype(float) + weights[1] * in_body[:, matching].astype(float)
     scores = (idf * ((frequency * (K1 + 1.0)) / (frequency + K1 * (1 - B + B * lengths / average_length)))).sum(axis=0)
-    if heading_weight and weights[1]:
-        in_headings = passage_stems.counts([bytes(found[p][2]) for p in matching], phrases) > 0
-        scores = scores + heading_weight * (idf * in_headings).sum(axis=0)
-        if named_heading_weight and len(terms) > 1:
-            pair = in_headings[:-1] & in_headings[1:]  # (term and the next, passage)
+    if headings.weight and weights[1]:
+        heading_stems = [bytes(found[p][2]) for p in matching]
+        in_headings = passage_stems.counts(heading_stems, phrases) > 0
+        scores = scores + headings.weight * (idf * in_headings).sum(axis=0)
+        if headings.named and len(terms) > 1:
+            # (term and the next, passage); a Chinese word's overlapping bigrams are not two terms in a row
+            latin = np.array([not lexical.is_cjk(term) for term in terms])[:, None]
+            pair = (in_headings & latin)[:-1] & (in_headings & latin)[1:]
             named = np.zeros_like(in_headings)
             named[:-1] |= pair
             named[1:] |= pair
-            scores = scores + named_heading_weight * (idf * named).sum(axis=0)
+            scores = scores + headings.named * (idf * named).sum(axis=0)
+        if headings.statement and headings.statements:
+            scores = scores + headings.statement * _statement_titles(
+                session, stats, totals.rows, headings, heading_stems
+            )
     scored = sorted(zip(rowids, scores.tolist(), strict=True), key=lambda item: -item[1])
     return scored
+
+
+def _statement_titles(
+    session: Session, stats: TermStats, rows: int, headings: HeadingBonus, heading_stems: list[bytes]
+) -> np.ndarray:
+    """Per passage, the IDF of the statement titles among its headings (the best title of each statement
+    asked, summed over the statements)."""
+    total = np.zeros(len(heading_stems))
+    for titles in headings.statements:
+        best = np.zeros(len(heading_stems))
+        for title in titles:
+            words = title.split()
+            stems = stats.stems(words)
+            ids = [passage_stems.stem_id(stem) for word_stems in stems for stem in word_stems]
+            present = passage_stems.counts(heading_stems, [ids])[0] > 0
+            weight = sum(
+                _idf(rows, stats.phrase_frequency(session, word, tuple(word_stems)))
+                for word, word_stems in zip(words, stems, strict=True)
+            )
+            best = np.maximum(best, present * weight)
+        total += best
+    return total
 
 
 def _idf(rows: int, hits: int) -> float:

@@ -28,6 +28,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from docqa.store.keyword import lexical
+
 TOKENIZER = "porter unicode61 remove_diacritics 2"  # must equal passage_fts's
 STEMS_DDL = (
     "CREATE TABLE IF NOT EXISTS passage_stems (id INTEGER PRIMARY KEY, body BLOB NOT NULL, headings BLOB NOT NULL)"
@@ -50,6 +52,13 @@ _TITLE_LINE = re.compile(r"[ \t]*([A-Z][^\d\n.:;,]{2,80}?)[ \t]*$")
 # the words a title leaves in lowercase
 _SMALL_WORDS = frozenset(
     ["a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "of", "on", "or", "per", "the", "to", "with"]
+)
+# Chinese headings: "第二节 概览", "一、发行人基本情况", "（二）控股股东及实际控制人"; the title runs to the first
+# punctuation, digit or space (PDF text often runs a heading into its paragraph), at most 20 characters.
+_CJK_HEADING = re.compile(
+    r"[ \t]*(?:第[一二三四五六七八九十百零〇\d]+[节章篇部分]"
+    r"|[一二三四五六七八九十]+、|[（(][一二三四五六七八九十]+[）)])"
+    r"[ \t]*([\u3400-\u4dbf\u4e00-\u9fff][^：:，,。；;（(\d\s]{1,19})"
 )
 _HEADING_WORDS = 10
 # A passage keeps the last headings before it in its document: a statement's title is on its page's
@@ -152,7 +161,9 @@ def heading_texts(body: str) -> list[str]:
     or a line in title case."""
     found = []
     for line in body.split("\n"):
-        match = _NUMBERED_HEADING.match(line) or _CAPS_HEADING.match(line) or _title_line(line)
+        match = (
+            _CJK_HEADING.match(line) or _NUMBERED_HEADING.match(line) or _CAPS_HEADING.match(line) or _title_line(line)
+        )
         if match is not None and len(match.group(1).split()) <= _HEADING_WORDS:
             found.append(match.group(1))
     return found
@@ -168,13 +179,14 @@ def _title_line(line: str) -> re.Match[str] | None:
 
 
 def stored_rows(stemmer: Stemmer, passages: Sequence[tuple[int, str]]) -> list[dict[str, object]]:
-    """passage_stems rows for (rowid, indexed body text) pairs of one document, in its order: the body's
-    stems, and those of its headings with the CARRIED_HEADINGS last ones before it."""
+    """passage_stems rows for (rowid, passage text) pairs of one document, in its order: the stems of its
+    indexed form (lexical.index_text), and those of its headings with the CARRIED_HEADINGS last ones before
+    it (read from the text as written: a Chinese heading before its characters are cut into bigrams)."""
     rows: list[dict[str, object]] = []
     carried: list[str] = []
-    for rowid, body in passages:
-        own = heading_texts(body)
-        headings = encode(stemmer.ids("\n".join([*carried, *own])))
-        rows.append({"id": rowid, "body": encode(stemmer.ids(body)), "headings": headings})
+    for rowid, passage in passages:
+        own = heading_texts(passage)
+        headings = encode(stemmer.ids(lexical.index_text("\n".join([*carried, *own]))))
+        rows.append({"id": rowid, "body": encode(stemmer.ids(lexical.index_text(passage))), "headings": headings})
         carried = [*carried, *own][-CARRIED_HEADINGS:]
     return rows

@@ -25,8 +25,8 @@ PASSAGE_CHARS = 2000  # about 500 tokens of English
 PASSAGES_PER_CHUNK = 64  # rowid = chunk_id * 64 + k; a 4096-token chunk needs about 8-16
 HEAD_CHARS = 1000  # how much of a document's first chunk joins its name in the title
 # PRAGMA user_version: 1 and 2 indexed whole chunks in chunk_fts; 3 had passages without their stems;
-# 4 kept only a passage's own numbered and capitals headings
-SCHEMA_VERSION = 5
+# 4 kept only a passage's own numbered and capitals headings; 5 had no Chinese headings
+SCHEMA_VERSION = 6
 
 DDL = [
     f"CREATE VIRTUAL TABLE IF NOT EXISTS passage_fts USING fts5(title, body, tokenize='{TOKENIZER}')",
@@ -78,12 +78,12 @@ def index_chunks(
 ) -> None:
     """Write the passages of (chunk ID, text) pairs of one document, and their stems."""
     passages = [
-        (chunk_id * PASSAGES_PER_CHUNK + k, lexical.index_text(passage))
+        (chunk_id * PASSAGES_PER_CHUNK + k, passage)
         for chunk_id, chunk_text in chunks
         for k, passage in enumerate(split_passages(chunk_text))
     ]
     if passages:
-        rows = [{"rowid": rowid, "title": title, "body": body} for rowid, body in passages]
+        rows = [{"rowid": rowid, "title": title, "body": lexical.index_text(body)} for rowid, body in passages]
         session.execute(text("INSERT INTO passage_fts(rowid, title, body) VALUES (:rowid, :title, :body)"), rows)
         stem_rows = passage_stems.stored_rows(stemmer, passages)
         session.execute(text("INSERT INTO passage_stems(id, body, headings) VALUES (:id, :body, :headings)"), stem_rows)

@@ -1,0 +1,56 @@
+"""Which financial statement a question needs, so the passages under that statement's heading rank first.
+
+A filing's numbers sit in its statements (balance sheet, income statement, cash flow statement), but a
+question names the metric, not the table: "capital expenditure" is the cash flow statement's "purchases of
+property, plant and equipment", "quick ratio" is read from the balance sheet, "operating margin" from the
+income statement. BM25 then prefers the discussion that repeats the question's words (MD&A, notes) to the
+page holding the number (financebench_dev, the question's own filing: 14 of the 23 misses at 3 were a
+statement page). Here a question's statement is read from the statement it names or from the metrics it
+asks about, by the metrics' standard definitions; the search (docqa.store.keyword.passage_bm25) then adds a
+bonus to the passages whose headings are that statement's title ("Consolidated Statements of Cash Flows").
+
+Pure functions of the question's text.
+"""
+
+from __future__ import annotations
+
+import re
+
+BALANCE_SHEET = ("balance sheet", "statement of financial position", "statement of financial condition")
+INCOME_STATEMENT = ("statement of income", "statement of operations", "statement of earnings", "income statement")
+CASH_FLOW_STATEMENT = ("statement of cash flows", "cash flow statement")
+
+# What each statement reports, as questions name it: the statement itself, its lines, and the ratios
+# whose standard definitions read them. A ratio of two statements' lines (return on assets, days payable)
+# names both.
+_ASKS = {
+    BALANCE_SHEET: (
+        r"balance sheets?|statements? of financial (?:position|condition)|working capital|quick ratio|current ratio"
+        r"|current assets|current liabilities|inventor(?:y|ies)|accounts payable|accounts receivable|total assets"
+        r"|pp&e|property,? plant,? and equipment|fixed assets?|cash and cash equivalents|shareholders'? equity"
+        r"|stockholders'? equity|debt[- ]to[- ]equity|total debt|net debt|days payable|dpo|days sales|dso"
+        r"|days inventory|dio|cash conversion cycle|return on (?:assets|equity)|roa|roe|asset turnover|book value"
+    ),
+    INCOME_STATEMENT: (
+        r"income statements?|statements? of (?:income|operations|earnings)|p&l|profit and loss|revenues?"
+        r"|net sales|operating income|operating margin|operating profit|gross margin|gross profit|net income"
+        r"|net profit|net earnings|ebit|ebitda|earnings per share|eps|cost of (?:goods sold|sales|revenue)|cogs"
+        r"|sg&a|effective tax rate|interest expense|interest coverage|days payable|dpo|days sales|dso"
+        r"|days inventory|dio|cash conversion cycle|return on (?:assets|equity)|roa|roe|asset turnover"
+    ),
+    CASH_FLOW_STATEMENT: (
+        r"cash flow statements?|statements? of cash flows?|capital expenditures?|capex|free cash ?flow|fcf"
+        r"|cash (?:flow )?from operations|operating cash flow|cash flows? from operating|depreciation and amortization"
+        r"|d&a|dividends paid|repurchases? of (?:common )?stock|share repurchases?|buybacks?|purchases of property"
+    ),
+}
+_PATTERNS = {
+    statement: re.compile(rf"(?<![\w&])(?:{asks})(?![\w&])", re.IGNORECASE) for statement, asks in _ASKS.items()
+}
+
+
+def asked_statements(question: str) -> list[tuple[str, ...]]:
+    """The statements a question asks about, each as the titles its heading may have (plural forms
+    stem alike: "Consolidated Statements of Cash Flows"); none for a question that asks for no
+    statement's line."""
+    return [statement for statement, pattern in _PATTERNS.items() if pattern.search(question)]

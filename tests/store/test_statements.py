@@ -1,0 +1,58 @@
+"""The financial statement a question needs (docqa.store.keyword.statements), and its pages ranked first
+on a real SQLite store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from docqa.store.db import Store
+from docqa.store.keyword import index as keyword_index
+from docqa.store.keyword.statements import (
+    BALANCE_SHEET,
+    CASH_FLOW_STATEMENT,
+    INCOME_STATEMENT,
+    asked_statements,
+)
+from tests.support.store_rows import save
+
+
+@pytest.mark.parametrize(
+    ("question", "statements"),
+    [
+        ("What is the FY2018 capital expenditure amount (in USD millions) for 3M?", [CASH_FLOW_STATEMENT]),
+        ("what is the FY2020 working capital ratio, from the statement of financial position?", [BALANCE_SHEET]),
+        ("Does Adobe have an improving operating margin profile as of FY2022?", [INCOME_STATEMENT]),
+        ("What is FY2018 days payable outstanding (DPO) for Walmart?", [BALANCE_SHEET, INCOME_STATEMENT]),
+        ("Which law governs the agreement?", []),
+        ("Is the licensee allowed to sublicense?", []),  # "license" holds no statement's line
+    ],
+)
+def test_asked_statements(question: str, statements: list[tuple[str, ...]]) -> None:
+    assert asked_statements(question) == statements
+
+
+MD_AND_A = (
+    "Liquidity and Capital Resources\n\nCapital expenditures were higher in 2018. The company expects capital "
+    "expenditures of about 1.5 billion in 2019, and capital expenditure plans stay flexible. "
+) * 3
+STATEMENT = (
+    "Consolidated Statements of Cash Flows\nYears ended December 31\n(Millions) 2018 2017\n"
+    "Net income 5,363 4,869\nDepreciation and amortization 1,488 1,544\n"
+    "Purchases of property, plant and equipment (PP&E) (1,577) (1,373)\n"
+)
+FILLER = "The company designs, makes and sells products in many countries through its four segments. " * 20
+
+
+def test_the_statement_a_question_needs_ranks_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = Store(tmp_path / "db.sqlite3")
+    coll = store.collection("c", create=True).id
+    saved = save(store, coll, "acme.pdf", [FILLER, MD_AND_A + FILLER, STATEMENT + FILLER], None)
+    for n in range(20):  # other documents, so that the question's words are rare ones
+        save(store, coll, f"other{n}.txt", [f"Minutes of meeting {n} of the garden club. " * 30], None, sha=f"o{n}")
+    question = "What is the FY2018 capital expenditure amount (in USD millions)?"
+    top = store.bm25(coll, question, 3, document_id=saved.document_id)
+    assert top[0][0] == saved.chunk_ids[2]
+    monkeypatch.setattr(keyword_index, "STATEMENT_WEIGHT", 0.0)  # without the statement's bonus: the prose
+    assert store.bm25(coll, question, 3, document_id=saved.document_id)[0][0] == saved.chunk_ids[1]
