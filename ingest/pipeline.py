@@ -277,6 +277,7 @@ class Ingestor:
             chunks=chunks,
             embeddings=vectors,
             recipe=prepared.recipe,
+            ocr_pages=[page.number for page in parsed.pages if page.ocr],
         )
         vector_index = self._indexes.get(collection)
         if vector_index is not None:

@@ -75,7 +75,7 @@ def read_pdf(
         text = clean_pdf_text(raw)
         if not text.strip() and number not in extracted.failed:
             empty.append(number)
-        pages.append(Page(number, text))
+        pages.append(Page(number, text, ocr=number in extracted.ocr))
     warnings = []
     if extracted.ocr:
         warnings.append(f"pages {_page_ranges(extracted.ocr)} read by OCR")

@@ -10,7 +10,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 
-from docqa.answering.citing import best_page, cited_numbers
+from docqa.answering.citing import best_page, cited_numbers, section_of
 from docqa.answering.prompting import PromptPlan
 from docqa.answering.thinking import Channel, ThinkSplitter
 from docqa.core.events import AnswerDelta, AskEvent, CitationsEvent, DoneEvent, ErrorEvent, ReasoningDelta
@@ -29,6 +29,8 @@ def citations_for(plan: PromptPlan) -> list[Citation]:
             pages=(s.chunk.first_page, s.chunk.last_page),
             chunk_id=s.chunk.chunk_id,
             score=s.chunk.score,
+            section=section_of(s.chunk, None),
+            ocr=bool(s.chunk.ocr_pages),
         )
         for s in plan.sources
     ]
@@ -71,9 +73,20 @@ class AnswerBuilder:
         answer = "".join(self._answer)
         cited = cited_numbers(answer)
         chunks = {s.number: s.chunk for s in self._plan.sources}
-        self.citations = [
-            replace(c, page=best_page(answer, chunks[c.number]), cited=c.number in cited) for c in self.citations
-        ]
+        self.citations = [self._refined(c, best_page(answer, chunks[c.number]), cited) for c in self.citations]
+
+    def _refined(self, citation: Citation, page: int | None, cited: set[int]) -> Citation:
+        """The citation once the answer says which page of its source it used."""
+        if page is None:
+            return replace(citation, cited=citation.number in cited)
+        chunk = next(s.chunk for s in self._plan.sources if s.number == citation.number)
+        return replace(
+            citation,
+            page=page,
+            cited=citation.number in cited,
+            section=section_of(chunk, page),
+            ocr=page in chunk.ocr_pages,
+        )
 
     def _route(self, parts: Sequence[tuple[Channel, str]]) -> list[AskEvent]:
         events: list[AskEvent] = []

@@ -84,6 +84,8 @@ def _citation(data: dict[str, object]) -> Citation:
         score=float(data["score"]),  # type: ignore[arg-type]
         page=None if data.get("page") is None else int(data["page"]),  # type: ignore[call-overload]
         cited=bool(data.get("cited")),
+        section=None if data.get("section") is None else str(data["section"]),
+        ocr=bool(data.get("ocr")),
     )
 
 

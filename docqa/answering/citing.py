@@ -11,6 +11,7 @@ from typing import Any
 
 from docqa.core.types import RetrievedChunk
 from docqa.store.keyword import lexical
+from docqa.store.keyword.passage_stems import heading_texts
 
 _BRACKET = re.compile(r"\[\s*(\d{1,3}(?:\s*[,，、]\s*\d{1,3})*)")
 
@@ -48,6 +49,22 @@ def best_page(answer: str, chunk: RetrievedChunk) -> int | None:
     return page if overlap > 0 else None
 
 
+def section_of(chunk: RetrievedChunk, page: int | None) -> str | None:
+    """The heading a citation shows: the first one on the page, else the last one before it in the chunk
+    (a statement's second page is still that statement's); for no page, the one over the chunk's start."""
+    segments = page_segments(chunk)
+    upto = next((i for i, (number, _) in enumerate(segments) if number == page), 0)
+    on_page = heading_texts(segments[upto][1])
+    if on_page:
+        return _tidy(on_page[0])
+    before = [h for _, text in segments[:upto] for h in heading_texts(text)]
+    return _tidy(before[-1]) if before else None
+
+
+def _tidy(heading: str) -> str:
+    return " ".join(heading.split())[:120]
+
+
 def cited_numbers(answer: str) -> set[int]:
     """Source numbers the answer refers to: [1], [2][3], [1, 2]."""
     found: set[int] = set()
@@ -60,10 +77,14 @@ def format_pages(citation: dict[str, Any]) -> str:
     """'p. 2', 'pp. 3-5', or 'p. 4 (chunk covers pp. 3-5)' for a citation as Citation.as_dict gives it."""
     first, last = citation["pages"]
     if first == last:
-        return f"p. {first}"
-    if citation.get("page"):
-        return f"p. {citation['page']} (chunk covers pp. {first}-{last})"
-    return f"pp. {first}-{last}"
+        where = f"p. {first}"
+    elif citation.get("page"):
+        where = f"p. {citation['page']} (chunk covers pp. {first}-{last})"
+    else:
+        where = f"pp. {first}-{last}"
+    if citation.get("section"):
+        where += f', "{citation["section"]}"'
+    return where + (", read by OCR" if citation.get("ocr") else "")
 
 
 def sources_footer(citations: list[dict[str, Any]]) -> str:

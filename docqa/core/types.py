@@ -10,6 +10,7 @@ from typing import Literal
 class Page:
     number: int  # 1-based
     text: str
+    ocr: bool = False  # read from the page's image by OCR, not from a text layer
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,7 @@ class RetrievedChunk:
     last_page: int
     score: float  # fused score: higher is better
     page_breaks: tuple[tuple[int, int], ...] = ()
+    ocr_pages: tuple[int, ...] = ()  # its pages that OCR read (their text may hold OCR's errors)
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,8 @@ class Citation:
     score: float
     page: int | None = None  # the page of the range that best matches the answer, once there is one
     cited: bool = False  # the answer refers to this source as [number]
+    section: str | None = None  # the heading over that page (or over the range's start), if one was found
+    ocr: bool = False  # that page (or, before the answer, any page of the range) was read by OCR
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -65,6 +69,8 @@ class Citation:
             "pages": list(self.pages),
             "page": self.page,
             "cited": self.cited,
+            "section": self.section,
+            "ocr": self.ocr,
             "chunk_id": self.chunk_id,
             "score": round(self.score, 6),
         }

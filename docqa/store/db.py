@@ -79,6 +79,7 @@ class DocumentRow(Base):
     # How it was read and chunked (ingest.pipeline.ingest_recipe): the same bytes read another way
     # (a newer reader, other chunk sizes) are ingested again. None: a store older than the column.
     recipe: Mapped[str | None] = mapped_column(Text)
+    ocr_pages: Mapped[str | None] = mapped_column(Text)  # JSON list of the pages OCR read; None: none
     created_at: Mapped[datetime] = mapped_column(default=_now)
     updated_at: Mapped[datetime] = mapped_column(default=_now, onupdate=_now)
 
@@ -158,8 +159,10 @@ class Store:
         with self.engine.begin() as conn:
             for ddl in _EXTRA_DDL:
                 conn.execute(text(ddl))
-            if "recipe" not in {row[1] for row in conn.execute(text("PRAGMA table_info(documents)"))}:
-                conn.execute(text("ALTER TABLE documents ADD COLUMN recipe TEXT"))
+            columns = {row[1] for row in conn.execute(text("PRAGMA table_info(documents)"))}
+            for column in ("recipe", "ocr_pages"):  # added after the table: older stores lack them
+                if column not in columns:
+                    conn.execute(text(f"ALTER TABLE documents ADD COLUMN {column} TEXT"))
             passages.create_or_migrate(conn, self._stemmer)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         self._term_stats = TermStats(self._stemmer)
@@ -232,6 +235,7 @@ class Store:
         chunks: Sequence[ChunkDraft],
         embeddings: np.ndarray | None,
         recipe: str | None = None,
+        ocr_pages: Sequence[int] = (),
     ) -> SavedDocument:
         """Insert or replace a document and all its chunks in one transaction."""
         if embeddings is not None and len(embeddings) != len(chunks):
@@ -250,6 +254,7 @@ class Store:
             doc.name, doc.sha256, doc.size_bytes, doc.pages = name, sha256, size_bytes, pages
             doc.status, doc.error, doc.warnings = "ready", None, json.dumps(list(warnings))
             doc.n_chunks, doc.recipe = len(chunks), recipe
+            doc.ocr_pages = json.dumps(list(ocr_pages)) if ocr_pages else None
             doc.n_tokens = sum(c.n_tokens for c in chunks)
             s.flush()
             rows = [
@@ -378,7 +383,9 @@ class Store:
             return {}
         with self.session() as s:
             rows = s.execute(
-                select(ChunkRow, DocumentRow.name).join(DocumentRow).where(ChunkRow.id.in_(list(ids)))
+                select(ChunkRow, DocumentRow.name, DocumentRow.ocr_pages)
+                .join(DocumentRow)
+                .where(ChunkRow.id.in_(list(ids)))
             ).all()
         return {
             c.id: RetrievedChunk(
@@ -391,8 +398,9 @@ class Store:
                 last_page=c.last_page,
                 score=0.0,
                 page_breaks=tuple((int(o), int(p)) for o, p in json.loads(c.page_breaks or "[]")),
+                ocr_pages=tuple(p for p in json.loads(ocr or "[]") if c.first_page <= p <= c.last_page),
             )
-            for c, name in rows
+            for c, name, ocr in rows
         }
 
     def bm25(

@@ -110,8 +110,9 @@ function uploadFile(file) {
 
 function pagesOf(c) {
   const [first, last] = c.pages;
-  if (c.page) return `p. ${c.page}`;
-  return first === last ? `p. ${first}` : `pp. ${first}-${last}`;
+  let where = c.page ? `p. ${c.page}` : first === last ? `p. ${first}` : `pp. ${first}-${last}`;
+  if (c.section) where += `, "${c.section}"`;
+  return c.ocr ? `${where}, read by OCR` : where;
 }
 
 function showCitations(citations) {

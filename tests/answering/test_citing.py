@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from docqa.answering.citing import best_page, cited_numbers, page_segments, with_page_markers
+from docqa.answering.citing import (
+    best_page,
+    cited_numbers,
+    format_pages,
+    page_segments,
+    section_of,
+    with_page_markers,
+)
 from docqa.core.types import RetrievedChunk
 
 TEXT = "Annual report.\n\nRevenue was EUR 184.6 million.\n\nWe shipped 2,340 robots from Brno."
@@ -27,3 +34,26 @@ def test_best_page_follows_the_answer() -> None:
 def test_cited_numbers() -> None:
     assert cited_numbers("Sixty days [2]. Also [1][3], and [1, 2] or [4，5]; not [x] or 2.") == {1, 2, 3, 4, 5}
     assert cited_numbers("no citations here") == set()
+
+
+STATEMENTS = (
+    "Item 8. Financial Statements\nConsolidated Balance Sheets\nTotal assets 36,500\n"
+    "Consolidated Statements of Cash Flows\nNet income 5,363\nPurchases of property (1,577)\n"
+    "Cash at end of year 3,270"
+)
+STATEMENT_PAGES = RetrievedChunk(3, 1, "10k.pdf", 0, STATEMENTS, 58, 60, 1.0, ((68, 59), (143, 60)), ocr_pages=(60,))
+
+
+def test_a_citation_names_the_section_over_its_page() -> None:
+    assert section_of(STATEMENT_PAGES, 59) == "Consolidated Statements of Cash Flows"  # the page's own heading
+    assert section_of(STATEMENT_PAGES, 60) == "Consolidated Statements of Cash Flows"  # carried onto the next
+    assert section_of(STATEMENT_PAGES, None) == "Financial Statements"  # the range's start
+    assert section_of(RetrievedChunk(4, 1, "a.txt", 0, "no heading here", 1, 1, 1.0), 1) is None
+
+
+def test_format_pages_shows_section_and_ocr() -> None:
+    cited = {"pages": [58, 60], "page": 60, "section": "Consolidated Statements of Cash Flows", "ocr": True}
+    assert format_pages(cited) == (
+        'p. 60 (chunk covers pp. 58-60), "Consolidated Statements of Cash Flows", read by OCR'
+    )
+    assert format_pages({"pages": [4, 4]}) == "p. 4"

@@ -69,6 +69,7 @@ def test_ingest_reads_a_scan_by_default(scan: Path, tmp_path: Path) -> None:
         assert report.files[0].status == "added" and report.files[0].warnings == ["pages 1 read by OCR"]
         [chunk] = qa.retrieve("sixty days notice terminate", 1)
         assert chunk.document_name == "scan.pdf" and "sixty days" in chunk.text
+        assert chunk.ocr_pages == (1,)  # kept with the document: citations of the page say it was OCR's
     finally:
         qa.close()
 
