@@ -12,6 +12,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, replace
 
+from docqa.answering import windows
 from docqa.answering.builder import NO_SOURCES_ANSWER, AnswerBuilder
 from docqa.answering.cache import AnswerCache, CacheKey, cache_key, replay
 from docqa.answering.prompting import PromptPlan, build_prompt
@@ -95,9 +96,17 @@ class Asker:
         if request.temperature is not None:
             base = replace(base, temperature=request.temperature)
         max_tokens = request.max_tokens or self.settings.llm.max_tokens
+        sources = windows.centred(
+            request.search_text(),
+            ranked,
+            self.store.adjacent_chunks,
+            self.store.best_passage,
+            self.generator.count_tokens,
+            self.settings.chunking.max_tokens,
+        )
         plan = build_prompt(
             question=question,
-            ranked=ranked,
+            ranked=sources,
             prompt_format=info.prompt_format,
             thinking=request.thinking,
             n_ctx=info.n_ctx,

@@ -11,20 +11,11 @@ import json
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from sqlalchemy import (
     Engine,
-    ForeignKey,
-    Integer,
-    LargeBinary,
-    String,
-    Text,
-    UniqueConstraint,
     create_engine,
     delete,
     event,
@@ -32,7 +23,7 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+from sqlalchemy.orm import Session, sessionmaker
 
 from docqa.core.errors import CollectionNotFoundError, DocumentNotFoundError
 from docqa.core.types import ChunkDraft, RetrievedChunk
@@ -42,79 +33,9 @@ from docqa.store.keyword.filing_choice import FilingIdentities
 from docqa.store.keyword.passage_stems import Stemmer
 from docqa.store.keyword.term_stats import TermStats
 from docqa.store.keyword.titles import DocumentTitles
+from docqa.store.models import Base, ChunkRow, CollectionRow, DocumentRow, SavedDocument, now
 
-
-def _now() -> datetime:
-    return datetime.now(UTC)
-
-
-class Base(DeclarativeBase):
-    pass
-
-
-class CollectionRow(Base):
-    __tablename__ = "collections"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(200), unique=True)
-    embed_model: Mapped[str | None] = mapped_column(String(500))
-    embed_dim: Mapped[int | None] = mapped_column(Integer)
-    created_at: Mapped[datetime] = mapped_column(default=_now)
-
-
-class DocumentRow(Base):
-    __tablename__ = "documents"
-    __table_args__ = (UniqueConstraint("collection_id", "source"), {"sqlite_autoincrement": True})
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    collection_id: Mapped[int] = mapped_column(ForeignKey("collections.id", ondelete="CASCADE"), index=True)
-    source: Mapped[str] = mapped_column(Text)  # absolute path, or "upload:<name>" for API uploads
-    name: Mapped[str] = mapped_column(String(500))  # what citations show
-    sha256: Mapped[str] = mapped_column(String(64))
-    size_bytes: Mapped[int] = mapped_column(Integer)
-    pages: Mapped[int] = mapped_column(Integer, default=0)
-    status: Mapped[str] = mapped_column(String(16))  # ready | failed
-    error: Mapped[str | None] = mapped_column(Text)
-    warnings: Mapped[str] = mapped_column(Text, default="[]")  # JSON list
-    n_chunks: Mapped[int] = mapped_column(Integer, default=0)
-    n_tokens: Mapped[int] = mapped_column(Integer, default=0)
-    # How it was read and chunked (ingest.pipeline.ingest_recipe): the same bytes read another way
-    # (a newer reader, other chunk sizes) are ingested again. None: a store older than the column.
-    recipe: Mapped[str | None] = mapped_column(Text)
-    ocr_pages: Mapped[str | None] = mapped_column(Text)  # JSON list of the pages OCR read; None: none
-    created_at: Mapped[datetime] = mapped_column(default=_now)
-    updated_at: Mapped[datetime] = mapped_column(default=_now, onupdate=_now)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "name": self.name,
-            "source": self.source,
-            "sha256": self.sha256,
-            "size_bytes": self.size_bytes,
-            "pages": self.pages,
-            "status": self.status,
-            "error": self.error,
-            "warnings": json.loads(self.warnings or "[]"),
-            "chunks": self.n_chunks,
-            "tokens": self.n_tokens,
-            "updated_at": self.updated_at.isoformat(),
-        }
-
-
-class ChunkRow(Base):
-    __tablename__ = "chunks"
-    # AUTOINCREMENT: IDs are never reused, so a stale FAISS vector can never point at a new chunk.
-    __table_args__ = {"sqlite_autoincrement": True}  # noqa: RUF012 (SQLAlchemy's declarative form)
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    document_id: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"), index=True)
-    ordinal: Mapped[int] = mapped_column(Integer)
-    text: Mapped[str] = mapped_column(Text)
-    first_page: Mapped[int] = mapped_column(Integer)
-    last_page: Mapped[int] = mapped_column(Integer)
-    char_start: Mapped[int] = mapped_column(Integer)
-    char_end: Mapped[int] = mapped_column(Integer)
-    n_tokens: Mapped[int] = mapped_column(Integer)
-    page_breaks: Mapped[str] = mapped_column(Text, default="[]")  # JSON [[offset, page], ...]
-    embedding: Mapped[bytes | None] = mapped_column(LargeBinary)  # float32, L2-normalised
+__all__ = ["ChunkRow", "CollectionRow", "DocumentRow", "SavedDocument", "Store"]  # the models, for callers
 
 
 _EXTRA_DDL = [
@@ -123,13 +44,6 @@ _EXTRA_DDL = [
     "ON DELETE CASCADE, key TEXT NOT NULL, answer TEXT NOT NULL, created_at TEXT, PRIMARY KEY (collection_id, key))",
 ]
 _FORGET_ANSWERS = text("DELETE FROM answer_cache WHERE collection_id = :cid")
-
-
-@dataclass(frozen=True)
-class SavedDocument:
-    document_id: int
-    chunk_ids: list[int]
-    removed_chunk_ids: list[int]
 
 
 def _configure_connection(dbapi_conn: sqlite3.Connection, _record: object) -> None:
@@ -187,7 +101,7 @@ class Store:
             if not create:
                 raise CollectionNotFoundError(name)
             # Two uploads may create the same new collection at once: insert-or-ignore, then read.
-            s.execute(sqlite_insert(CollectionRow).values(name=name, created_at=_now()).on_conflict_do_nothing())
+            s.execute(sqlite_insert(CollectionRow).values(name=name, created_at=now()).on_conflict_do_nothing())
         with self.session() as s:
             found = s.scalar(select(CollectionRow).where(CollectionRow.name == name))
             assert found is not None
@@ -402,6 +316,26 @@ class Store:
             )
             for c, name, ocr in rows
         }
+
+    def adjacent_chunks(self, chunk: RetrievedChunk) -> tuple[RetrievedChunk | None, RetrievedChunk | None]:
+        """The chunks just before and after one in its document (None at either end)."""
+        with self.session() as s:
+            ids = dict(
+                s.execute(
+                    select(ChunkRow.ordinal, ChunkRow.id).where(
+                        ChunkRow.document_id == chunk.document_id,
+                        ChunkRow.ordinal.in_([chunk.ordinal - 1, chunk.ordinal + 1]),
+                    )
+                ).all()
+            )
+        found = self.fetch_chunks(list(ids.values()))
+        before, after = ids.get(chunk.ordinal - 1), ids.get(chunk.ordinal + 1)
+        return found.get(before) if before else None, found.get(after) if after else None
+
+    def best_passage(self, question: str, chunk: RetrievedChunk) -> int | None:
+        """The chunk's passage (docqa.store.keyword.passages.split_passages order) the question matches best."""
+        with self.session() as s:
+            return keyword_index.best_passage(s, self._term_stats, question, chunk.chunk_id, chunk.document_id)
 
     def bm25(
         self, collection_id: int, question: str, limit: int, document_id: int | None = None

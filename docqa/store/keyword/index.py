@@ -145,6 +145,20 @@ def search(
     return merged[:limit]
 
 
+def best_passage(session: Session, stats: TermStats, question: str, chunk_id: int, document_id: int) -> int | None:
+    """Which of a chunk's passages (their order in split_passages) the question matches best, scored as
+    the second pass scores them (body BM25 and the headings' bonuses); None when none matches."""
+    stats.refresh(session)
+    terms = stats.weighted(session, lexical.query_terms(question))
+    rows = (chunk_id * PASSAGES_PER_CHUNK, (chunk_id + 1) * PASSAGES_PER_CHUNK)
+    statements = tuple(asked_statements(question))
+    bonus = passage_bm25.HeadingBonus(HEADING_WEIGHT, NAMED_HEADING_WEIGHT, statements, STATEMENT_WEIGHT)
+    scored = passage_bm25.document_passages(
+        session, stats, terms, rows, document_id, (0.0, 1.0), PASSAGES_PER_CHUNK, bonus
+    )
+    return scored[0][0] - rows[0] if scored else None
+
+
 def _with_twin(
     session: Session,
     ranked: list[tuple[int, float]],

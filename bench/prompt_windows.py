@@ -1,0 +1,102 @@
+"""Do prompt windows (docqa.answering.windows) land on the evidence page? Page recall@3 of the retrieved
+chunks against the windows the prompt gets from them, and how often a window's centre (the page its
+citation names before the answer refines it) is an evidence page.
+
+Reads a store that `docqa eval` built (its collection and documents), retrieves as the eval does, and cuts
+the windows with Qwen's real tokenizer (a vocabulary-only GGUF) at the chunk cap, 4,096 tokens.
+
+    docqa eval ../shared/data/financebench_dev/qa.jsonl --doc-field doc_pdf --no-embeddings --data-dir /tmp/fb
+    python -m bench.prompt_windows --qa ../shared/data/financebench_dev/qa.jsonl --data-dir /tmp/fb \\
+        --collection eval-financebench_dev-doc_pdf [--scope document]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from docqa.answering.windows import best_page, centred, passage_page
+from docqa.core.settings import Settings
+from docqa.core.types import RetrievedChunk
+from docqa.eval.evaluation import load_rows
+from docqa.service import DocQA
+from docqa.store.db import Store
+
+QWEN_VOCAB = Path(__file__).resolve().parents[2] / "shared" / "tools" / "ggml-vocab-qwen2.gguf"
+
+
+def _tokenizer(vocab: Path) -> Callable[[str], int]:
+    import llama_cpp  # here, not at import: the bench's --help needs no native library
+
+    model = llama_cpp.Llama(str(vocab), vocab_only=True, verbose=False)
+    return lambda text: len(model.tokenize(text.encode(), add_bos=False, special=False))
+
+
+def _hit(chunks: list[RetrievedChunk], document_id: int, pages: tuple[int, ...]) -> bool:
+    return any(c.document_id == document_id and any(c.first_page <= p <= c.last_page for p in pages) for c in chunks)
+
+
+def _centre(question: str, chunk: RetrievedChunk, store: Store) -> int | None:
+    """The page a chunk's window is centred on (as docqa.answering.windows.window chooses it)."""
+    index = store.best_passage(question, chunk)
+    return passage_page(chunk, index) if index is not None else best_page(question, chunk)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--qa", type=Path, required=True)
+    parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument("--collection", required=True)
+    parser.add_argument("--doc-field", default="doc_pdf")
+    parser.add_argument("--scope", choices=["corpus", "document"], default="corpus")
+    parser.add_argument("--k", type=int, default=3)
+    parser.add_argument("--cap", type=int, default=4096)
+    parser.add_argument("--vocab", type=Path, default=QWEN_VOCAB)
+    args = parser.parse_args()
+    count = _tokenizer(args.vocab)
+    qa = DocQA(Settings(data_dir=args.data_dir), None, None)
+    store = Store(args.data_dir / "docqa.sqlite3")
+    tally = {"questions": 0, "chunks_hit": 0, "windows_hit": 0, "centre_on_evidence": 0, "chunk_first_page": 0}
+    tokens: list[int] = []
+    chunk_tokens: list[int] = []
+    for row in load_rows(args.qa, args.doc_field):
+        if not (row.answerable and row.pages and row.doc):
+            continue
+        document = qa.find_document(str((args.qa.parent / row.doc).resolve()), args.collection)
+        if document is None:
+            continue
+        question = row.request(args.collection, None).search_text()
+        scope = document.id if args.scope == "document" else None
+        chunks = qa.retrieve(question, args.k, args.collection, scope)
+        windows = centred(question, chunks, store.adjacent_chunks, store.best_passage, count, args.cap)
+        tally["questions"] += 1
+        tally["chunks_hit"] += _hit(chunks, document.id, row.pages)
+        tally["windows_hit"] += _hit(windows, document.id, row.pages)
+        tally["centre_on_evidence"] += any(
+            c.document_id == document.id and _centre(question, c, store) in row.pages for c in chunks
+        )
+        tally["chunk_first_page"] += any(c.document_id == document.id and c.first_page in row.pages for c in chunks)
+        tokens += [count(w.text) for w in windows]
+        chunk_tokens += [count(c.text) for c in chunks]
+    n = max(tally["questions"], 1)
+    report = {
+        "scope": args.scope,
+        "questions": tally["questions"],
+        f"chunks page recall@{args.k}": round(tally["chunks_hit"] / n, 4),
+        f"windows page recall@{args.k}": round(tally["windows_hit"] / n, 4),
+        "a window's centre is an evidence page": round(tally["centre_on_evidence"] / n, 4),
+        "a chunk's first page is an evidence page": round(tally["chunk_first_page"] / n, 4),
+        "chunk tokens max": max(chunk_tokens, default=0),
+        "chunk tokens mean": round(sum(chunk_tokens) / max(len(chunk_tokens), 1)),
+        "window tokens max": max(tokens, default=0),
+        "window tokens mean": round(sum(tokens) / max(len(tokens), 1)),
+    }
+    print(json.dumps(report, indent=1))
+    store.close()
+    qa.close()
+
+
+if __name__ == "__main__":
+    main()
