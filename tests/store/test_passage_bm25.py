@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import text
@@ -13,6 +14,7 @@ from docqa.store.audit import orphan_problems
 from docqa.store.db import Store
 from docqa.store.keyword import index as keyword_index
 from docqa.store.keyword import lexical, passage_bm25, passage_stems, passages
+from docqa.store.keyword.statements import CASH_FLOW_STATEMENT, asked_statements
 from docqa.store.keyword.term_stats import TermStats, index_totals, varints
 from tests.support.store_rows import save
 
@@ -157,10 +159,10 @@ def test_stem_arrays_count_terms_and_phrases_as_fts5_does() -> None:
 
 
 def _rankings(
-    tmp_path: Path, chunks: list[str], question: str, weights: list[tuple[float, float]]
+    tmp_path: Path, chunks: list[str], question: str, weights: list[tuple[Any, ...]]
 ) -> tuple[tuple[int, int], list[list[int]]]:
     """One more document among _store's (its words then rare, their IDF high): its passage rowid range, and
-    its passages' rowids ranked by the second pass for each (heading weight, named-heading weight)."""
+    its passages' rowids ranked by the second pass for each HeadingBonus's arguments."""
     store, _ = _store(tmp_path)
     saved = save(store, store.collection("c").id, "d.txt", chunks, None)
     stats = TermStats()
@@ -188,9 +190,7 @@ def test_a_term_in_a_heading_lifts_its_passage(tmp_path: Path) -> None:
         "12. Assignment. Neither party may transfer this Agreement to any third party, in whole or in part, "
         "without the prior written consent of the other party, which shall not be unreasonably withheld.",
     ]
-    rows, (plain, headed) = _rankings(
-        tmp_path, chunks, "assignment consent", [(0.0, 0.0), (keyword_index.HEADING_WEIGHT, 0.0)]
-    )
+    rows, (plain, headed) = _rankings(tmp_path, chunks, "assignment consent", [(0.0,), (keyword_index.HEADING_WEIGHT,)])
     titled_row = rows[0] + passages.PASSAGES_PER_CHUNK  # the second chunk's first passage
     assert plain == [rows[0], titled_row]
     assert headed == [titled_row, rows[0]]
@@ -234,9 +234,9 @@ def test_a_passage_keeps_the_last_headings_before_it() -> None:
     assert [r["headings"] for r in rows] == [passage_stems.encode(stemmer.ids(h)) for h in expected]
 
 
-def test_a_question_that_names_a_section_finds_it_before_the_prose_about_it(tmp_path: Path) -> None:
+def test_the_statement_a_question_needs_comes_before_the_prose_about_it(tmp_path: Path) -> None:
     """The discussion repeats the question's words; the statement names the figure in its own words
-    ("purchases of property, plant and equipment") under the title the question names."""
+    ("purchases of property, plant and equipment") under the title of the statement the question needs."""
     chunks = [
         "Capital expenditures rose in 2018. Capital expenditure plans and the capital expenditure outlook are "
         "discussed with cash flow trends; cash flow from operations funded the capital expenditures.",
@@ -244,14 +244,14 @@ def test_a_question_that_names_a_section_finds_it_before_the_prose_about_it(tmp_
         "Purchases of property, plant and equipment (1,577) (1,373)\nProceeds from sales 262 49",
     ]
     heading = keyword_index.HEADING_WEIGHT
+    question = "What is the capital expenditure shown in the cash flow statement?"
+    statements = tuple(asked_statements(question))
+    assert statements == (CASH_FLOW_STATEMENT,)
     rows, (plain, named) = _rankings(
-        tmp_path,
-        chunks,
-        "What is the capital expenditure shown in the cash flow statement?",
-        [(heading, 0.0), (heading, keyword_index.NAMED_HEADING_WEIGHT)],
+        tmp_path, chunks, question, [(heading,), (heading, statements, keyword_index.STATEMENT_WEIGHT)]
     )
     chunk_of = lambda rowid: (rowid - rows[0]) // passages.PASSAGES_PER_CHUNK  # noqa: E731
-    assert chunk_of(plain[0]) == 0  # without the named-section weight the prose wins
+    assert chunk_of(plain[0]) == 0  # without the statement's bonus the prose wins
     assert chunk_of(named[0]) in (1, 2)  # the statement, its title carried to its later rows
 
 

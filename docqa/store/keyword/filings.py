@@ -35,7 +35,8 @@ _CURRENT = re.compile(rf"date\s+of\s+report[^:]{{0,60}}:\s*{_DATE_YEAR}", re.IGN
 _SEC_FORM = re.compile(r"\bform\s+(10-?k|10-?q|8-?k|20-?f|40-?f|6-?k|s-?1|f-?1)[ \t]*$", re.IGNORECASE | re.MULTILINE)
 _REGISTRANT = re.compile(r"\(\s*exact\s+name\s+of\s+(?:the\s+)?registrant", re.IGNORECASE)
 _FILE_NUMBER = re.compile(
-    r"commission\s+file\s+(?:number|no\.?)\s*:?\s*[\d-]+\s*\.?\s*\n([^\n(]{2,80})\n", re.IGNORECASE
+    r"commission\s+file\s+(?:number|no\.?)\s*:?\s*[\d-]+(?![\d-])\s*\.?[\s_]*([^\n(_]*[A-Za-z][^\n(_]*)\n",
+    re.IGNORECASE,
 )
 _RELEASE = re.compile(
     r"^\W*([A-Z][^\n]{1,60}?)\s+(?:reports|announces|reported|announced)\b", re.MULTILINE | re.IGNORECASE
@@ -143,7 +144,8 @@ def _file_name_parts(file_name: str) -> tuple[list[str], set[int], str | None, i
             ended = True
         elif not ended and not token.isdigit():
             company.append(token)
-    return company, years, form, quarter
+    # "report.pdf" names no company: only a file name that also gives a year or a form is read as one
+    return (company if ended else []), years, form, quarter
 
 
 def read_identity(file_name: str, head: str) -> FilingIdentity | None:

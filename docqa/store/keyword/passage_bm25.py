@@ -18,7 +18,7 @@ import numpy as np
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from docqa.store.keyword import lexical, passage_stems
+from docqa.store.keyword import passage_stems
 from docqa.store.keyword.term_stats import TermStats, index_totals, varints
 from docqa.store.keyword.titles import title_text
 
@@ -29,14 +29,11 @@ B = 0.75
 @dataclass(frozen=True)
 class HeadingBonus:
     """What a passage's headings add to its score (body only). `weight`: each term found in one of the
-    passage's headings adds this share of its IDF, as a heading field would in BM25F; `named`: more
-    where the term and the question's next or previous term are both in them: the question names that
-    section ("the cash flow statement", in "Consolidated Statements of Cash Flows"), not one word of it;
-    `statement`: where a heading is the title of a statement the question needs (`statements`, each its
-    possible titles, docqa.store.keyword.statements), this share of the title's IDF."""
+    passage's headings adds this share of its IDF, as a heading field would in BM25F; `statement`: where
+    a heading is the title of a statement the question needs (`statements`, each its possible titles,
+    docqa.store.keyword.statements), this share of the title's IDF."""
 
     weight: float = 0.0
-    named: float = 0.0
     statements: tuple[tuple[str, ...], ...] = ()
     statement: float = 0.0
 
@@ -100,14 +97,6 @@ def document_passages(
         heading_stems = [bytes(found[p][2]) for p in matching]
         in_headings = passage_stems.counts(heading_stems, phrases) > 0
         scores = scores + headings.weight * (idf * in_headings).sum(axis=0)
-        if headings.named and len(terms) > 1:
-            # (term and the next, passage); a Chinese word's overlapping bigrams are not two terms in a row
-            latin = np.array([not lexical.is_cjk(term) for term in terms])[:, None]
-            pair = (in_headings & latin)[:-1] & (in_headings & latin)[1:]
-            named = np.zeros_like(in_headings)
-            named[:-1] |= pair
-            named[1:] |= pair
-            scores = scores + headings.named * (idf * named).sum(axis=0)
         if headings.statement and headings.statements:
             scores = scores + headings.statement * _statement_titles(
                 session, stats, totals.rows, headings, heading_stems
