@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 
+from docqa.core.errors import ConfigError
 from docqa.core.protocols import Embedder, Generator, Reranker
 from docqa.core.settings import Settings
 from docqa.engine.batching import BatchingGenerator
@@ -15,14 +16,35 @@ from docqa.llama.embedder import LlamaEmbedder
 from docqa.llama.model_files import resolve_model
 from docqa.llama.reranker import LlamaReranker
 from docqa.llama.serial_generator import LlamaGenerator
+from docqa.llama.vocab import VocabCounter
+from docqa.remote.openai_generator import OpenAIGenerator
 from docqa.retrieval.retriever import Retriever
 
 logger = logging.getLogger(__name__)
 
 
 def load_generator(settings: Settings) -> Generator:
-    """The generator the settings name (the batching engine by default), its model loaded now."""
+    """The generator the settings name (the batching engine by default), its model loaded now; with an
+    endpoint, the remote server, tokens counted by the configured GGUF's vocabulary."""
+    if settings.llm.endpoint and settings.llm.model is None:
+        raise ConfigError(
+            "DOCQA_LLM_ENDPOINT needs DOCQA_LLM_MODEL: the served model's GGUF, or a vocabulary-only GGUF of it "
+            "(only its tokenizer is read, to fit prompts to the context)"
+        )
     path = resolve_model(settings.llm.model, "generator", "DOCQA_LLM_MODEL", settings.models_path)
+    if settings.llm.endpoint:
+        counter = VocabCounter(path, settings.llm.prompt_format)
+        return OpenAIGenerator(
+            settings.llm.endpoint,
+            model=settings.llm.endpoint_model,
+            api_key=settings.llm.endpoint_api_key,
+            timeout_s=settings.llm.endpoint_timeout_s,
+            max_in_flight=settings.llm.endpoint_max_in_flight,
+            n_ctx=settings.llm.n_ctx,
+            prompt_format=counter.prompt_format,
+            count_tokens=counter,
+            tokenizer_label=counter.label,
+        )
     if settings.llm.engine == "batching":
         return BatchingGenerator(path, settings.llm)
     return LlamaGenerator(path, settings.llm)

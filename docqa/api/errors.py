@@ -19,7 +19,7 @@ def error_body(kind: str, message: str) -> dict[str, dict[str, str]]:
 
 async def docqa_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, DocqaError)
-    headers = {"Retry-After": str(BusyError.retry_after_s)} if isinstance(exc, BusyError) else None
+    headers = {"Retry-After": str(exc.retry_after_s)} if isinstance(exc, BusyError) else None
     return JSONResponse(error_body(type(exc).__name__, str(exc)), status_code=exc.http_status, headers=headers)
 
 

@@ -97,3 +97,16 @@ class ReadError(DocqaError):
     """A document could not be read; recorded against that file, the others go on."""
 
     http_status = 422
+
+
+class EndpointError(DocqaError):
+    """The OpenAI-compatible server docqa generates through failed or could not be reached; the message
+    names it (DOCQA_LLM_ENDPOINT)."""
+
+    http_status = 502
+
+
+class EndpointTimeoutError(EndpointError):
+    """The endpoint did not connect, start answering or send the next token in time."""
+
+    http_status = 504

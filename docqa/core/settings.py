@@ -28,7 +28,8 @@ RetrieverKind = Literal["auto", "hybrid", "dense", "bm25"]
 class LLMSettings(BaseModel):
     model: Path | None = Field(
         default=None,
-        description="Path to the generator GGUF (e.g. Qwen3-14B-Q4_K_M.gguf). Unset: the offline demo model.",
+        description="Path to the generator GGUF (e.g. Qwen3-14B-Q4_K_M.gguf). Unset: the offline demo model. With "
+        "an endpoint, only its vocabulary is read (no weights), to count the prompt's tokens.",
     )
     n_ctx: int = Field(default=16384, ge=512, description="Generator context window in tokens (prompt + answer).")
     n_gpu_layers: int = Field(default=-1, description="Layers offloaded to the GPU; -1 offloads every layer.")
@@ -46,6 +47,29 @@ class LLMSettings(BaseModel):
         description="Prompt template: auto picks qwen3/chatml/gemma from the GGUF, else a plain completion prompt.",
     )
     seed: int = Field(default=-1, description="Sampling seed; -1 draws a random one per request.")
+    endpoint: str | None = Field(
+        default=None,
+        description="Base URL of an OpenAI-compatible server that generates instead of in-process llama.cpp "
+        "(vLLM, SGLang, llama.cpp's server, llama-cpp-python's, a docqa GPU node), e.g. http://gpu:8000/v1. "
+        "docqa renders the prompt itself and sends it to /completions, so templates, stop strings and token "
+        "counts match the in-process engine. Unset: in-process llama.cpp.",
+    )
+    endpoint_model: str | None = Field(
+        default=None, description="The model name the endpoint serves; unset: the first of its /models."
+    )
+    endpoint_api_key: str | None = Field(default=None, description="Bearer token for the endpoint, if it wants one.")
+    endpoint_timeout_s: float = Field(
+        default=60.0,
+        gt=0,
+        description="Longest wait for the endpoint to connect, start answering, or send the next token; past it the "
+        "ask fails with an error naming the endpoint.",
+    )
+    endpoint_max_in_flight: int = Field(
+        default=32,
+        ge=1,
+        description="Requests this process keeps open on the endpoint at once; beyond them docqa answers 'busy' "
+        "(HTTP 429) itself (vLLM's own queue has no bound).",
+    )
     max_queue: int = Field(
         default=32, ge=1, description="Requests allowed to wait for the generator before new ones get 'busy'."
     )

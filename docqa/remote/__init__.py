@@ -1,0 +1,1 @@
+"""Generators in other processes, reached over HTTP (an OpenAI-compatible server)."""

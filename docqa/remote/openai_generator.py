@@ -1,0 +1,236 @@
+"""A generator in another process: an OpenAI-compatible server (vLLM, SGLang, llama.cpp's server,
+llama-cpp-python's, a docqa GPU node), chosen by DOCQA_LLM_ENDPOINT.
+
+docqa renders the prompt itself (the same template, <think> handling and stop strings as in-process) and
+sends it to the server's `/completions` route, streamed; the server only samples. So one GPU service can
+serve several API processes, and FP8 weights or tensor parallelism are the server's business.
+
+How a request goes: `submit` takes one of DOCQA_LLM_ENDPOINT_MAX_IN_FLIGHT places (none free: BusyError,
+HTTP 429, at once: vLLM's own queue has no bound), opens the request and waits for the server's status (a
+connection refused is tried again once, before any token; the server's 429 or 503 becomes docqa's 429 with
+its Retry-After; a wait past DOCQA_LLM_ENDPOINT_TIMEOUT_S fails naming the endpoint), then a thread reads
+the server-sent events into the request's stream. A client that goes away cancels the stream, and the
+thread closes the upstream request within one event.
+
+Not done here: a server that offers only chat completions, and the thinking budget (the in-process batching
+engine closes </think> itself at the budget; here the server's max_tokens bounds reasoning and answer).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+
+from docqa.core.errors import BusyError, EndpointError, EndpointTimeoutError
+from docqa.core.sampling_params import SamplingParams
+from docqa.core.streams import GenerationStream, GenEvent
+from docqa.core.types import GeneratorInfo, GeneratorStats
+
+logger = logging.getLogger(__name__)
+
+CONNECT_ATTEMPTS = 2  # a refused connection is tried once more (a server restarting), never after a token
+RETRY_PAUSE_S = 0.5
+
+
+class OpenAIGenerator:
+    """The Generator protocol over an OpenAI-compatible `/completions` route."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        model: str | None,
+        api_key: str | None,
+        timeout_s: float,
+        max_in_flight: int,
+        n_ctx: int,
+        prompt_format: str,
+        count_tokens: Callable[[str], int],
+        tokenizer_label: str,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._timeout = httpx.Timeout(timeout_s, connect=min(timeout_s, 10.0))
+        self._timeout_s = timeout_s
+        self._client = httpx.Client(headers=headers, timeout=self._timeout)
+        self.model = model or self._first_model()
+        self.info = GeneratorInfo(
+            model_id=f"{self.model}@{self.base_url}", n_ctx=n_ctx, prompt_format=prompt_format, parallel=max_in_flight
+        )
+        self._count_tokens = count_tokens
+        self._places = threading.BoundedSemaphore(max_in_flight)
+        self._max_in_flight = max_in_flight
+        self._lock = threading.Lock()
+        self._running = 0
+        logger.info(
+            "generating through %s (model %s, %s prompts, tokens counted by %s)",
+            self.base_url,
+            self.model,
+            prompt_format,
+            tokenizer_label,
+        )
+
+    def count_tokens(self, prompt: str) -> int:
+        return self._count_tokens(prompt)
+
+    def submit(
+        self, prompt: str, params: SamplingParams, loop: asyncio.AbstractEventLoop | None = None
+    ) -> GenerationStream:
+        if not self._places.acquire(blocking=False):
+            raise BusyError(f"{self._max_in_flight} requests are already open on {self.base_url}; retry shortly")
+        try:
+            response = self._open(self._body(prompt, params))
+        except BaseException:
+            self._places.release()
+            raise
+        stream = GenerationStream(loop)
+        with self._lock:
+            self._running += 1
+        relay = threading.Thread(
+            target=self._relay, args=(response, stream, prompt), name="docqa-endpoint", daemon=True
+        )
+        relay.start()
+        return stream
+
+    def stats(self) -> GeneratorStats:
+        with self._lock:
+            return GeneratorStats(kind="endpoint", running=self._running, waiting=0)
+
+    def close(self) -> None:
+        self._client.close()
+
+    def _body(self, prompt: str, params: SamplingParams) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "prompt": prompt,
+            "max_tokens": params.max_tokens,
+            "temperature": params.temperature,
+            "top_p": params.top_p,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        # Sampling options outside OpenAI's own set: vLLM, SGLang and llama.cpp's servers read them. No
+        # repetition penalty, as in-process (llama-cpp-python's server would apply 1.1 by default).
+        body.update({"top_k": params.top_k, "min_p": params.min_p, "repeat_penalty": 1.0, "repetition_penalty": 1.0})
+        if params.seed >= 0:
+            body["seed"] = params.seed
+        if params.stop:
+            body["stop"] = list(params.stop)
+        if params.ignore_eos:
+            body["ignore_eos"] = True
+        return body
+
+    def _open(self, body: dict[str, Any]) -> httpx.Response:
+        """The upstream response, its status checked; the body is read by _relay."""
+        url = f"{self.base_url}/completions"
+        for attempt in range(1, CONNECT_ATTEMPTS + 1):
+            try:
+                response = self._client.send(self._client.build_request("POST", url, json=body), stream=True)
+            except httpx.ConnectError as exc:
+                if attempt < CONNECT_ATTEMPTS:
+                    time.sleep(RETRY_PAUSE_S)
+                    continue
+                raise EndpointError(f"LLM endpoint {self.base_url} unreachable: {exc}") from exc
+            except httpx.TimeoutException as exc:
+                raise self._timed_out("start answering") from exc
+            if response.status_code == 200:
+                return response
+            detail = _error_text(response)
+            if response.status_code in (429, 503):
+                busy = BusyError(f"LLM endpoint {self.base_url} is busy ({response.status_code}): {detail}")
+                busy.retry_after_s = _retry_after(response)
+                raise busy
+            raise EndpointError(f"LLM endpoint {self.base_url} answered {response.status_code}: {detail}")
+        raise AssertionError("unreachable")
+
+    def _timed_out(self, what: str) -> EndpointTimeoutError:
+        return EndpointTimeoutError(
+            f"LLM endpoint {self.base_url} did not {what} within {self._timeout_s:g} s (DOCQA_LLM_ENDPOINT_TIMEOUT_S)"
+        )
+
+    def _relay(self, response: httpx.Response, stream: GenerationStream, prompt: str) -> None:
+        """Server-sent events to the stream, until [DONE], an error or the stream's cancellation. Token counts
+        are the server's usage; a server that sends none (llama-cpp-python's) is counted here: the prompt by
+        the tokenizer, the answer by its events (one token each from the servers measured)."""
+        reason, usage, pieces = "length", {}, 0
+        try:
+            for event in _events(response.iter_lines()):
+                if stream.cancelled:
+                    reason = "cancelled"
+                    break
+                if event.get("usage"):
+                    usage = event["usage"]
+                for choice in event.get("choices") or []:
+                    if choice.get("text"):
+                        pieces += 1
+                        stream.put(GenEvent("text", text=choice["text"]))
+                    if choice.get("finish_reason"):
+                        reason = "stop" if choice["finish_reason"] == "stop" else str(choice["finish_reason"])
+            stream.put(
+                GenEvent(
+                    "finished",
+                    finish_reason=reason,
+                    prompt_tokens=int(usage.get("prompt_tokens") or self._count_tokens(prompt)),
+                    completion_tokens=int(usage.get("completion_tokens") or pieces),
+                )
+            )
+        except httpx.TimeoutException:
+            stream.put(GenEvent("failed", text=str(self._timed_out("send the next token"))))
+        except (httpx.HTTPError, ValueError) as exc:
+            stream.put(GenEvent("failed", text=f"LLM endpoint {self.base_url} failed mid-answer: {exc}"))
+        finally:
+            response.close()  # a cancelled request is closed upstream too
+            with self._lock:
+                self._running -= 1
+            self._places.release()
+
+    def _first_model(self) -> str:
+        try:
+            response = self._client.get(f"{self.base_url}/models")
+            response.raise_for_status()
+            return str(response.json()["data"][0]["id"])
+        except (httpx.HTTPError, KeyError, IndexError, ValueError) as exc:
+            raise EndpointError(
+                f"LLM endpoint {self.base_url} did not list its models ({exc}); set DOCQA_LLM_ENDPOINT_MODEL"
+            ) from exc
+
+
+def _events(lines: Iterator[str]) -> Iterator[dict[str, Any]]:
+    """The JSON payloads of `data:` lines, up to `data: [DONE]`."""
+    for line in lines:
+        if not line.startswith("data:"):
+            continue
+        data = line[5:].strip()
+        if data == "[DONE]":
+            return
+        event = json.loads(data)
+        if "error" in event:
+            raise ValueError(str(event["error"]))
+        yield event
+
+
+def _error_text(response: httpx.Response) -> str:
+    try:
+        response.read()
+        body = response.json()
+        error = body.get("error", body) if isinstance(body, dict) else body
+        message = error.get("message", error) if isinstance(error, dict) else error
+        return str(message)[:300]
+    except (httpx.HTTPError, ValueError):
+        return response.text[:300]
+    finally:
+        response.close()
+
+
+def _retry_after(response: httpx.Response) -> int:
+    try:
+        return max(1, int(float(response.headers.get("retry-after", BusyError.retry_after_s))))
+    except ValueError:
+        return BusyError.retry_after_s

@@ -1,0 +1,135 @@
+"""The endpoint generator (docqa.remote.openai_generator) against a stub upstream that misbehaves: busy,
+stalled, gone, or streaming to a client that leaves. Real HTTP on a loopback port; no model."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from docqa.core.errors import BusyError, EndpointError, EndpointTimeoutError
+from docqa.core.sampling_params import NON_THINKING_SAMPLING
+from docqa.remote.openai_generator import OpenAIGenerator
+from tests.support.live_server import free_port
+
+Behaviour = Callable[[BaseHTTPRequestHandler], None]
+
+
+def _stream(handler: BaseHTTPRequestHandler, pieces: list[str], pause_s: float = 0.0) -> None:
+    handler.send_response(200)
+    handler.send_header("Content-Type", "text/event-stream")
+    handler.end_headers()
+    for piece in pieces:
+        event = {"choices": [{"index": 0, "text": piece, "finish_reason": None}]}
+        handler.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+        handler.wfile.flush()
+        time.sleep(pause_s)
+    last = {"index": 0, "text": "", "finish_reason": "stop"}
+    usage = {"choices": [last], "usage": {"prompt_tokens": 5, "completion_tokens": len(pieces)}}
+    handler.wfile.write(f"data: {json.dumps(usage)}\n\ndata: [DONE]\n\n".encode())
+
+
+@pytest.fixture
+def upstream() -> Iterator[Callable[[Behaviour], str]]:
+    servers: list[ThreadingHTTPServer] = []
+
+    def start(behaviour: Behaviour) -> str:
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                behaviour(self)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
+        server.daemon_threads = True
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}/v1"
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+def _generator(url: str, timeout_s: float = 5.0, max_in_flight: int = 4) -> OpenAIGenerator:
+    return OpenAIGenerator(
+        url,
+        model="m",
+        api_key=None,
+        timeout_s=timeout_s,
+        max_in_flight=max_in_flight,
+        n_ctx=4096,
+        prompt_format="chatml",
+        count_tokens=lambda text: len(text) // 4,
+        tokenizer_label="a test's estimate",
+    )
+
+
+def test_a_streamed_answer_comes_through_with_its_usage(upstream: Callable[[Behaviour], str]) -> None:
+    generator = _generator(upstream(lambda h: _stream(h, ["Sixty", " days."])))
+    events = list(generator.submit("prompt", NON_THINKING_SAMPLING))
+    assert [e.text for e in events if e.kind == "text"] == ["Sixty", " days."]
+    assert (events[-1].kind, events[-1].finish_reason, events[-1].completion_tokens) == ("finished", "stop", 2)
+    assert generator.stats().running == 0
+
+
+def test_an_upstream_429_is_docqa_s_429_with_its_retry_after(upstream: Callable[[Behaviour], str]) -> None:
+    def busy(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(429)
+        handler.send_header("Retry-After", "7")
+        handler.send_header("Content-Type", "application/json")
+        handler.end_headers()
+        handler.wfile.write(b'{"error": {"message": "queue full"}}')
+
+    url = upstream(busy)
+    with pytest.raises(BusyError, match=f"LLM endpoint {url} is busy \\(429\\): queue full") as caught:
+        _generator(url).submit("prompt", NON_THINKING_SAMPLING)
+    assert caught.value.retry_after_s == 7
+
+
+def test_a_stalled_upstream_times_out_naming_the_endpoint(upstream: Callable[[Behaviour], str]) -> None:
+    url = upstream(lambda handler: time.sleep(3))
+    started = time.monotonic()
+    with pytest.raises(EndpointTimeoutError, match=f"LLM endpoint {url} did not start answering within 0.5 s"):
+        _generator(url, timeout_s=0.5).submit("prompt", NON_THINKING_SAMPLING)
+    assert time.monotonic() - started < 2.5
+    stalls_mid_answer = upstream(lambda handler: _stream(handler, ["one", "two"], pause_s=2.0))
+    events = list(_generator(stalls_mid_answer, timeout_s=0.5).submit("prompt", NON_THINKING_SAMPLING))
+    assert events[0].text == "one"
+    assert events[-1].kind == "failed" and "did not send the next token within 0.5 s" in events[-1].text
+
+
+def test_an_unreachable_endpoint_is_named() -> None:
+    url = f"http://127.0.0.1:{free_port()}/v1"  # nothing listens there
+    with pytest.raises(EndpointError, match=f"LLM endpoint {url} unreachable"):
+        _generator(url).submit("prompt", NON_THINKING_SAMPLING)
+
+
+def test_a_client_that_leaves_frees_its_place(upstream: Callable[[Behaviour], str]) -> None:
+    closed = threading.Event()
+
+    def long_answer(handler: BaseHTTPRequestHandler) -> None:
+        try:
+            _stream(handler, ["word "] * 200, pause_s=0.02)
+        except (BrokenPipeError, ConnectionResetError):
+            closed.set()
+
+    generator = _generator(upstream(long_answer), max_in_flight=1)
+    stream = generator.submit("prompt", NON_THINKING_SAMPLING)
+    with pytest.raises(BusyError, match="1 requests are already open"):  # its one place is taken
+        generator.submit("prompt", NON_THINKING_SAMPLING)
+    next(iter(stream))
+    stream.cancel()  # the client went away
+    assert closed.wait(5), "the upstream request was not closed"
+    deadline = time.monotonic() + 5
+    while generator.stats().running and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert generator.stats().running == 0
+    generator.submit("prompt", NON_THINKING_SAMPLING).cancel()  # its place is free again
