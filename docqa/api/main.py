@@ -14,7 +14,7 @@ from docqa.api.deps import require_api_key
 from docqa.api.draining import InFlight
 from docqa.api.limits import BodySizeLimit
 from docqa.api.metrics import Metrics, RequestCounter
-from docqa.api.routes import ask, collections, documents, health, metrics, openai_compat, web
+from docqa.api.routes import ask, collections, completions, documents, health, metrics, openai_compat, web
 from docqa.api.state import AppState
 from docqa.core.settings import Settings
 
@@ -51,6 +51,7 @@ def create_app(settings: Settings | None = None, *, state: AppState | None = Non
     app.include_router(documents.router, dependencies=authenticated)
     app.include_router(ask.router, dependencies=authenticated)
     app.include_router(openai_compat.router, dependencies=authenticated)
+    app.include_router(completions.router, dependencies=authenticated)
     app.include_router(metrics.router, dependencies=authenticated)
     app.add_middleware(BodySizeLimit, max_bytes=app_state.settings.max_upload_mb * 2**20)
     app.add_middleware(InFlight, state=app_state)  # refuses work first when draining

@@ -22,11 +22,13 @@ import numpy as np
 from docqa import components
 from docqa.answering.cache import AnswerCache
 from docqa.core.documents import IngestReport, ProgressCallback, Source
-from docqa.core.errors import ChunkNotFoundError, DocqaError
+from docqa.core.errors import ChunkNotFoundError, ConfigError, DocqaError
 from docqa.core.events import AskEvent
 from docqa.core.protocols import Embedder, Generator, Reranker
 from docqa.core.requests import AskRequest, validate_collection_name
+from docqa.core.sampling_params import SamplingParams
 from docqa.core.settings import Settings
+from docqa.core.streams import GenerationStream
 from docqa.core.types import Answer, GeneratorInfo, RetrievedChunk
 from docqa.retrieval.retriever import Retriever
 from docqa.service.asking import Asker
@@ -113,6 +115,20 @@ class DocQA:
     @property
     def generator_info(self) -> GeneratorInfo | None:
         return self.generator.info if self.generator is not None else None
+
+    def complete(
+        self, prompt: str, params: SamplingParams, loop: asyncio.AbstractEventLoop | None = None
+    ) -> GenerationStream:
+        """A raw prompt on the generator, no retrieval: what a docqa GPU node serves to other docqa
+        processes (`POST /v1/completions`). BusyError when its queue is full."""
+        if self.generator is None:
+            raise ConfigError("no generator loaded: this docqa process cannot complete prompts")
+        return self.generator.submit(prompt, params, loop)
+
+    def count_tokens(self, prompt: str) -> int:
+        if self.generator is None:
+            raise ConfigError("no generator loaded: this docqa process has no tokenizer")
+        return self.generator.count_tokens(prompt)
 
     def collections(self) -> list[CollectionSummary]:
         """Every collection with its documents by status and its chunks."""

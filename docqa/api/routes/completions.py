@@ -1,0 +1,112 @@
+"""`POST /v1/completions`: raw prompts on this process's generator, no retrieval. What makes a docqa GPU
+box a generation node for other docqa processes (their DOCQA_LLM_ENDPOINT), as vLLM or llama-server would
+be: they render the prompt, this one only generates, streamed in OpenAI's completions format, with the
+batching engine's 429 backpressure and a client's disconnect cancelling its request. `POST /v1/tokenize`
+counts a prompt's tokens with the generator's own tokenizer."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from docqa.api.deps import QADep
+from docqa.core.sampling_params import SamplingParams
+from docqa.core.streams import GenerationStream, GenEvent
+
+router = APIRouter(prefix="/v1", tags=["generation node"])
+
+
+class IncludeUsage(BaseModel):
+    include_usage: bool = False
+
+
+class CompletionBody(BaseModel):
+    model_config = ConfigDict(extra="ignore")  # OpenAI's other fields (n, logprobs, ...) are not served
+    prompt: str = Field(min_length=1)
+    model: str | None = None
+    max_tokens: int = Field(default=256, ge=1)
+    temperature: float = Field(default=1.0, ge=0.0)
+    top_p: float = Field(default=1.0, gt=0.0, le=1.0)
+    top_k: int = Field(default=0, ge=0)
+    min_p: float = Field(default=0.0, ge=0.0, le=1.0)
+    seed: int | None = None
+    stop: str | list[str] | None = None
+    stream: bool = False
+    stream_options: IncludeUsage | None = None
+    ignore_eos: bool = False
+
+    def params(self) -> SamplingParams:
+        stop = [self.stop] if isinstance(self.stop, str) else (self.stop or [])
+        return SamplingParams(
+            temperature=self.temperature,
+            top_p=self.top_p,
+            top_k=self.top_k,
+            min_p=self.min_p,
+            max_tokens=self.max_tokens,
+            seed=self.seed if self.seed is not None else -1,
+            stop=tuple(stop),
+            ignore_eos=self.ignore_eos,
+        )
+
+
+class TokenizeBody(BaseModel):
+    prompt: str
+
+
+@router.post("/completions", response_model=None)
+async def completions(body: CompletionBody, qa: QADep) -> StreamingResponse | dict[str, Any]:
+    stream = qa.complete(body.prompt, body.params(), asyncio.get_running_loop())  # busy: 429 before any byte
+    model = qa.status().generator or "docqa"
+    head = {"id": f"cmpl-{uuid.uuid4().hex}", "object": "text_completion", "created": int(time.time()), "model": model}
+    if body.stream:
+        usage = bool(body.stream_options and body.stream_options.include_usage)
+        return StreamingResponse(_events(stream, head, usage), media_type="text/event-stream")
+    text: list[str] = []
+    reason, counts = "length", {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+    async for event in stream:
+        if event.kind == "text":
+            text.append(event.text)
+        else:
+            reason, counts = _ending(event)
+    return {**head, "choices": [_choice("".join(text), reason)], "usage": counts}
+
+
+@router.post("/tokenize")
+async def tokenize(body: TokenizeBody, qa: QADep) -> dict[str, int]:
+    return {"count": qa.count_tokens(body.prompt)}
+
+
+async def _events(stream: GenerationStream, head: dict[str, Any], usage: bool) -> AsyncIterator[str]:
+    async for event in stream:  # leaving early (the client went away) cancels the request
+        if event.kind == "text":
+            yield _data({**head, "choices": [_choice(event.text, None)]})
+            continue
+        reason, counts = _ending(event)
+        yield _data({**head, "choices": [_choice("", reason)], **({"usage": counts} if usage else {})})
+    yield "data: [DONE]\n\n"
+
+
+def _ending(event: GenEvent) -> tuple[str, dict[str, int]]:
+    reason = "error" if event.kind == "failed" else event.finish_reason
+    counts = {
+        "prompt_tokens": event.prompt_tokens,
+        "completion_tokens": event.completion_tokens,
+        "total_tokens": event.prompt_tokens + event.completion_tokens,
+    }
+    return reason, counts
+
+
+def _choice(text: str, reason: str | None) -> dict[str, Any]:
+    return {"index": 0, "text": text, "finish_reason": reason, "logprobs": None}
+
+
+def _data(payload: dict[str, Any]) -> str:
+    return f"data: {json.dumps(payload, ensure_ascii=False)}\n\n"

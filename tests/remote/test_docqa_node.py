@@ -1,0 +1,102 @@
+"""docqa as a generation node: `POST /v1/completions` and `/v1/tokenize` on one docqa process, and another
+docqa process's endpoint generator (docqa.remote.openai_generator) generating through it. Real HTTP."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import httpx
+import pytest
+
+from docqa.core.errors import BusyError
+from docqa.core.sampling_params import NON_THINKING_SAMPLING
+from docqa.engine.batching import BatchingGenerator
+from docqa.llama.vocab import VocabCounter
+from docqa.remote.openai_generator import OpenAIGenerator
+from docqa.service import DocQA
+from tests.support.fake_generator import SCRIPT, FakeGenerator
+from tests.support.live_server import free_port, serve_app
+from tests.support.paths import make_settings
+
+GREEDY = replace(NON_THINKING_SAMPLING, temperature=0.0, max_tokens=24, seed=3)
+
+
+@pytest.fixture
+def fake_node(fake_generator: FakeGenerator, tmp_path: Path) -> Iterator[str]:
+    qa = DocQA(make_settings(tmp_path / "data"), None, fake_generator)
+    try:
+        with serve_app(qa.settings, qa, free_port()) as base:
+            yield f"{base}/v1"
+    finally:
+        qa.close()
+
+
+def _client(url: str, count: object = None, max_in_flight: int = 8) -> OpenAIGenerator:
+    return OpenAIGenerator(
+        url,
+        model="node",
+        api_key=None,
+        timeout_s=60,
+        max_in_flight=max_in_flight,
+        n_ctx=4096,
+        prompt_format="plain",
+        count_tokens=count if callable(count) else (lambda text: len(text.split()) + 1),
+        tokenizer_label="words",
+    )
+
+
+def test_the_node_streams_a_raw_prompt_in_openai_completions_form(
+    fake_node: str, fake_generator: FakeGenerator
+) -> None:
+    body = {
+        "prompt": "Question: which law?\nAnswer:",
+        "max_tokens": 64,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    with httpx.stream("POST", f"{fake_node}/completions", json=body, timeout=30) as response:
+        lines = [line for line in response.iter_lines() if line.startswith("data: ")]
+    assert lines[-1] == "data: [DONE]"
+    assert fake_generator.prompts[-1] == body["prompt"]  # as sent: no template, no retrieval
+    whole = httpx.post(f"{fake_node}/completions", json={**body, "stream": False}, timeout=30).json()
+    assert whole["choices"][0]["text"] == SCRIPT
+    assert whole["choices"][0]["finish_reason"] == "stop" and whole["usage"]["completion_tokens"] == len(SCRIPT.split())
+    assert httpx.post(f"{fake_node}/tokenize", json={"prompt": "one two three"}, timeout=30).json() == {"count": 4}
+
+
+def test_another_docqa_generates_through_the_node_and_hears_its_429(
+    fake_node: str, fake_generator: FakeGenerator
+) -> None:
+    client = _client(fake_node)
+    events = list(client.submit("Question: which law?\nAnswer:", NON_THINKING_SAMPLING))
+    assert "".join(e.text for e in events if e.kind == "text") == SCRIPT
+    assert events[-1].completion_tokens == len(SCRIPT.split())
+    fake_generator.paused.set()
+    held = [fake_generator.submit("filler", NON_THINKING_SAMPLING) for _ in range(4)]  # the node's queue is full
+    try:
+        with pytest.raises(BusyError) as caught:
+            client.submit("Question: which law?\nAnswer:", NON_THINKING_SAMPLING)
+        assert caught.value.retry_after_s > 0
+    finally:
+        for stream in held:
+            stream.cancel()
+        fake_generator.paused.clear()
+
+
+@pytest.mark.slow
+def test_a_docqa_node_gives_the_in_process_greedy_text(
+    generator: BatchingGenerator, demo_model: Path, tmp_path: Path
+) -> None:
+    qa = DocQA(make_settings(tmp_path / "data"), None, generator)  # the session's engine: not closed here
+    prompt = "Question: What is the capital of France?\nAnswer:"
+    here = "".join(e.text for e in generator.submit(prompt, GREEDY) if e.kind == "text")
+    try:
+        with serve_app(qa.settings, qa, free_port()) as base:
+            client = _client(f"{base}/v1", VocabCounter(demo_model, "auto"))
+            assert client.count_tokens(prompt) == generator.count_tokens(prompt)
+            there = "".join(e.text for e in client.submit(prompt, GREEDY) if e.kind == "text")
+    finally:
+        qa.store.close()
+    assert there and there == here
