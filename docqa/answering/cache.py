@@ -37,6 +37,7 @@ def normalise_question(question: str) -> str:
 class CacheKey:
     collection_id: int
     digest: str
+    generation: int = 0  # the collection's generation when the question was looked up (Store.generation)
 
 
 def cache_key(
@@ -52,6 +53,7 @@ def cache_key(
     seed: int | None,
     retrieval: str,
     earlier: tuple[str, ...] = (),
+    generation: int = 0,
 ) -> CacheKey:
     """retrieval: how the sources were found (Retriever.signature): another retriever, embedding model or
     fusion weight finds other sources, so its answers are other entries."""
@@ -69,7 +71,7 @@ def cache_key(
     if earlier:  # a follow-up's answer depends on the question before it (absent: the keys as before)
         parts["earlier"] = [normalise_question(q) for q in earlier]
     digest = hashlib.sha256(json.dumps(parts, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
-    return CacheKey(collection_id, digest)
+    return CacheKey(collection_id, digest, generation)
 
 
 def _citation(data: dict[str, object]) -> Citation:
@@ -123,12 +125,20 @@ class AnswerCache:
         if answer.mode != "thinking":
             data["reasoning"] = ""
         with self._store.session() as s:
+            # Only while the collection is as its retrieval saw it: an ask that raced a delete or an ingest
+            # (the change emptied the cache; this answer may cite what is gone) is not cached.
             s.execute(
                 text(
                     "INSERT OR REPLACE INTO answer_cache(collection_id, key, answer, created_at) "
-                    "VALUES (:cid, :key, :answer, CURRENT_TIMESTAMP)"
+                    "SELECT :cid, :key, :answer, CURRENT_TIMESTAMP WHERE coalesce((SELECT generation FROM "
+                    "collection_generations WHERE collection_id = :cid), 0) = :generation"
                 ),
-                {"cid": key.collection_id, "key": key.digest, "answer": json.dumps(data, ensure_ascii=False)},
+                {
+                    "cid": key.collection_id,
+                    "key": key.digest,
+                    "answer": json.dumps(data, ensure_ascii=False),
+                    "generation": key.generation,
+                },
             )
             s.execute(  # keep the newest max_entries of the collection
                 text(

@@ -5,12 +5,14 @@ from __future__ import annotations
 import logging
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from docqa.core.errors import BusyError, DocqaError
 
 logger = logging.getLogger(__name__)
+MAX_PROBLEMS = 10  # a body with a thousand bad fields is described by its first ten
 
 
 def error_body(kind: str, message: str) -> dict[str, dict[str, str]]:
@@ -31,6 +33,17 @@ async def http_error(_request: Request, exc: Exception) -> JSONResponse:
     )
 
 
+async def validation_error(_request: Request, exc: Exception) -> JSONResponse:
+    """A request that does not fit its schema: 422 in docqa's error shape, naming each field and what is
+    wrong with it, never echoing the input (it may be 20 MB, or a NaN that JSON cannot write)."""
+    assert isinstance(exc, RequestValidationError)
+    problems = []
+    for error in exc.errors()[:MAX_PROBLEMS]:
+        field = ".".join(str(part) for part in error.get("loc", ()) if part != "body") or "body"
+        problems.append(f"{field}: {error.get('msg', 'invalid')}")
+    return JSONResponse(error_body("ValidationError", "; ".join(problems)[:2000]), status_code=422)
+
+
 async def unexpected_error(_request: Request, exc: Exception) -> JSONResponse:
     logger.exception("unhandled error", exc_info=exc)
     return JSONResponse(error_body("InternalError", "internal error; see the server log"), status_code=500)
@@ -39,4 +52,5 @@ async def unexpected_error(_request: Request, exc: Exception) -> JSONResponse:
 def install(app: FastAPI) -> None:
     app.add_exception_handler(DocqaError, docqa_error)
     app.add_exception_handler(StarletteHTTPException, http_error)
+    app.add_exception_handler(RequestValidationError, validation_error)
     app.add_exception_handler(Exception, unexpected_error)

@@ -7,12 +7,21 @@ from dataclasses import dataclass
 
 from docqa.core.errors import InvalidRequestError
 
-_COLLECTION_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_COLLECTION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # fullmatch: "$" would allow a final newline
 MAX_QUESTION_CHARS = 8000
 
 
+def is_unicode_text(text: str) -> bool:
+    """False for a string JSON can carry but no encoding can write: one with a lone surrogate ("\\ud800")."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def validate_collection_name(name: str) -> str:
-    if not _COLLECTION_NAME.match(name):
+    if not _COLLECTION_NAME.fullmatch(name):
         raise InvalidRequestError(f"invalid collection name '{name[:80]}': use 1-64 letters, digits, '.', '_' or '-'")
     return name
 

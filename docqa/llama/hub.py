@@ -45,7 +45,7 @@ KNOWN_MODELS = {
     )
 }  # fmt: skip
 
-_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 def known_path(name: str, models_dir: Path) -> Path | None:
@@ -71,7 +71,7 @@ def pull(name: str, models_dir: Path) -> Path:
     except Exception as exc:  # network, authentication, missing file: one clear line
         raise ConfigError(f"could not download {model.repo}/{model.filename}: {type(exc).__name__}: {exc}") from exc
     expected = (metadata.etag or "").strip('"').lower()
-    if _SHA256.match(expected):
+    if _SHA256.fullmatch(expected):
         actual = sha256_file(path)
         if actual != expected:
             path.unlink(missing_ok=True)

@@ -19,7 +19,7 @@ from docqa.answering.prompting import PromptPlan, build_prompt
 from docqa.core.errors import ConfigError, DocqaError, InvalidRequestError
 from docqa.core.events import AskEvent
 from docqa.core.protocols import Generator
-from docqa.core.requests import MAX_QUESTION_CHARS, AskRequest
+from docqa.core.requests import MAX_QUESTION_CHARS, AskRequest, is_unicode_text
 from docqa.core.sampling_params import NON_THINKING_SAMPLING, THINKING_SAMPLING, SamplingParams
 from docqa.core.settings import Settings
 from docqa.core.streams import GenerationStream, GenEvent
@@ -39,6 +39,19 @@ class _Prepared:
     params: SamplingParams
     started: float
     retrieval_ms: float
+
+
+def _check(request: AskRequest) -> None:
+    """A question docqa can ask: not empty, not too long, Unicode text (JSON can carry a lone surrogate,
+    "\\ud800", that no encoder, the cache's hash or the tokenizer, can write)."""
+    question = request.question.strip()
+    if not question:
+        raise InvalidRequestError("the question is empty")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise InvalidRequestError(f"the question is longer than {MAX_QUESTION_CHARS} characters")
+    for text in (question, *request.earlier):
+        if not is_unicode_text(text):
+            raise InvalidRequestError("the question holds a lone surrogate (\\ud800-\\udfff): not Unicode text")
 
 
 class Asker:
@@ -66,6 +79,7 @@ class Asker:
     def start(self, request: AskRequest) -> AskRun:
         """The cached answer, or retrieval and the prompt done (blocking: from async code, in a thread)."""
         started = time.perf_counter()
+        _check(request)
         key = self._cache_key(request)
         cached = self.answer_cache.get(key) if key else None
         if cached is not None:
@@ -76,10 +90,6 @@ class Asker:
         if self.generator is None:
             raise ConfigError("no generator loaded: open DocQA with generator=True to ask questions")
         question = request.question.strip()
-        if not question:
-            raise InvalidRequestError("the question is empty")
-        if len(question) > MAX_QUESTION_CHARS:
-            raise InvalidRequestError(f"the question is longer than {MAX_QUESTION_CHARS} characters")
         started = time.perf_counter()
         coll = self.collection(request.collection)
         if request.document_id is not None:
@@ -128,8 +138,9 @@ class Asker:
     def _cache_key(self, request: AskRequest) -> CacheKey | None:
         if not (self.settings.answer_cache and request.use_cache) or request.ignore_eos or self.generator is None:
             return None
+        collection_id = self.collection(request.collection).id
         return cache_key(
-            self.collection(request.collection).id,
+            collection_id,
             request.question,
             thinking=request.thinking,
             model_id=self.generator.info.model_id,
@@ -140,6 +151,7 @@ class Asker:
             seed=request.seed,
             retrieval=self.retriever.signature(),
             earlier=(earlier,) if (earlier := request.follows()) else (),
+            generation=self.store.generation(collection_id),  # read before retrieval, checked when cached
         )
 
 

@@ -42,8 +42,18 @@ _EXTRA_DDL = [
     # Answers cached by docqa.answering.cache; emptied per collection whenever its documents change.
     "CREATE TABLE IF NOT EXISTS answer_cache (collection_id INTEGER NOT NULL REFERENCES collections(id) "
     "ON DELETE CASCADE, key TEXT NOT NULL, answer TEXT NOT NULL, created_at TEXT, PRIMARY KEY (collection_id, key))",
+    # A collection's generation, one more at each change of its documents: an answer is cached only if its
+    # collection's generation is still the one its retrieval saw (an ask racing a delete caches nothing).
+    "CREATE TABLE IF NOT EXISTS collection_generations (collection_id INTEGER PRIMARY KEY REFERENCES "
+    "collections(id) ON DELETE CASCADE, generation INTEGER NOT NULL)",
 ]
-_FORGET_ANSWERS = text("DELETE FROM answer_cache WHERE collection_id = :cid")
+_FORGET_ANSWERS = [
+    text("DELETE FROM answer_cache WHERE collection_id = :cid"),
+    text(
+        "INSERT INTO collection_generations(collection_id, generation) VALUES (:cid, 1) "
+        "ON CONFLICT(collection_id) DO UPDATE SET generation = generation + 1"
+    ),
+]
 
 
 def _configure_connection(dbapi_conn: sqlite3.Connection, _record: object) -> None:
@@ -56,6 +66,13 @@ def _configure_connection(dbapi_conn: sqlite3.Connection, _record: object) -> No
     cur.execute("PRAGMA busy_timeout=30000")
     cur.execute("PRAGMA foreign_keys=ON")
     cur.close()
+
+
+MAX_ROW_ID = 2**63 - 1  # SQLite's INTEGER: a larger ID can name no row (and overflows the driver)
+
+
+def is_row_id(value: int) -> bool:
+    return 0 < value <= MAX_ROW_ID
 
 
 class Store:
@@ -130,6 +147,8 @@ class Store:
             return list(s.scalars(stmt.order_by(DocumentRow.id)))
 
     def document(self, collection: CollectionRow, document_id: int) -> DocumentRow:
+        if not is_row_id(document_id):
+            raise DocumentNotFoundError(document_id, collection.name)
         with self.session() as s:
             row = s.get(DocumentRow, document_id)
             if row is None or row.collection_id != collection.id:
@@ -191,7 +210,7 @@ class Store:
             if rows:
                 title = passages.title_of(name, chunks[0].text)
                 passages.index_chunks(s, title, [(r.id, r.text) for r in rows], self._stemmer)
-            s.execute(_FORGET_ANSWERS, {"cid": collection_id})
+            self._forget_answers(s, collection_id)
             return SavedDocument(doc.id, [r.id for r in rows], removed)
 
     def record_failure(
@@ -214,6 +233,8 @@ class Store:
 
     def delete_document(self, collection: CollectionRow, document_id: int) -> list[int]:
         """Delete a document and its chunks; returns the chunk IDs to drop from the vector index."""
+        if not is_row_id(document_id):
+            raise DocumentNotFoundError(document_id, collection.name)
         with self.session() as s:
             doc = s.get(DocumentRow, document_id)
             if doc is None or doc.collection_id != collection.id:
@@ -221,8 +242,23 @@ class Store:
             ids = list(s.scalars(select(ChunkRow.id).where(ChunkRow.document_id == document_id)))
             s.execute(delete(ChunkRow).where(ChunkRow.document_id == document_id))
             s.delete(doc)
-            s.execute(_FORGET_ANSWERS, {"cid": collection.id})
+            self._forget_answers(s, collection.id)
             return ids
+
+    @staticmethod
+    def _forget_answers(session: Session, collection_id: int) -> None:
+        """In the transaction that changes a collection's documents: its cached answers go, its generation
+        goes up."""
+        for statement in _FORGET_ANSWERS:
+            session.execute(statement, {"cid": collection_id})
+
+    def generation(self, collection_id: int) -> int:
+        """How many times the collection's documents have changed (since this table came to be)."""
+        with self.session() as s:
+            found = s.execute(
+                text("SELECT generation FROM collection_generations WHERE collection_id = :cid"), {"cid": collection_id}
+            ).scalar()
+        return int(found or 0)
 
     # --- chunks --------------------------------------------------------------------------------
 
@@ -293,6 +329,7 @@ class Store:
 
     def fetch_chunks(self, ids: Sequence[int]) -> dict[int, RetrievedChunk]:
         """Chunk rows with their document names, keyed by ID (score left at 0)."""
+        ids = [i for i in ids if is_row_id(i)]
         if not ids:
             return {}
         with self.session() as s:
