@@ -6,6 +6,7 @@ import hmac
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from docqa.api.state import AppState
 from docqa.core.errors import NotReadyError
@@ -22,18 +23,31 @@ def get_settings(state: Annotated[AppState, Depends(get_state)]) -> Settings:
     return state.settings
 
 
-def require_api_key(request: Request, settings: Annotated[Settings, Depends(get_settings)]) -> None:
-    """401 unless the request carries one of the configured keys (none configured: open)."""
+# Declared so that the OpenAPI schema says how to authenticate; the key itself is checked below.
+_BEARER = HTTPBearer(auto_error=False, description="One of DOCQA_API_KEYS (none configured: no key needed).")
+
+
+def has_api_key(request: Request, settings: Settings) -> bool:
+    """Whether the request carries one of the configured keys (none configured: every request does)."""
     keys = [k.strip().encode() for k in settings.api.keys.split(",") if k.strip()]
     if not keys:
-        return
+        return True
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
     given = token.strip().encode()
     # compare against every key, in constant time, so timing tells nothing about which one nearly matched
     matched = False
     for key in keys:
         matched |= hmac.compare_digest(given, key)
-    if scheme.lower() != "bearer" or not matched:
+    return scheme.lower() == "bearer" and matched
+
+
+def require_api_key(
+    request: Request,
+    settings: Annotated[Settings, Depends(get_settings)],
+    _credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_BEARER)],
+) -> None:
+    """401 unless the request carries one of the configured keys (none configured: open)."""
+    if not has_api_key(request, settings):
         raise HTTPException(401, "missing or wrong API key", headers={"WWW-Authenticate": "Bearer"})
 
 

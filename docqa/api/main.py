@@ -33,11 +33,17 @@ def create_app(settings: Settings | None = None, *, state: AppState | None = Non
         if owned:
             await run_in_threadpool(app_state.close)
 
+    keyed = bool(app_state.settings.api.keys.strip())
     app = FastAPI(
         title="docqa",
         version="0.1.0",
         description="Ask questions about your documents; answers cite document names and pages.",
         lifespan=lifespan,
+        # With API keys the schema is behind a key too (GET /openapi.json), and the browser pages, which
+        # cannot send one, are off.
+        docs_url=None if keyed else "/docs",
+        redoc_url=None if keyed else "/redoc",
+        openapi_url=None if keyed else "/openapi.json",
     )
     app.state.docqa = app_state
     app_state.metrics = Metrics(lambda: app_state.qa)
@@ -53,6 +59,8 @@ def create_app(settings: Settings | None = None, *, state: AppState | None = Non
     app.include_router(openai_compat.router, dependencies=authenticated)
     app.include_router(completions.router, dependencies=authenticated)
     app.include_router(metrics.router, dependencies=authenticated)
+    if keyed:
+        app.add_api_route("/openapi.json", lambda: app.openapi(), dependencies=authenticated, include_in_schema=False)
     app.add_middleware(BodySizeLimit, max_bytes=app_state.settings.max_upload_mb * 2**20)
     app.add_middleware(InFlight, state=app_state)  # refuses work first when draining
     app.add_middleware(RequestCounter, metrics=app_state.metrics)  # outermost: counts 413s and 503s too

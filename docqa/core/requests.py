@@ -41,6 +41,7 @@ class AskRequest:
     # A conversation's earlier questions, oldest first: the last one steers retrieval and is shown to the
     # model, so that a follow-up ("and the governing law?") is read as the conversation means it.
     earlier: tuple[str, ...] = ()
+    stop: tuple[str, ...] = ()  # strings that end the answer, besides the prompt's own (its answer is not cached)
 
     def follows(self) -> str:
         """The question this one follows (the last earlier one, trimmed), or "" for none: what steers its

@@ -128,7 +128,7 @@ class Asker:
             base,
             max_tokens=max_tokens,
             seed=request.seed if request.seed is not None else self.settings.llm.seed,
-            stop=() if request.ignore_eos else plan.stop,
+            stop=() if request.ignore_eos else (*plan.stop, *request.stop),
             thinking_budget=self.settings.llm.thinking_budget if request.thinking else None,
             ignore_eos=request.ignore_eos,
         )
@@ -136,7 +136,9 @@ class Asker:
         return _Prepared(mode, plan, params, started, retrieval_ms)
 
     def _cache_key(self, request: AskRequest) -> CacheKey | None:
-        if not (self.settings.answer_cache and request.use_cache) or request.ignore_eos or self.generator is None:
+        if not (self.settings.answer_cache and request.use_cache) or request.ignore_eos or request.stop:
+            return None
+        if self.generator is None:
             return None
         collection_id = self.collection(request.collection).id
         return cache_key(

@@ -92,3 +92,50 @@ def test_an_answer_that_raced_a_delete_is_not_cached(served: tuple[str, DocQA]) 
     assert qa.cache_stats().entries == 0
     again = qa.ask(question)  # not replayed: asked of the collection as it is
     assert all(c.document_id != cited for c in again.citations)
+
+
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [
+        ({"n": 2}, "n"),
+        ({"tools": [{"type": "function", "function": {"name": "f"}}]}, "tools"),
+        ({"tool_choice": "auto"}, "tool_choice"),
+        ({"response_format": {"type": "json_object"}}, "response_format"),
+        ({"logprobs": True}, "logprobs"),
+    ],
+)
+def test_openai_options_docqa_cannot_honour_are_refused(
+    served: tuple[str, DocQA], extra: dict[str, object], named: str
+) -> None:
+    base, _ = served
+    body = {"model": "docqa/default", "messages": [{"role": "user", "content": "Which law governs?"}], **extra}
+    message = _error(httpx.post(f"{base}/v1/chat/completions", json=body, timeout=30), 400, "InvalidRequestError")
+    assert message == f"not supported by docqa: {named} (docqa writes one text answer)"
+
+
+def test_openai_stop_strings_reach_the_generator(served: tuple[str, DocQA], fake_generator: FakeGenerator) -> None:
+    base, _ = served
+    body = {"model": "docqa/default", "messages": [{"role": "user", "content": "Which law governs?"}], "stop": "##"}
+    assert httpx.post(f"{base}/v1/chat/completions", json=body, timeout=30).status_code == 200
+    assert "##" in fake_generator.params[-1].stop
+    five = {**body, "stop": ["a", "b", "c", "d", "e"]}
+    message = _error(httpx.post(f"{base}/v1/chat/completions", json=five, timeout=30), 400, "InvalidRequestError")
+    assert message == "stop: at most 4 non-empty strings"
+
+
+def test_with_api_keys_the_schema_and_the_health_details_need_one(
+    fake_generator: FakeGenerator, tmp_path: Path
+) -> None:
+    settings = make_settings(tmp_path / "data", api={"keys": "k-one,k-two"})
+    qa = DocQA(settings, None, fake_generator)
+    key = {"Authorization": "Bearer k-two"}
+    try:
+        with serve_app(settings, qa, free_port()) as base:
+            assert httpx.get(f"{base}/docs").status_code == 404 and httpx.get(f"{base}/redoc").status_code == 404
+            assert httpx.get(f"{base}/openapi.json").status_code == 401
+            schema = httpx.get(f"{base}/openapi.json", headers=key).json()
+            assert "HTTPBearer" in schema["components"]["securitySchemes"]
+            assert httpx.get(f"{base}/health").json() == {"status": "ok"}  # no model file names without a key
+            assert httpx.get(f"{base}/health", headers=key).json()["generator"] == "fake-generator"
+    finally:
+        qa.close()

@@ -31,6 +31,7 @@ class FakeGenerator:
         self.info = GeneratorInfo(model_id="fake-generator", n_ctx=n_ctx, prompt_format=prompt_format)
         self.script = script
         self.prompts: list[str] = []  # every prompt submitted, in order
+        self.params: list[SamplingParams] = []  # and how each was to be sampled
         self.running = threading.Event()  # set while a job generates
         self.paused = threading.Event()  # set: the worker takes no new job (to hold the queue full)
         self._jobs: WaitQueue[_Job] = WaitQueue(max_queue)
@@ -47,6 +48,7 @@ class FakeGenerator:
         stream = GenerationStream(loop)
         self._jobs.put(_Job(prompt, params, stream))
         self.prompts.append(prompt)
+        self.params.append(params)
         return stream
 
     def stats(self) -> GeneratorStats:

@@ -1,22 +1,27 @@
-"""GET /health: 503 while the models load (or failed to) and while shutting down; 200 when docqa can answer."""
+"""GET /health: 503 while the models load (or failed to) and while shutting down; 200 when docqa can answer.
+Open to load balancers; with API keys configured, only a request with a key sees the details (model files,
+the engine's queue, why loading failed)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from docqa.api.deps import StateDep
+from docqa.api.deps import StateDep, has_api_key
 
 router = APIRouter(tags=["health"])
 
 
 @router.get("/health", summary="Readiness: 200 when the models are loaded")
-def health(state: StateDep) -> JSONResponse:
+def health(state: StateDep, request: Request) -> JSONResponse:
+    details = has_api_key(request, state.settings)
     if state.draining.is_set():  # tell load balancers first, while in-flight requests finish
         return JSONResponse({"status": "draining", "detail": "shutting down"}, status_code=503)
     if state.qa is None:
         status = "error" if state.load_error else "loading"
-        return JSONResponse({"status": status, "detail": state.load_error}, status_code=503)
+        return JSONResponse({"status": status, "detail": state.load_error if details else None}, status_code=503)
+    if not details:
+        return JSONResponse({"status": "ok"})
     loaded = state.qa.status()
     return JSONResponse(
         {

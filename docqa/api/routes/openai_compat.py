@@ -33,6 +33,7 @@ from docqa.core.types import Timings
 router = APIRouter(prefix="/v1", tags=["openai"])
 
 MODEL_PREFIX = "docqa/"
+MAX_STOP = 4  # as OpenAI
 _SOFT_SWITCH = re.compile(r"(^|\s)/(no_think|think)\b")
 
 
@@ -58,7 +59,9 @@ class StreamOptions(BaseModel):
 
 
 class ChatCompletionBody(BaseModel):
-    """The fields of OpenAI's request that docqa honours; others are accepted and ignored."""
+    """The fields of OpenAI's request that docqa honours; of the others, those that would change what a client
+    gets back (several choices, tools, a response format, log-probabilities) are refused with a 400, as
+    OpenAI-compatible servers do, and the rest (user, metadata, ...) are accepted and ignored."""
 
     model_config = ConfigDict(
         extra="allow",
@@ -85,6 +88,32 @@ class ChatCompletionBody(BaseModel):
     top_k: int | None = Field(default=None, ge=1, le=50, description="docqa: chunks put in the prompt.")
     document_id: int | None = Field(default=None, description="docqa: search only this document.")
     cache: bool = Field(default=True, description="docqa: answer from the answer cache when possible.")
+    stop: str | list[str] | None = Field(default=None, description="Up to 4 strings that end the answer.")
+    n: int = Field(default=1, description="Only 1: docqa writes one answer.")
+    tools: list[Any] | None = Field(default=None, description="Not supported: docqa calls no tools.")
+    tool_choice: Any = Field(default=None, description="Only 'none'.")
+    response_format: dict[str, Any] | None = Field(default=None, description="Only {'type': 'text'}.")
+    logprobs: bool | None = Field(default=None, description="Not supported.")
+    top_logprobs: int | None = Field(default=None, description="Not supported.")
+
+    def refuse_unsupported(self) -> None:
+        """A 400 naming the option, where ignoring it would give the client something else than it asked."""
+        refused = [
+            ("n", self.n != 1),
+            ("tools", bool(self.tools)),
+            ("tool_choice", self.tool_choice not in (None, "none")),
+            ("response_format", (self.response_format or {"type": "text"}).get("type") != "text"),
+            ("logprobs", bool(self.logprobs) or self.top_logprobs is not None),
+        ]
+        names = [name for name, bad in refused if bad]
+        if names:
+            raise InvalidRequestError(f"not supported by docqa: {', '.join(names)} (docqa writes one text answer)")
+
+    def stop_strings(self) -> tuple[str, ...]:
+        stop = [self.stop] if isinstance(self.stop, str) else (self.stop or [])
+        if len(stop) > MAX_STOP or any(not s for s in stop):
+            raise InvalidRequestError(f"stop: at most {MAX_STOP} non-empty strings")
+        return tuple(stop)
 
 
 def collection_of(model: str) -> str:
@@ -115,6 +144,7 @@ def choose_thinking(body: ChatCompletionBody, message: str) -> tuple[bool, str]:
 
 
 def ask_request(body: ChatCompletionBody) -> AskRequest:
+    body.refuse_unsupported()
     users = [m for m in body.messages if m.role == "user"]
     if not users or not users[-1].text().strip():
         raise InvalidRequestError("no user message to answer")
@@ -131,6 +161,7 @@ def ask_request(body: ChatCompletionBody) -> AskRequest:
         body.temperature,
         use_cache=body.cache,
         earlier=earlier[-1:],  # the service reads the last one
+        stop=body.stop_strings(),
     )
 
 
