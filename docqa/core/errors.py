@@ -110,3 +110,9 @@ class EndpointTimeoutError(EndpointError):
     """The endpoint did not connect, start answering or send the next token in time."""
 
     http_status = 504
+
+
+class ClientGoneError(DocqaError):
+    """The client closed its connection before its answer was ready; nothing is sent back (nginx's 499)."""
+
+    http_status = 499

@@ -12,8 +12,9 @@ The CLI, the REST API and eval are thin layers over this class: they call its me
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
 
@@ -22,7 +23,7 @@ import numpy as np
 from docqa import components
 from docqa.answering.cache import AnswerCache
 from docqa.core.documents import IngestReport, ProgressCallback, Source
-from docqa.core.errors import ChunkNotFoundError, ConfigError, DocqaError
+from docqa.core.errors import ChunkNotFoundError, ClientGoneError, ConfigError, DocqaError
 from docqa.core.events import AskEvent
 from docqa.core.protocols import Embedder, Generator, Reranker
 from docqa.core.requests import AskRequest, validate_collection_name
@@ -39,6 +40,7 @@ from docqa.store.db import CollectionRow, DocumentRow, Store
 from ingest.pipeline import Ingestor, collect_sources
 
 logger = logging.getLogger(__name__)
+CLIENT_POLL_S = 0.25  # how often a non-streamed ask checks that its client is still there
 
 
 class DocQA:
@@ -251,6 +253,27 @@ class DocQA:
     def stream(self, request: AskRequest) -> Iterator[AskEvent]:
         """Answer events as they are generated: citations, reasoning/answer deltas, then done."""
         yield from self._asker.start(request).events()
+
+    async def aask(self, request: AskRequest, gone: Callable[[], Awaitable[bool]] | None = None) -> Answer:
+        """ask() for the API: the thread is held for retrieval only (the generator's queue bound, not a thread
+        pool, decides who waits: a full queue is BusyError), and when `gone()` says the client went away, the
+        answer is cancelled (its sequence freed, or its place in the queue) instead of generated for nobody."""
+        run = await asyncio.to_thread(self._asker.start, request)
+
+        async def drain() -> None:
+            async for _ in run.aevents():
+                pass
+
+        draining = asyncio.ensure_future(drain())
+        while not draining.done():
+            await asyncio.wait({draining}, timeout=CLIENT_POLL_S)
+            if not draining.done() and gone is not None and await gone():
+                draining.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await draining
+                raise ClientGoneError("the client went away; the answer was cancelled")
+        draining.result()  # BusyError, a failed generation, ...
+        return run.answer()
 
     async def astream(self, request: AskRequest) -> AsyncIterator[AskEvent]:
         """The async twin of stream(), for the API: retrieval runs in a thread, tokens arrive on the loop."""

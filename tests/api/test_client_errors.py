@@ -3,6 +3,7 @@ shape, never a 500, never an echo of the input. Real HTTP over the scripted gene
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 
 from docqa.core.events import CitationsEvent
 from docqa.core.requests import AskRequest
+from docqa.core.sampling_params import NON_THINKING_SAMPLING
 from docqa.service import DocQA
 from tests.support.fake_generator import FakeGenerator
 from tests.support.live_server import free_port, serve_app
@@ -139,3 +141,40 @@ def test_with_api_keys_the_schema_and_the_health_details_need_one(
             assert httpx.get(f"{base}/health", headers=key).json()["generator"] == "fake-generator"
     finally:
         qa.close()
+
+
+def test_a_non_streamed_ask_whose_client_hangs_up_is_cancelled(
+    served: tuple[str, DocQA], fake_generator: FakeGenerator
+) -> None:
+    """Its place in the generator's queue is freed when the client goes, not when the answer would be done."""
+    base, _ = served
+    fake_generator.paused.set()  # the ask waits in the queue
+    try:
+        for path, body in (
+            ("/v1/ask", {"question": "Which law governs?", "cache": False}),
+            ("/v1/chat/completions", {"model": "docqa/default", "messages": [{"role": "user", "content": "Law?"}]}),
+        ):
+            with pytest.raises(httpx.ReadTimeout):
+                httpx.post(f"{base}{path}", json=body, timeout=httpx.Timeout(30, read=1.0))
+            deadline = time.monotonic() + 5
+            while fake_generator.live_waiting() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert fake_generator.live_waiting() == 0, path
+    finally:
+        fake_generator.paused.clear()
+
+
+def test_non_streamed_asks_get_429_from_the_queue_bound(
+    served: tuple[str, DocQA], fake_generator: FakeGenerator
+) -> None:
+    base, _ = served
+    fake_generator.paused.set()
+    held = [fake_generator.submit("filler", NON_THINKING_SAMPLING) for _ in range(4)]  # the queue's bound
+    try:
+        response = httpx.post(f"{base}/v1/ask", json={"question": "Which law governs?", "cache": False}, timeout=30)
+        assert int(response.headers["retry-after"]) > 0
+        _error(response, 429, "BusyError")
+    finally:
+        for stream in held:
+            stream.cancel()
+        fake_generator.paused.clear()

@@ -6,10 +6,9 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
-from starlette.concurrency import run_in_threadpool
 
 from docqa.api.deps import QADep
 from docqa.core.errors import DocqaError
@@ -72,9 +71,9 @@ async def _sse_stream(first: AskEvent, events: AsyncIterator[AskEvent]) -> Async
 
 
 @router.post("/v1/ask", summary="Answer a question from a collection, with citations", response_model=None)
-async def ask(body: AskBody, qa: QADep) -> StreamingResponse | dict[str, Any]:
+async def ask(body: AskBody, qa: QADep, request: Request) -> StreamingResponse | dict[str, Any]:
     if not body.stream:
-        answer = await run_in_threadpool(qa.ask, body.request())
+        answer = await qa.aask(body.request(), request.is_disconnected)
         return answer.as_dict()
     events = qa.astream(body.request())
     first = await events.__anext__()  # retrieval errors (404, 409, ...) still become HTTP statuses

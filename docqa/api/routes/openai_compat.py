@@ -18,10 +18,9 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Any, Literal
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
-from starlette.concurrency import run_in_threadpool
 
 from docqa.answering.citing import sources_footer
 from docqa.api.deps import QADep
@@ -191,12 +190,12 @@ def list_models(qa: QADep) -> dict[str, Any]:
 
 
 @router.post("/chat/completions", summary="Answer the last user message from a collection (OpenAI format)")
-async def chat_completions(body: ChatCompletionBody, qa: QADep) -> Any:
+async def chat_completions(body: ChatCompletionBody, qa: QADep, http: Request) -> Any:
     request = ask_request(body)
     completion_id = f"chatcmpl-{uuid.uuid4().hex}"
     created = int(time.time())
     if not body.stream:
-        answer = await run_in_threadpool(qa.ask, request)
+        answer = await qa.aask(request, http.is_disconnected)
         result = answer.as_dict()
         citations: list[dict[str, Any]] = result["citations"]  # type: ignore[assignment]
         message: dict[str, Any] = {"role": "assistant", "content": answer.answer + sources_footer(citations)}
