@@ -103,19 +103,37 @@ def decode_text(data: bytes) -> tuple[str, list[str]]:
     if data.startswith(b"\xef\xbb\xbf"):
         return data[3:].decode("utf-8", errors="replace"), []
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16"), ["decoded as UTF-16"]
+        try:
+            return data.decode("utf-16"), ["decoded as UTF-16"]
+        except UnicodeDecodeError as exc:
+            raise ReadError(f"starts with a UTF-16 byte-order mark but is not UTF-16 (byte {exc.start})") from None
+    if b"\x00" in data[:8192]:  # valid UTF-8 too, but no text file holds NUL bytes: UTF-16 without its mark?
+        return _utf16_without_bom(data)
     try:
         return data.decode("utf-8"), []
     except UnicodeDecodeError:
         pass
-    if b"\x00" in data[:8192]:
-        raise ReadError("binary content: this is not a text file")
     from charset_normalizer import from_bytes
 
     best = from_bytes(data).best()
     if best is None or best.encoding is None:
         raise ReadError("not UTF-8, and its encoding could not be detected; convert it to UTF-8")
     return str(best), [f"decoded as {best.encoding} (not UTF-8)"]
+
+
+def _utf16_without_bom(data: bytes) -> tuple[str, list[str]]:
+    """Text in UTF-16 with no byte-order mark: Latin-script text has a NUL in nearly every other byte (odd
+    ones for little-endian). Anything else with NUL bytes is binary."""
+    head = data[:8192]
+    even, odd = head[0::2].count(0), head[1::2].count(0)
+    half = max(len(head) // 2, 1)
+    for zeros, other, encoding in ((odd, even, "utf-16-le"), (even, odd, "utf-16-be")):
+        if zeros >= 0.4 * half and other <= 0.05 * half and len(data) % 2 == 0:
+            try:
+                return data.decode(encoding), [f"decoded as {encoding.upper()} (no byte-order mark)"]
+            except UnicodeDecodeError:
+                break
+    raise ReadError("binary content (NUL bytes): this is not a text file")
 
 
 def read_text(path: Path) -> ParsedDocument:

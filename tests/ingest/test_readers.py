@@ -87,6 +87,22 @@ def test_binary_file_named_txt_is_refused(tmp_path: Path) -> None:
         read_document(path)
 
 
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+def test_utf16_without_its_byte_order_mark_is_read_as_utf16(tmp_path: Path, encoding: str) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_bytes("Either party may terminate on sixty days notice.".encode(encoding))  # no BOM
+    doc = read_document(path)
+    assert doc.pages[0].text == "Either party may terminate on sixty days notice." and "\x00" not in doc.pages[0].text
+    assert doc.warnings == [f"decoded as {encoding.upper()} (no byte-order mark)"]
+
+
+def test_a_broken_utf16_file_fails_with_a_reason(tmp_path: Path) -> None:
+    path = tmp_path / "broken.txt"
+    path.write_bytes(b"\xff\xfe" + "text".encode("utf-16-le") + b"\x00\xd8")  # a lone high surrogate at the end
+    with pytest.raises(ReadError, match="starts with a UTF-16 byte-order mark but is not UTF-16"):
+        read_document(path)
+
+
 def test_form_feeds_are_page_breaks(tmp_path: Path) -> None:
     path = tmp_path / "pages.txt"
     path.write_text("one\fTwo\fthree", encoding="utf-8")
