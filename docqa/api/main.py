@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import Depends, FastAPI
 from starlette.concurrency import run_in_threadpool
 
-from docqa.api import errors
+from docqa.api import errors, staging
 from docqa.api.deps import require_api_key
 from docqa.api.draining import InFlight
 from docqa.api.limits import BodySizeLimit
@@ -27,6 +27,7 @@ def create_app(settings: Settings | None = None, *, state: AppState | None = Non
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        staging.clear_stale(app_state.settings.data_dir)  # what a killed server left mid-upload
         if app_state.qa is None and not app_state.loaded.is_set():
             threading.Thread(target=app_state.load, name="docqa-model-loader", daemon=True).start()
         yield

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from docqa.api.deps import QADep, SettingsDep
+from docqa.api.staging import staging_folder
 from docqa.core.documents import Source
 from docqa.core.files import PDF_SUFFIXES, SUPPORTED_SUFFIXES
 from docqa.core.requests import validate_collection_name
@@ -68,7 +68,7 @@ async def upload(name: str, request: Request, qa: QADep, settings: SettingsDep) 
         uploads = [f for f in form.getlist("files") if isinstance(f, UploadFile)]
         if not uploads:
             raise HTTPException(400, "no files: send multipart form parts named 'files'")
-        tmp = Path(tempfile.mkdtemp(prefix="docqa-upload-"))
+        tmp = staging_folder(settings.data_dir)
         try:
             sources = []
             for i, upload in enumerate(uploads):
