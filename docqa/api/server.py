@@ -16,6 +16,7 @@ from types import FrameType
 
 import uvicorn
 
+from docqa.api import access_log
 from docqa.api.main import create_app
 from docqa.api.state import AppState
 
@@ -56,4 +57,5 @@ def serve(app_state: AppState, host: str, port: int, log_level: str) -> None:
         log_level=log_level,
         timeout_graceful_shutdown=2,  # after our own grace period, only stragglers remain
     )
+    access_log.install()  # after uvicorn.Config, which configures its loggers
     DrainingServer(config, app_state, app_state.settings.api.shutdown_grace_s).run()
