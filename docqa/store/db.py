@@ -82,7 +82,9 @@ class Store:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self.engine: Engine = create_engine(
-            f"sqlite:///{path}", connect_args={"check_same_thread": False, "timeout": 30}
+            f"sqlite:///{path}",
+            connect_args={"check_same_thread": False, "timeout": 30},
+            hide_parameters=True,  # an error's message and log hold the statement, never document text
         )
         event.listen(self.engine, "connect", _configure_connection)
         self._stemmer = Stemmer()  # searches and writes share its memo of words' stems

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import sqlalchemy
 
 from docqa.core.errors import IndexInconsistentError
 from docqa.store import vectors as vector_index
@@ -352,3 +353,12 @@ def test_a_question_about_the_document_itself_gets_its_head(tmp_path: Path, monk
     assert store.bm25(coll.id, dated, 3)[0][0] != acme[0]
     monkeypatch.setattr(keyword_index, "HEAD_QUESTION_TERMS", 0)
     assert acme[0] not in [chunk_id for chunk_id, _ in store.bm25(coll.id, about_itself, 3)]
+
+
+def test_a_database_error_does_not_carry_document_text(tmp_path: Path) -> None:
+    store = Store(tmp_path / "db.sqlite3")
+    secret = "CONFIDENTIAL clause text " * 50
+    with pytest.raises(sqlalchemy.exc.SQLAlchemyError) as caught, store.session() as s:
+        s.execute(sqlalchemy.text("INSERT INTO no_such_table(x) VALUES (:x)"), {"x": secret})
+    assert "CONFIDENTIAL" not in str(caught.value)
+    store.close()
