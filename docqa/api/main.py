@@ -10,6 +10,7 @@ from fastapi import Depends, FastAPI
 from starlette.concurrency import run_in_threadpool
 
 from docqa.api import errors, staging
+from docqa.api.cross_site import CrossSiteGuard
 from docqa.api.deps import require_api_key
 from docqa.api.draining import InFlight
 from docqa.api.limits import BodySizeLimit
@@ -63,6 +64,7 @@ def create_app(settings: Settings | None = None, *, state: AppState | None = Non
     if keyed:
         app.add_api_route("/openapi.json", lambda: app.openapi(), dependencies=authenticated, include_in_schema=False)
     app.add_middleware(BodySizeLimit, max_bytes=app_state.settings.max_upload_mb * 2**20)
+    app.add_middleware(CrossSiteGuard, open_without_keys=not keyed)
     app.add_middleware(InFlight, state=app_state)  # refuses work first when draining
     app.add_middleware(RequestCounter, metrics=app_state.metrics)  # outermost: counts 413s and 503s too
     return app
