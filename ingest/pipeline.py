@@ -22,12 +22,13 @@ import numpy as np
 
 from docqa.core.documents import FileResult, IngestReport, Progress, ProgressCallback, Source
 from docqa.core.errors import DocqaError, EmbeddingModelMismatchError, ReadError
-from docqa.core.files import is_supported, sha256_file
+from docqa.core.files import PDF_SUFFIXES, is_supported, sha256_file
 from docqa.core.protocols import Embedder
 from docqa.core.settings import ChunkingSettings, IngestSettings
 from docqa.core.types import ChunkDraft, ParsedDocument
 from docqa.store.consistency import VectorIndexes
 from docqa.store.db import CollectionRow, DocumentRow, Store
+from ingest import bounds
 from ingest.chunking import chunk_pages, tiktoken_counter
 from ingest.isolation import read_document_safely
 from ingest.readers import READER_VERSION
@@ -197,7 +198,10 @@ class Ingestor:
         try:
             if size > self._limits.max_file_mb * 1024 * 1024:
                 raise ReadError(f"file is {size / 2**20:.0f} MiB, over the {self._limits.max_file_mb} MiB limit")
+            if source.path.suffix.lower() not in PDF_SUFFIXES:
+                bounds.check_text_file_size(size, self._limits)
             prepared.parsed = read_document_safely(source.path, password, self._limits)
+            bounds.check_output(prepared.parsed, self._limits)
             chunks = chunk_pages(
                 prepared.parsed.pages, self._chunking.max_tokens, self._chunking.overlap_tokens, self._counter
             )

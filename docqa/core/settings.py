@@ -289,6 +289,19 @@ class IngestSettings(BaseModel):
         description="Read PDF pages by OCR (Tesseract): auto, the pages without a text layer; force, every page "
         "(a bad text layer); off, none. OCR takes seconds a page on a CPU and stops before pdf_timeout_s.",
     )
+    max_page_chars: int = Field(
+        default=200_000,
+        ge=1000,
+        description="A page (of a PDF; of a text file, the text between form feeds) with more characters fails its "
+        "file: a text bomb (streams that inflate to megabytes a page). The densest financebench_dev page has 9,098.",
+    )
+    max_document_chars: int = Field(
+        default=20_000_000,
+        ge=10_000,
+        description="A file whose text has more characters fails, before it is chunked or embedded (a text file "
+        "larger than 4 bytes a character of it, before it is read). The longest financebench_dev filing has 1.2 "
+        "million.",
+    )
     ocr_languages: str = Field(
         default="eng+chi_sim",
         description="Tesseract languages for OCR, joined by '+'; those not installed are left out (Debian: "

@@ -1,0 +1,35 @@
+"""What one file may produce (issue: text bombs): a PDF of 189 kB whose streams inflate to 2 MiB a page
+became 1,890 chunks, 7 million tokens and 500 MB on disk, and a 50 MiB one-line text file took the server
+from 3.7 to 6.2 GB. A file past these bounds fails with the reason, before chunking and embedding cost
+anything (a text file before it is even read)."""
+
+from __future__ import annotations
+
+from docqa.core.errors import ReadError
+from docqa.core.settings import IngestSettings
+from docqa.core.types import ParsedDocument
+
+BYTES_PER_CHAR = 4  # UTF-8's most: a text file this many times the limit holds more characters than it
+
+
+def too_much_text(chars: int, limit: int, at_least: str = "") -> ReadError:
+    return ReadError(
+        f"{at_least}{chars:,} characters of text, over the {limit:,} limit (DOCQA_INGEST_MAX_DOCUMENT_CHARS)"
+    )
+
+
+def check_text_file_size(size: int, limits: IngestSettings) -> None:
+    if size > BYTES_PER_CHAR * limits.max_document_chars:
+        raise too_much_text(size // BYTES_PER_CHAR, limits.max_document_chars, "at least ")
+
+
+def check_output(parsed: ParsedDocument, limits: IngestSettings) -> None:
+    for page in parsed.pages:
+        if len(page.text) > limits.max_page_chars:
+            raise ReadError(
+                f"page {page.number} has {len(page.text):,} characters of text, over the {limits.max_page_chars:,} "
+                "limit (DOCQA_INGEST_MAX_PAGE_CHARS)"
+            )
+    total = sum(len(page.text) for page in parsed.pages)
+    if total > limits.max_document_chars:
+        raise too_much_text(total, limits.max_document_chars)
