@@ -204,7 +204,7 @@ class DocQA:
         index = self.indexes.get(coll)
         if index is not None:
             index.remove(np.asarray(removed, dtype=np.int64))
-            index.save()
+            self.indexes.save(coll)
 
     def integrity_ok(self) -> bool:
         """SQLite's own integrity check of the data home."""

@@ -8,8 +8,11 @@ fails with IndexInconsistentError naming the problem.
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,6 +49,18 @@ def compare_ids(faiss_ids: np.ndarray, sqlite_ids: np.ndarray) -> list[str]:
     return problems
 
 
+@contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    """An exclusive lock across processes (flock on a lock file beside the index)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 class VectorIndexes:
     """The open FAISS index of every collection, verified on first use."""
 
@@ -54,6 +69,7 @@ class VectorIndexes:
         self._dir = vectors_dir
         self._auto_repair = auto_repair
         self._open: dict[int, FaissIndex] = {}
+        self._rows: dict[int, CollectionRow] = {}
         self._lock = threading.Lock()
 
     def path(self, collection: CollectionRow) -> Path:
@@ -68,12 +84,14 @@ class VectorIndexes:
             if index is None:
                 index = self._open_verified(collection, collection.embed_dim)
                 self._open[collection.id] = index
+            self._rows[collection.id] = collection
             return index
 
     def create(self, collection: CollectionRow, dim: int) -> FaissIndex:
         with self._lock:
             index = FaissIndex(self.path(collection), dim)
             self._open[collection.id] = index
+            self._rows[collection.id] = collection
             return index
 
     def forget(self, collection_id: int) -> None:
@@ -100,6 +118,7 @@ class VectorIndexes:
         index = self._build_from_store(collection, collection.embed_dim)
         with self._lock:
             self._open[collection.id] = index
+            self._rows[collection.id] = collection
         return index
 
     def _build_from_store(self, collection: CollectionRow, dim: int) -> FaissIndex:
@@ -112,11 +131,37 @@ class VectorIndexes:
         )
         return index
 
+    def save(self, collection: CollectionRow) -> None:
+        """Write the collection's index, under a lock file shared with the other processes of this data
+        home. If one of them wrote the file since this process read it (the CLI ingesting while the server
+        answers), this process's copy lacks its vectors and would overwrite them: the index is rebuilt from
+        SQLite's embeddings instead, which hold both processes' committed documents."""
+        with self._lock:
+            index = self._open.get(collection.id)
+        if index is None:
+            return
+        with _file_lock(self.path(collection).with_suffix(".lock")):
+            if not index.changed_on_disk():
+                index.save()
+                return
+            assert collection.embed_dim is not None
+            ids, vectors = self._store.embeddings(collection.id, collection.embed_dim)
+            merged = FaissIndex(self.path(collection), collection.embed_dim)
+            merged.add(ids, vectors)
+            merged.save()
+        with self._lock:
+            self._open[collection.id] = merged
+        logger.info(
+            "the vector index of collection '%s' was written by another process: rebuilt from SQLite (%d vectors)",
+            collection.name,
+            len(ids),
+        )
+
     def save_all(self) -> None:
         with self._lock:
-            indexes = list(self._open.values())
-        for index in indexes:
-            index.save()
+            rows = [self._rows[c] for c in self._open if c in self._rows]
+        for collection in rows:
+            self.save(collection)
 
     def _open_verified(self, collection: CollectionRow, dim: int) -> FaissIndex:
         sqlite_ids = self._store.chunk_ids(collection.id)

@@ -34,6 +34,15 @@ class IndexFileError(Exception):
     """The index file is missing, truncated or not a FAISS index."""
 
 
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    """What changes when a file is written again (write_atomically replaces it: a new inode)."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return st.st_ino, st.st_mtime_ns, st.st_size
+
+
 def write_atomically(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -97,6 +106,7 @@ class FaissIndex:
         self._index: Any = index if index is not None else new_faiss_index(dim)
         self._lock = threading.RLock()
         self._dirty = index is None
+        self._stamp = _stamp(path)  # the file as this process last read or wrote it
 
     @classmethod
     def load(cls, path: Path, dim: int) -> FaissIndex:
@@ -164,6 +174,10 @@ class FaissIndex:
     def __len__(self) -> int:
         return int(self._index.ntotal)
 
+    def changed_on_disk(self) -> bool:
+        """Whether another process wrote the file since this one read or wrote it."""
+        return _stamp(self.path) != self._stamp
+
     def save(self) -> None:
         # Serialising and writing under one lock keeps two concurrent saves from landing out of order.
         with self._lock:
@@ -171,4 +185,5 @@ class FaissIndex:
                 return
             write_atomically(self.path, faiss.serialize_index(self._index).tobytes())
             self._dirty = False
+            self._stamp = _stamp(self.path)
         logger.debug("saved %s (%d vectors)", self.path.name, len(self))

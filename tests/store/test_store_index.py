@@ -362,3 +362,35 @@ def test_a_database_error_does_not_carry_document_text(tmp_path: Path) -> None:
         s.execute(sqlalchemy.text("INSERT INTO no_such_table(x) VALUES (:x)"), {"x": secret})
     assert "CONFIDENTIAL" not in str(caught.value)
     store.close()
+
+
+def test_two_processes_writing_one_vector_index_lose_nothing(tmp_path: Path) -> None:
+    """The CLI and the server ingest into one data home: each holds the index in memory, and the later save
+    used to overwrite the other's vectors. Now a save that finds the file written by another since it read
+    it rebuilds from SQLite's embeddings, under a lock file."""
+    dim = 8
+    rng = np.random.default_rng(0)
+    first, second = Store(tmp_path / "db.sqlite3"), Store(tmp_path / "db.sqlite3")  # two processes' views
+    cid = first.collection("c", create=True).id
+    first.set_embedder(cid, "m", dim)
+    coll_a, coll_b = first.collection("c"), second.collection("c")
+    server = VectorIndexes(first, tmp_path / "vectors", auto_repair=True)
+    cli = VectorIndexes(second, tmp_path / "vectors", auto_repair=True)
+
+    def ingest(store: Store, indexes: VectorIndexes, coll: object, name: str) -> None:
+        vectors = rng.normal(size=(2, dim)).astype(np.float32)
+        saved = save(store, cid, name, [f"{name} one", f"{name} two"], vectors, sha=name)
+        index = indexes.get(coll)  # type: ignore[arg-type]
+        assert index is not None
+        index.add(np.asarray(saved.chunk_ids, dtype=np.int64), vectors)
+
+    ingest(first, server, coll_a, "a.txt")
+    server.save(coll_a)
+    ingest(second, cli, coll_b, "b.txt")  # the CLI read the file with a.txt's vectors, then added b.txt's
+    ingest(first, server, coll_a, "c.txt")
+    server.save(coll_a)  # the server's copy: a and c
+    cli.save(coll_b)  # the CLI's copy: a and b; it would have overwritten c's vectors
+    assert server.check(coll_a).problems == []
+    assert len(FaissIndex.load(tmp_path / "vectors" / "collection-1.faiss", dim)) == 6
+    first.close()
+    second.close()
