@@ -32,7 +32,10 @@ from docqa.store.keyword.passages import PASSAGES_PER_CHUNK, split_passages
 Ranking = list[tuple[int, int]]  # (chunk ID, document ID), best first
 
 
-def embed(store: sqlite3.Connection, questions: dict[str, str], model: Path, cache: Path) -> dict[str, np.ndarray]:
+def embed(
+    store: sqlite3.Connection, questions: dict[str, str], model: Path, cache: Path, threads: int | None = None
+) -> dict[str, np.ndarray]:
+    """Every BM25 passage's vector and every question's, computed once and kept in `cache` (.npz)."""
     if cache.exists():
         return dict(np.load(cache))
     ids, texts = [], []
@@ -40,7 +43,7 @@ def embed(store: sqlite3.Connection, questions: dict[str, str], model: Path, cac
         for k, passage in enumerate(split_passages(text)):
             ids.append(chunk_id * PASSAGES_PER_CHUNK + k)
             texts.append(passage)
-    embedder = LlamaEmbedder(model, EmbedSettings(model=model))
+    embedder = LlamaEmbedder(model, EmbedSettings(model=model, n_threads=threads))
     vectors = {
         "ids": np.array(ids),
         "P": embedder.embed_documents(texts).astype(np.float32),

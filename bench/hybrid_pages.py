@@ -21,37 +21,13 @@ import sqlite3
 from collections import defaultdict
 from pathlib import Path
 
-import numpy as np
-
-from docqa.core.settings import EmbedSettings, Settings
-from docqa.eval.evaluation import EvalRow, load_rows
-from docqa.llama.embedder import LlamaEmbedder
+from bench.dense_passage_probe import embed
+from docqa.core.settings import Settings
+from docqa.eval.evaluation import load_rows
 from docqa.service import DocQA
-from docqa.store.keyword.passages import PASSAGES_PER_CHUNK, split_passages
+from docqa.store.keyword.passages import PASSAGES_PER_CHUNK
 
 CANDIDATES = 30
-
-
-def embed(
-    store: sqlite3.Connection, rows: list[EvalRow], model: Path, cache: Path, threads: int | None
-) -> dict[str, np.ndarray]:
-    """Passage and question vectors, computed once (an hour of one CPU core for financebench_dev)."""
-    if cache.exists():
-        return dict(np.load(cache))
-    ids, texts = [], []
-    for chunk_id, text in store.execute("SELECT id, text FROM chunks ORDER BY id"):
-        for k, passage in enumerate(split_passages(text)):
-            ids.append(chunk_id * PASSAGES_PER_CHUNK + k)
-            texts.append(passage)
-    embedder = LlamaEmbedder(model, EmbedSettings(model=model, n_threads=threads))
-    vectors = {
-        "ids": np.array(ids),
-        "Q": np.vstack([embedder.embed_query(r.question) for r in rows]).astype(np.float32),
-        "P": embedder.embed_documents(texts).astype(np.float32),
-        "qids": np.array([r.id for r in rows]),
-    }
-    np.savez(cache, **vectors)  # type: ignore[arg-type]
-    return vectors
 
 
 def fuse(bm25: list[int], dense: list[int], weight: float, k: int) -> list[int]:
@@ -76,7 +52,7 @@ def main() -> None:
     args = parser.parse_args()
     rows = [r for r in load_rows(args.qa, args.doc_field) if r.answerable and r.pages and r.doc]
     store = sqlite3.connect(f"file:{args.data_dir / 'docqa.sqlite3'}?mode=ro", uri=True)
-    vectors = embed(store, rows, args.model, args.vectors, args.threads)
+    vectors = embed(store, {r.id: r.question for r in rows}, args.model, args.vectors, args.threads)
     question_vector = dict(zip(vectors["qids"].tolist(), vectors["Q"], strict=True))
     owner = vectors["ids"] // PASSAGES_PER_CHUNK
     chunk_rows = store.execute("SELECT id, document_id, first_page, last_page FROM chunks").fetchall()
