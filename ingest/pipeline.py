@@ -21,13 +21,13 @@ from typing import Literal
 import numpy as np
 
 from docqa.core.documents import FileResult, IngestReport, Progress, ProgressCallback, Source
-from docqa.core.errors import DocqaError, EmbeddingModelMismatchError, ReadError
+from docqa.core.errors import DocqaError, EmbeddingModelMismatchError, ReadError, is_disk_full
 from docqa.core.files import PDF_SUFFIXES, is_supported, sha256_file
 from docqa.core.protocols import Embedder
 from docqa.core.settings import ChunkingSettings, IngestSettings
 from docqa.core.types import ChunkDraft, ParsedDocument
 from docqa.store.consistency import VectorIndexes
-from docqa.store.db import CollectionRow, DocumentRow, Store
+from docqa.store.db import CollectionRow, DocumentRow, SavedDocument, Store
 from ingest import bounds
 from ingest.chunking import chunk_pages, tiktoken_counter
 from ingest.isolation import read_document_safely
@@ -258,6 +258,28 @@ class Ingestor:
             return partial(self._failed, collection, source, sha, size, f"{type(exc).__name__}: {exc}")
         return partial(self._write, collection, source, prepared, parsed, vectors, emit, tokens_embedded)
 
+    def _save(
+        self,
+        collection: CollectionRow,
+        source: Source,
+        prepared: _Prepared,
+        parsed: ParsedDocument,
+        vectors: np.ndarray | None,
+    ) -> SavedDocument:
+        return self._store.save_document(
+            collection_id=collection.id,
+            source=source.key,
+            name=source.name,
+            sha256=prepared.sha,
+            size_bytes=prepared.size,
+            pages=len(parsed.pages),
+            warnings=parsed.warnings,
+            chunks=prepared.chunks,
+            embeddings=vectors,
+            recipe=prepared.recipe,
+            ocr_pages=[page.number for page in parsed.pages if page.ocr],
+        )
+
     def _write(
         self,
         collection: CollectionRow,
@@ -268,21 +290,16 @@ class Ingestor:
         emit: Callable[..., None],
         tokens_embedded: int,
     ) -> FileResult:
-        """Save one embedded file: the document and its chunks in one transaction, then FAISS."""
+        """Save one embedded file: the document and its chunks in one transaction, then FAISS. A full disk
+        fails this file (its transaction rolled back), not the whole upload."""
         chunks, existing = prepared.chunks, prepared.existing
-        saved = self._store.save_document(
-            collection_id=collection.id,
-            source=source.key,
-            name=source.name,
-            sha256=prepared.sha,
-            size_bytes=prepared.size,
-            pages=len(parsed.pages),
-            warnings=parsed.warnings,
-            chunks=chunks,
-            embeddings=vectors,
-            recipe=prepared.recipe,
-            ocr_pages=[page.number for page in parsed.pages if page.ocr],
-        )
+        try:
+            saved = self._save(collection, source, prepared, parsed, vectors)
+        except Exception as exc:
+            if not is_disk_full(exc):
+                raise
+            logger.error("disk full writing %s", source.name)
+            return FileResult(source.name, "failed", error=f"disk full at {self._store.path.parent}: nothing written")
         vector_index = self._indexes.get(collection)
         if vector_index is not None:
             vector_index.remove(np.asarray(saved.removed_chunk_ids, dtype=np.int64))

@@ -11,16 +11,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from sqlalchemy import text
+from sqlalchemy.exc import SQLAlchemyError
 
+from docqa.core.errors import is_disk_full
 from docqa.core.events import AnswerDelta, AskEvent, CitationsEvent, DoneEvent, ReasoningDelta
 from docqa.core.types import Answer, Citation, Timings
 from docqa.store.db import Store
+
+logger = logging.getLogger(__name__)
 
 _SPACES = re.compile(r"\s+")
 _TRAILING = re.compile(r"[\s?？!！.。,，;；:：]+$")
@@ -119,8 +124,15 @@ class AnswerCache:
         )
 
     def put(self, key: CacheKey, answer: Answer) -> None:
+        """Keep an answer; one that cannot be written (a full disk) is only not cached: its ask still answers."""
         if answer.finish_reason not in CACHEABLE_FINISH:
             return
+        try:
+            self._insert(key, answer)
+        except (SQLAlchemyError, OSError) as exc:
+            logger.warning("answer not cached: %s", type(exc).__name__ if not is_disk_full(exc) else "disk full")
+
+    def _insert(self, key: CacheKey, answer: Answer) -> None:
         data = answer.as_dict()
         if answer.mode != "thinking":
             data["reasoning"] = ""

@@ -9,7 +9,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from docqa.core.errors import BusyError, DocqaError
+from docqa.core.errors import BusyError, DocqaError, is_disk_full
 
 logger = logging.getLogger(__name__)
 MAX_PROBLEMS = 10  # a body with a thousand bad fields is described by its first ten
@@ -44,7 +44,12 @@ async def validation_error(_request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse(error_body("ValidationError", "; ".join(problems)[:2000]), status_code=422)
 
 
-async def unexpected_error(_request: Request, exc: Exception) -> JSONResponse:
+async def unexpected_error(request: Request, exc: Exception) -> JSONResponse:
+    if is_disk_full(exc):  # 507, and what to do: nothing was committed half (one transaction a file)
+        data_dir = request.app.state.docqa.settings.data_dir
+        logger.error("disk full at %s", data_dir)
+        message = f"disk full at {data_dir}: nothing was written; free space and retry"
+        return JSONResponse(error_body("DiskFullError", message), status_code=507)
     logger.exception("unhandled error", exc_info=exc)
     return JSONResponse(error_body("InternalError", "internal error; see the server log"), status_code=500)
 

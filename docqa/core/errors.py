@@ -3,6 +3,8 @@ user-facing messages in one place; library code raises these and never prints.""
 
 from __future__ import annotations
 
+import errno
+
 
 class DocqaError(Exception):
     """Base of every error docqa reports to a user. The message is safe to show."""
@@ -116,3 +118,19 @@ class ClientGoneError(DocqaError):
     """The client closed its connection before its answer was ready; nothing is sent back (nginx's 499)."""
 
     http_status = 499
+
+
+class DiskFullError(DocqaError):
+    """The data home's disk is full: nothing was committed half; free space and retry."""
+
+    http_status = 507
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """An OS write that found no space, or SQLite saying so (through sqlite3 or SQLAlchemy)."""
+    for error in (exc, exc.__cause__, getattr(exc, "orig", None)):
+        if isinstance(error, OSError) and error.errno == errno.ENOSPC:
+            return True
+        if error is not None and "database or disk is full" in str(error):
+            return True
+    return False
