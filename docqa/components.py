@@ -7,8 +7,8 @@ docqa.core.protocols. A remote generator or another vector store is added here, 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
-from docqa.core.errors import ConfigError
 from docqa.core.protocols import Embedder, Generator, Reranker
 from docqa.core.settings import Settings
 from docqa.engine.batching import BatchingGenerator
@@ -18,6 +18,7 @@ from docqa.llama.reranker import LlamaReranker
 from docqa.llama.serial_generator import LlamaGenerator
 from docqa.llama.vocab import VocabCounter
 from docqa.remote.openai_generator import OpenAIGenerator
+from docqa.remote.tokenize import ServerTokenCounter
 from docqa.retrieval.retriever import Retriever
 
 logger = logging.getLogger(__name__)
@@ -26,28 +27,41 @@ logger = logging.getLogger(__name__)
 def load_generator(settings: Settings) -> Generator:
     """The generator the settings name (the batching engine by default), its model loaded now; with an
     endpoint, the remote server, tokens counted by the configured GGUF's vocabulary."""
-    if settings.llm.endpoint and settings.llm.model is None:
-        raise ConfigError(
-            "DOCQA_LLM_ENDPOINT needs DOCQA_LLM_MODEL: the served model's GGUF, or a vocabulary-only GGUF of it "
-            "(only its tokenizer is read, to fit prompts to the context)"
-        )
-    path = resolve_model(settings.llm.model, "generator", "DOCQA_LLM_MODEL", settings.models_path)
     if settings.llm.endpoint:
-        counter = VocabCounter(path, settings.llm.prompt_format)
-        return OpenAIGenerator(
-            settings.llm.endpoint,
-            model=settings.llm.endpoint_model,
-            api_key=settings.llm.endpoint_api_key,
-            timeout_s=settings.llm.endpoint_timeout_s,
-            max_in_flight=settings.llm.endpoint_max_in_flight,
-            n_ctx=settings.llm.n_ctx,
-            prompt_format=counter.prompt_format,
-            count_tokens=counter,
-            tokenizer_label=counter.label,
-        )
+        return _endpoint_generator(settings)
+    path = resolve_model(settings.llm.model, "generator", "DOCQA_LLM_MODEL", settings.models_path)
     if settings.llm.engine == "batching":
         return BatchingGenerator(path, settings.llm)
     return LlamaGenerator(path, settings.llm)
+
+
+def _endpoint_generator(settings: Settings) -> Generator:
+    """The remote server; prompt tokens counted by the served model's GGUF vocabulary when DOCQA_LLM_MODEL
+    names one (no weights read), else by the server's tokenize route (the prompt format then as configured,
+    Qwen3's by default)."""
+    llm = settings.llm
+    assert llm.endpoint is not None
+    count: Callable[[str], int]
+    if llm.model is not None:
+        vocab = VocabCounter(
+            resolve_model(llm.model, "generator", "DOCQA_LLM_MODEL", settings.models_path), llm.prompt_format
+        )
+        count, label, prompt_format = vocab, vocab.label, vocab.prompt_format
+    else:
+        server = ServerTokenCounter(llm.endpoint, llm.endpoint_model, llm.endpoint_api_key, llm.endpoint_timeout_s)
+        count, label = server, server.label
+        prompt_format = "qwen3" if llm.prompt_format == "auto" else llm.prompt_format
+    return OpenAIGenerator(
+        llm.endpoint,
+        model=llm.endpoint_model,
+        api_key=llm.endpoint_api_key,
+        timeout_s=llm.endpoint_timeout_s,
+        max_in_flight=llm.endpoint_max_in_flight,
+        n_ctx=llm.n_ctx,
+        prompt_format=prompt_format,
+        count_tokens=count,
+        tokenizer_label=label,
+    )
 
 
 def load_embedder(settings: Settings) -> Embedder | None:

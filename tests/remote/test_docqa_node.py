@@ -10,7 +10,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from docqa.core.errors import BusyError
+from docqa.components import load_generator
+from docqa.core.errors import BusyError, ConfigError
 from docqa.core.sampling_params import NON_THINKING_SAMPLING
 from docqa.engine.batching import BatchingGenerator
 from docqa.llama.vocab import VocabCounter
@@ -100,3 +101,20 @@ def test_a_docqa_node_gives_the_in_process_greedy_text(
     finally:
         qa.store.close()
     assert there and there == here
+
+
+def test_without_a_gguf_prompts_are_counted_by_the_server(
+    fake_node: str, fake_generator: FakeGenerator, tmp_path: Path
+) -> None:
+    settings = make_settings(tmp_path / "client", llm={"endpoint": fake_node, "endpoint_model": "node"})
+    client = load_generator(settings)
+    prompt = "Question: which law governs the agreement?\nAnswer:"
+    assert client.count_tokens(prompt) == fake_generator.count_tokens(prompt)  # the node's /v1/tokenize
+    assert client.info.prompt_format == "qwen3"  # none given, no GGUF to read it from: Qwen3's
+
+
+def test_a_server_with_no_tokenize_route_and_no_gguf_is_a_clear_error(tmp_path: Path) -> None:
+    nowhere = f"http://127.0.0.1:{free_port()}/v1"
+    settings = make_settings(tmp_path, llm={"endpoint": nowhere, "endpoint_model": "m", "endpoint_timeout_s": 2})
+    with pytest.raises(ConfigError, match="offers no tokenize route docqa knows; set DOCQA_LLM_MODEL"):
+        load_generator(settings)

@@ -65,6 +65,8 @@ def test_the_endpoint_generates_the_in_process_greedy_text(llama_server: str, de
         text = "".join(e.text for e in there if e.kind == "text")
         assert text and text == "".join(e.text for e in here if e.kind == "text")
         assert there[-1].kind == "finished" and there[-1].prompt_tokens > 0 and there[-1].completion_tokens > 0
+        unnamed = load_generator(make_settings(tmp_path, llm=LLMSettings(endpoint=llama_server)))  # no GGUF
+        assert abs(unnamed.count_tokens(prompt) - local.count_tokens(prompt)) <= 1  # its /extras/tokenize (BOS aside)
     finally:
         local.close()
         remote.close()
