@@ -17,7 +17,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from docqa.answering.windows import best_page, centred, passage_page
+from docqa.answering.windows import centre_page, centred
 from docqa.core.settings import Settings
 from docqa.core.types import RetrievedChunk
 from docqa.eval.evaluation import load_rows
@@ -36,12 +36,6 @@ def _tokenizer(vocab: Path) -> Callable[[str], int]:
 
 def _hit(chunks: list[RetrievedChunk], document_id: int, pages: tuple[int, ...]) -> bool:
     return any(c.document_id == document_id and any(c.first_page <= p <= c.last_page for p in pages) for c in chunks)
-
-
-def _centre(question: str, chunk: RetrievedChunk, store: Store) -> int | None:
-    """The page a chunk's window is centred on (as docqa.answering.windows.window chooses it)."""
-    index = store.best_passage(question, chunk)
-    return passage_page(chunk, index) if index is not None else best_page(question, chunk)
 
 
 def main() -> None:
@@ -75,7 +69,7 @@ def main() -> None:
         tally["chunks_hit"] += _hit(chunks, document.id, row.pages)
         tally["windows_hit"] += _hit(windows, document.id, row.pages)
         tally["centre_on_evidence"] += any(
-            c.document_id == document.id and _centre(question, c, store) in row.pages for c in chunks
+            c.document_id == document.id and centre_page(question, c, store.best_passage) in row.pages for c in chunks
         )
         tally["chunk_first_page"] += any(c.document_id == document.id and c.first_page in row.pages for c in chunks)
         tokens += [count(w.text) for w in windows]

@@ -26,7 +26,7 @@ logger = logging.getLogger(__name__)
 
 def load_generator(settings: Settings) -> Generator:
     """The generator the settings name (the batching engine by default), its model loaded now; with an
-    endpoint, the remote server, tokens counted by the configured GGUF's vocabulary."""
+    endpoint, the remote server (_endpoint_generator)."""
     if settings.llm.endpoint:
         return _endpoint_generator(settings)
     path = resolve_model(settings.llm.model, "generator", "DOCQA_LLM_MODEL", settings.models_path)

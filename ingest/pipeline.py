@@ -27,7 +27,7 @@ from docqa.core.protocols import Embedder
 from docqa.core.settings import ChunkingSettings, IngestSettings
 from docqa.core.types import ChunkDraft, ParsedDocument
 from docqa.store.consistency import VectorIndexes
-from docqa.store.db import CollectionRow, DocumentRow, SavedDocument, Store
+from docqa.store.db import CollectionRow, DocumentRow, Store
 from ingest import bounds
 from ingest.chunking import chunk_pages, tiktoken_counter
 from ingest.isolation import read_document_safely
@@ -258,28 +258,6 @@ class Ingestor:
             return partial(self._failed, collection, source, sha, size, f"{type(exc).__name__}: {exc}")
         return partial(self._write, collection, source, prepared, parsed, vectors, emit, tokens_embedded)
 
-    def _save(
-        self,
-        collection: CollectionRow,
-        source: Source,
-        prepared: _Prepared,
-        parsed: ParsedDocument,
-        vectors: np.ndarray | None,
-    ) -> SavedDocument:
-        return self._store.save_document(
-            collection_id=collection.id,
-            source=source.key,
-            name=source.name,
-            sha256=prepared.sha,
-            size_bytes=prepared.size,
-            pages=len(parsed.pages),
-            warnings=parsed.warnings,
-            chunks=prepared.chunks,
-            embeddings=vectors,
-            recipe=prepared.recipe,
-            ocr_pages=[page.number for page in parsed.pages if page.ocr],
-        )
-
     def _write(
         self,
         collection: CollectionRow,
@@ -294,7 +272,19 @@ class Ingestor:
         fails this file (its transaction rolled back), not the whole upload."""
         chunks, existing = prepared.chunks, prepared.existing
         try:
-            saved = self._save(collection, source, prepared, parsed, vectors)
+            saved = self._store.save_document(
+                collection_id=collection.id,
+                source=source.key,
+                name=source.name,
+                sha256=prepared.sha,
+                size_bytes=prepared.size,
+                pages=len(parsed.pages),
+                warnings=parsed.warnings,
+                chunks=chunks,
+                embeddings=vectors,
+                recipe=prepared.recipe,
+                ocr_pages=[page.number for page in parsed.pages if page.ocr],
+            )
         except Exception as exc:
             if not is_disk_full(exc):
                 raise

@@ -78,6 +78,18 @@ def passage_page(chunk: RetrievedChunk, index: int) -> int | None:
     return None
 
 
+def centre_page(
+    question: str, chunk: RetrievedChunk, passage: BestPassage, taken: AbstractSet[int] = frozenset()
+) -> int | None:
+    """The page a chunk's window turns on: the page of the search's best passage in it, else (no passage
+    matches, or its page is taken) its best page by best_page; None when every page is taken."""
+    index = passage(question, chunk)
+    centre = passage_page(chunk, index) if index is not None else None
+    if centre is None or centre in taken:
+        centre = best_page(question, chunk, taken)
+    return centre
+
+
 def _pages(chunks: Sequence[RetrievedChunk | None]) -> list[tuple[int, str]]:
     """The pages of consecutive chunks in order, a page cut between two chunks joined again."""
     pages: list[tuple[int, str]] = []
@@ -99,12 +111,9 @@ def window(
     max_tokens: int,
     taken: AbstractSet[int] = frozenset(),
 ) -> RetrievedChunk | None:
-    """The chunk re-cut as whole pages around the page of the search's best passage in it (else its best
-    page by best_page), within max_tokens, leaving out the pages in `taken`; None when all are taken."""
-    index = passage(question, chunk)
-    centre = passage_page(chunk, index) if index is not None else None
-    if centre is None or centre in taken:
-        centre = best_page(question, chunk, taken)
+    """The chunk re-cut as whole pages around its centre page (centre_page), within max_tokens, leaving out
+    the pages in `taken`; None when all are taken."""
+    centre = centre_page(question, chunk, passage, taken)
     if centre is None:
         return None
     before, after = neighbours(chunk)

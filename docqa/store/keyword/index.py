@@ -149,12 +149,16 @@ def best_passage(session: Session, stats: TermStats, question: str, chunk_id: in
     stats.refresh(session)
     terms = stats.weighted(session, lexical.query_terms(question))
     rows = (chunk_id * PASSAGES_PER_CHUNK, (chunk_id + 1) * PASSAGES_PER_CHUNK)
-    statements = tuple(asked_statements(question))
-    bonus = passage_bm25.HeadingBonus(HEADING_WEIGHT, statements, STATEMENT_WEIGHT)
+    bonus = _heading_bonus(tuple(asked_statements(question)))
     scored = passage_bm25.document_passages(
         session, stats, terms, rows, document_id, (0.0, 1.0), PASSAGES_PER_CHUNK, bonus
     )
     return scored[0][0] - rows[0] if scored else None
+
+
+def _heading_bonus(statements: tuple[tuple[str, ...], ...]) -> passage_bm25.HeadingBonus:
+    """What headings add in the second pass: the question's terms in them, and the statements it needs."""
+    return passage_bm25.HeadingBonus(HEADING_WEIGHT, statements, STATEMENT_WEIGHT)
 
 
 def _with_twin(
@@ -353,5 +357,6 @@ def _focused(
     if must_name and len(terms) - len(rest) < 2:
         return []
     weighted = stats.weighted(session, asking or terms)
-    bonus = passage_bm25.HeadingBonus(HEADING_WEIGHT, statements, STATEMENT_WEIGHT)
-    return _in_document(session, stats, document_id, rows, weighted, 0.0, OTHER_PASSAGES_SHARE, bonus)
+    return _in_document(
+        session, stats, document_id, rows, weighted, 0.0, OTHER_PASSAGES_SHARE, _heading_bonus(statements)
+    )
