@@ -8,6 +8,7 @@ in between, the next open sees the difference and rebuilds FAISS from the embedd
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -22,7 +23,7 @@ import numpy as np
 
 from docqa.core.documents import FileResult, IngestReport, Progress, ProgressCallback, Source
 from docqa.core.errors import DocqaError, EmbeddingModelMismatchError, ReadError, is_disk_full
-from docqa.core.files import PDF_SUFFIXES, is_supported, sha256_file
+from docqa.core.files import PDF_SUFFIXES, is_supported, sha256_file, unsupported_type
 from docqa.core.protocols import Embedder
 from docqa.core.settings import ChunkingSettings, IngestSettings
 from docqa.core.types import ChunkDraft, ParsedDocument
@@ -36,21 +37,25 @@ from ingest.readers import READER_VERSION
 logger = logging.getLogger(__name__)
 
 
-def collect_sources(paths: Iterable[Path]) -> tuple[list[Source], list[FileResult]]:
-    """Expand folders recursively. Unsupported files inside folders are skipped; named ones fail."""
+def collect_sources(paths: Iterable[Path]) -> tuple[list[Source], list[FileResult], list[str]]:
+    """Expand folders recursively. Returns the files to read, the named paths that fail before reading
+    (missing, or of a type docqa cannot read: no document is recorded for them) and the files skipped
+    inside folders for their type (hidden files and folders are left out without a word)."""
     sources: list[Source] = []
     problems: list[FileResult] = []
+    skipped: list[Path] = []
     seen: set[Path] = set()
     for given in paths:
         if given.is_dir():
-            files = sorted(
-                p
-                for p in given.rglob("*")
-                if p.is_file()
-                and is_supported(p)
-                and not any(part.startswith(".") for part in p.relative_to(given).parts)
-            )
+            files: list[Path] = []
+            for p in sorted(given.rglob("*")):
+                if not p.is_file() or any(part.startswith(".") for part in p.relative_to(given).parts):
+                    continue
+                (files if is_supported(p) else skipped).append(p)
         elif given.is_file():
+            if not is_supported(given):
+                problems.append(FileResult(str(given), "failed", error=unsupported_type(given)))
+                continue
             files = [given]
         else:
             problems.append(FileResult(str(given), "failed", error="no such file or folder"))
@@ -60,7 +65,7 @@ def collect_sources(paths: Iterable[Path]) -> tuple[list[Source], list[FileResul
             if resolved not in seen:
                 seen.add(resolved)
                 sources.append(Source(resolved, str(resolved), f.name))
-    return sources, problems
+    return sources, problems, [str(p) for p in skipped]
 
 
 @dataclass
@@ -238,7 +243,13 @@ class Ingestor:
         if existing is not None and prepared.unchanged:
             emit("done", pages=existing.pages, chunks=existing.n_chunks)
             return FileResult(
-                source.name, "unchanged", existing.id, existing.pages, existing.n_chunks, existing.n_tokens
+                source.name,
+                "unchanged",
+                existing.id,
+                existing.pages,
+                existing.n_chunks,
+                existing.n_tokens,
+                warnings=json.loads(existing.warnings or "[]"),  # what was said when it was read still holds
             )
         parsed, chunks = prepared.parsed, prepared.chunks
         if prepared.error is not None or parsed is None:

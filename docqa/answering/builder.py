@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from docqa.answering.citing import best_page, cited_numbers, section_of
 from docqa.answering.prompting import PromptPlan
+from docqa.answering.runaway import RunawayWatch
 from docqa.answering.thinking import Channel, ThinkSplitter
 from docqa.core.events import AnswerDelta, AskEvent, CitationsEvent, DoneEvent, ErrorEvent, ReasoningDelta
 from docqa.core.streams import GenEvent
@@ -37,8 +38,11 @@ def citations_for(plan: PromptPlan) -> list[Citation]:
 
 
 class AnswerBuilder:
-    def __init__(self, mode: Mode, plan: PromptPlan, started: float, retrieval_ms: float) -> None:
+    def __init__(
+        self, mode: Mode, plan: PromptPlan, started: float, retrieval_ms: float, warnings: tuple[str, ...] = ()
+    ) -> None:
         self.mode = mode
+        self.warnings = warnings
         self.citations = citations_for(plan)
         self._plan = plan
         self._started = started
@@ -48,15 +52,23 @@ class AnswerBuilder:
         self.timings = Timings(retrieval_ms=retrieval_ms, prompt_tokens=plan.prompt_tokens)
         self.finish_reason = "stop"
         self.error: str | None = None
+        self.done = False  # the answer has ended here: its generator's stream is to be cancelled
+        self._watch = RunawayWatch()
+        self._pieces = 0
 
     def opening(self) -> AskEvent:
-        return CitationsEvent(list(self.citations), self.mode)
+        return CitationsEvent(list(self.citations), self.mode, self.warnings)
 
     def on_event(self, event: GenEvent) -> list[AskEvent]:
         if event.kind == "text":
             if self.timings.ttft_ms is None:
                 self.timings.ttft_ms = (time.perf_counter() - self._started) * 1000
-            return self._route(self._splitter.feed(event.text))
+            self._pieces += 1
+            out = self._route(self._splitter.feed(event.text))
+            if self._watch.feed(event.text):  # blank lines or one phrase over and over: end it here
+                out += self.on_event(GenEvent("finished", finish_reason="repetition", completion_tokens=self._pieces))
+            return out
+        self.done = True
         out = self._route(self._splitter.finish())
         self.timings.total_ms = (time.perf_counter() - self._started) * 1000
         if event.kind == "failed":
@@ -103,4 +115,5 @@ class AnswerBuilder:
             citations=self.citations,
             timings=self.timings,
             finish_reason=self.finish_reason,
+            warnings=list(self.warnings),
         )

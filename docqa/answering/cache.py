@@ -4,7 +4,9 @@ The key covers everything that shapes an answer: the normalised question, collec
 top_k, document scope, max_tokens, temperature and seed. Invalidation needs no bookkeeping here:
 the store deletes a collection's cached answers in the same transaction that adds, replaces or
 deletes one of its documents, so a cached answer can never outlive the text it was drawn from.
-Reasoning is kept only for thinking-mode answers. Only finished answers are cached.
+Reasoning is kept only for thinking-mode answers. Only finished answers with some text are cached (a blank
+one, which a small model can produce, would be served again without a chance to do better), and a replayed
+answer is marked `cached` and keeps the token counts it was generated with (usage reports stay true).
 """
 
 from __future__ import annotations
@@ -114,18 +116,24 @@ class AnswerCache:
             return None
         self.hits += 1
         data = json.loads(row)
+        timings = data.get("timings") or {}
         return Answer(
             answer=data["answer"],
             reasoning=data["reasoning"],
             mode=data["mode"],
             citations=[_citation(c) for c in data["citations"]],
-            timings=Timings(prompt_tokens=0, completion_tokens=0),
+            timings=Timings(
+                prompt_tokens=int(timings.get("prompt_tokens") or 0),
+                completion_tokens=int(timings.get("completion_tokens") or 0),
+            ),
             finish_reason=data["finish_reason"],
+            cached=True,
+            warnings=list(data.get("warnings") or []),
         )
 
     def put(self, key: CacheKey, answer: Answer) -> None:
         """Keep an answer; one that cannot be written (a full disk) is only not cached: its ask still answers."""
-        if answer.finish_reason not in CACHEABLE_FINISH:
+        if answer.finish_reason not in CACHEABLE_FINISH or not answer.answer.strip():
             return
         try:
             self._insert(key, answer)
@@ -167,9 +175,11 @@ class AnswerCache:
 
 def replay(answer: Answer, elapsed_ms: float) -> Iterator[AskEvent]:
     """A cached answer as the events a generated one streams: citations, reasoning, answer, done."""
-    yield CitationsEvent([replace(c, page=None, cited=False) for c in answer.citations], answer.mode)
+    yield CitationsEvent(
+        [replace(c, page=None, cited=False) for c in answer.citations], answer.mode, tuple(answer.warnings)
+    )
     if answer.reasoning:
         yield ReasoningDelta(answer.reasoning)
     yield AnswerDelta(answer.answer)
-    timings = Timings(retrieval_ms=0.0, ttft_ms=elapsed_ms, total_ms=elapsed_ms)
+    timings = replace(answer.timings, retrieval_ms=0.0, ttft_ms=elapsed_ms, total_ms=elapsed_ms)
     yield DoneEvent(timings, answer.finish_reason, list(answer.citations), cached=True)

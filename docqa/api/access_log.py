@@ -25,4 +25,14 @@ class RedactSecrets(logging.Filter):
 
 
 def install() -> None:
+    """docqa's own access line per request (docqa.api.metrics.RequestCounter writes it) shown at INFO
+    whatever the log level, in place of uvicorn's (which shows raw paths: off in `serve`); the redaction
+    stays on uvicorn's logger for anyone who turns its access log back on."""
     logging.getLogger("uvicorn.access").addFilter(RedactSecrets())
+    access = logging.getLogger("docqa.access")
+    access.setLevel(logging.INFO)
+    if not access.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
+        access.addHandler(handler)
+        access.propagate = False

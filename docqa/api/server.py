@@ -55,6 +55,7 @@ def serve(app_state: AppState, host: str, port: int, log_level: str) -> None:
         host=host,
         port=port,
         log_level=log_level,
+        access_log=False,  # docqa writes its own line per request (access_log.install)
         timeout_graceful_shutdown=2,  # after our own grace period, only stragglers remain
     )
     access_log.install()  # after uvicorn.Config, which configures its loggers

@@ -47,7 +47,7 @@ def ask(
     # cached prompts (with the defaults 10 times as many: 25 GiB for Qwen3-14B, 3 GB for the demo model).
     one_request = settings.llm.model_copy(update={"n_parallel": 1, "prefix_cache_slots": 0})
     settings = settings.model_copy(update={"llm": one_request})
-    qa = open_docqa(settings, verbose, embedder=True, generator=True)
+    qa = open_docqa(settings, verbose, embedder=True, generator=True, read_only=True)
     request = AskRequest(
         question, collection, think, top_k, max_tokens, document_id, seed, temperature, use_cache=not no_cache
     )
@@ -60,6 +60,8 @@ def ask(
         for event in qa.stream(request):
             if isinstance(event, CitationsEvent | DoneEvent):  # done carries them refined by the answer
                 citations = event.citations
+                for warning in event.warnings if isinstance(event, CitationsEvent) else ():
+                    click.secho(f"warning: {warning}", fg="yellow", err=True)
             elif isinstance(event, ReasoningDelta | AnswerDelta):
                 if channel == "reasoning" and event.kind == "answer":
                     click.echo("\n", nl=False)

@@ -10,6 +10,8 @@ import click
 
 from docqa.cli.options import common_options, emit_json, make_settings, open_docqa
 from docqa.cli.progress import ProgressLine
+from docqa.core.documents import IngestReport
+from docqa.core.files import SUPPORTED_SUFFIXES
 
 
 def _interrupt(_signum: int, _frame: object) -> None:
@@ -52,28 +54,42 @@ def ingest(
     if as_json:
         emit_json(report.as_dict())
     else:
-        for f in report.files:
-            if f.status == "failed":
-                click.secho(f"failed   {f.path}: {f.error}", fg="red", err=True)
-            for w in f.warnings:
-                click.secho(f"warning  {f.path}: {w}", fg="yellow", err=True)
-        pages = sum(f.pages for f in report.files if f.status in ("added", "updated"))
-        tokens = sum(f.tokens for f in report.files if f.status in ("added", "updated"))
-        d = report.as_dict()
-        click.echo(
-            f"{d['added']} added, {d['updated']} updated, {d['unchanged']} unchanged, "
-            f"{report.count('failed')} failed; {d['chunks']} chunks from {pages} pages in {report.seconds:.1f} s"
-            + (
-                f" ({pages / report.seconds:.1f} pages/s, {tokens / report.seconds:,.0f} tokens/s)"
-                if report.seconds > 0 and pages
-                else ""
-            )
-        )
-        if not report.embeddings:
-            why = "--no-embeddings" if no_embeddings else "retriever auto: DOCQA_RETRIEVAL_RETRIEVER=hybrid embeds"
-            click.echo(f"embeddings skipped ({why}): these files are found by BM25 keyword search only")
-    if report.count("failed") and not (report.count("added") or report.count("updated") or report.count("unchanged")):
+        _print_report(report, no_embeddings)
+    if not (report.count("added") or report.count("updated") or report.count("unchanged")):
+        if not as_json and not report.files:
+            click.secho("nothing to ingest: no PDF, text or Markdown file in " + ", ".join(map(str, paths)), err=True)
         sys.exit(1)
+
+
+def _print_report(report: IngestReport, no_embeddings: bool) -> None:
+    for f in report.files:
+        if f.status == "failed":
+            click.secho(f"failed   {f.path}: {f.error}", fg="red", err=True)
+        for w in f.warnings:
+            click.secho(f"warning  {f.path}: {w}", fg="yellow", err=True)
+    if report.skipped:
+        kinds = ", ".join(f"{kind} ({n})" for kind, n in report.skipped_by_type().items())
+        click.secho(
+            f"skipped  {len(report.skipped)} files of types docqa does not read: {kinds}; it reads "
+            + ", ".join(sorted(SUPPORTED_SUFFIXES)),
+            fg="yellow",
+            err=True,
+        )
+    changed = [f for f in report.files if f.status in ("added", "updated")]
+    pages, tokens = sum(f.pages for f in changed), sum(f.tokens for f in changed)
+    d = report.as_dict()
+    click.echo(
+        f"{d['added']} added, {d['updated']} updated, {d['unchanged']} unchanged, "
+        f"{report.count('failed')} failed; {d['chunks']} chunks from {pages} pages in {report.seconds:.1f} s"
+        + (
+            f" ({pages / report.seconds:.1f} pages/s, {tokens / report.seconds:,.0f} tokens/s)"
+            if report.seconds > 0 and pages
+            else ""
+        )
+    )
+    if changed and not report.embeddings:  # said once, when there was something to embed
+        why = "--no-embeddings" if no_embeddings else "retriever auto: DOCQA_RETRIEVAL_RETRIEVER=hybrid embeds"
+        click.echo(f"embeddings skipped ({why}): these files are found by BM25 keyword search only")
 
 
 @click.group()
@@ -87,7 +103,7 @@ def docs() -> None:
 @common_options
 def docs_list(collection: str | None, as_json: bool, data_dir: Path | None, verbose: bool) -> None:
     """List the documents of a collection."""
-    qa = open_docqa(make_settings(data_dir, verbose), verbose, embedder=False, generator=False)
+    qa = open_docqa(make_settings(data_dir, verbose), verbose, embedder=False, generator=False, read_only=True)
     try:
         rows = [d.as_dict() for d in qa.documents(collection)]
     finally:
@@ -111,7 +127,7 @@ def docs_rm(
     document_ids: tuple[int, ...], collection: str | None, as_json: bool, data_dir: Path | None, verbose: bool
 ) -> None:
     """Delete documents (and their chunks and vectors) by ID."""
-    qa = open_docqa(make_settings(data_dir, verbose), verbose, embedder=False, generator=False)
+    qa = open_docqa(make_settings(data_dir, verbose), verbose, embedder=False, generator=False, read_only=True)
     deleted = []
     try:
         for doc_id in document_ids:
@@ -137,7 +153,7 @@ def docs_rm(
 @common_options
 def check(collection: str | None, repair: bool, as_json: bool, data_dir: Path | None, verbose: bool) -> None:
     """Verify the data directory: SQLite integrity, complete documents, FAISS against SQLite."""
-    qa = open_docqa(make_settings(data_dir, verbose), verbose, embedder=False, generator=False)
+    qa = open_docqa(make_settings(data_dir, verbose), verbose, embedder=False, generator=False, read_only=True)
     try:
         problems = [] if qa.integrity_ok() else ["SQLite integrity_check failed"]
         for report in qa.check(collection, repair=repair):

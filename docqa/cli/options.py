@@ -16,13 +16,20 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from docqa.core.errors import BusyError, DocqaError
+from docqa.core.errors import (
+    CHOOSE_DATA_HOME,
+    BusyError,
+    CollectionNotFoundError,
+    DataHomeNotFoundError,
+    DocqaError,
+)
 from docqa.core.settings import Settings
 
 if TYPE_CHECKING:
     from docqa.service import DocQA
 
 F = TypeVar("F", bound=Callable[..., Any])
+_DATA_HOME = "docqa.data_home"
 
 
 class DocqaGroup(click.Group):
@@ -31,6 +38,9 @@ class DocqaGroup(click.Group):
             return super().invoke(ctx)
         except BusyError as exc:
             raise click.ClickException(f"busy: {exc}") from None
+        except CollectionNotFoundError as exc:  # which data home was searched, and how to choose another
+            home = ctx.meta.get(_DATA_HOME, "?")
+            raise click.ClickException(f"{exc}; data home in use: {home} ({CHOOSE_DATA_HOME})") from None
         except DocqaError as exc:
             raise click.ClickException(str(exc)) from None
         except KeyboardInterrupt:
@@ -58,7 +68,11 @@ def make_settings(data_dir: Path | None, verbose: bool) -> Settings:
     overrides: dict[str, Any] = {}
     if data_dir is not None:
         overrides["data_dir"] = data_dir
-    return Settings(**overrides)
+    settings = Settings(**overrides)
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:  # for the error messages that name the data home (DocqaGroup.invoke)
+        ctx.meta[_DATA_HOME] = settings.data_dir.resolve()
+    return settings
 
 
 @contextmanager
@@ -80,7 +94,11 @@ def quiet_native_logs(verbose: bool) -> Iterator[None]:
         os.close(devnull)
 
 
-def open_docqa(settings: Settings, verbose: bool, *, embedder: bool, generator: bool) -> DocQA:
+def open_docqa(settings: Settings, verbose: bool, *, embedder: bool, generator: bool, read_only: bool = False) -> DocQA:
+    """read_only: a command that only reads (ask, docs, check) never creates a data home: where there is
+    none, it says so before loading any model."""
+    if read_only and not settings.database_path.is_file():
+        raise DataHomeNotFoundError(str(settings.data_dir.resolve()))
     # Imported here to keep start-up light: `docqa --help` and `docqa completion` load no model backend.
     from docqa.service import DocQA
 

@@ -20,6 +20,9 @@ def serve(host: str, port: int, data_dir: Path | None, verbose: bool) -> None:
     from docqa.api.state import AppState
 
     settings = make_settings(data_dir, verbose)
+    shown = f"[{host}]" if ":" in host else host
+    click.echo(f"docqa serving on http://{shown}:{port}  (data: {settings.data_dir.resolve()})")
+    click.echo("models load in the background: GET /health says when they are ready; Ctrl+C stops")
     serve_app(AppState(settings), host, port, "info" if verbose else "warning")
 
 

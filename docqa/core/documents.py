@@ -33,6 +33,7 @@ class IngestReport:
     seconds_embedding: float = 0.0
     seconds_waiting_for_reads: float = 0.0
     seconds_waiting_for_writes: float = 0.0
+    skipped: list[str] = field(default_factory=list)  # files in the folders given, of a type docqa does not read
 
     def count(self, status: Status) -> int:
         return sum(1 for f in self.files if f.status == status)
@@ -55,7 +56,16 @@ class IngestReport:
             "seconds_waiting_for_writes": round(self.seconds_waiting_for_writes, 2),
             "tokens_embedded": self.tokens_embedded,
             "files": [asdict(f) for f in self.files],
+            "skipped": self.skipped_by_type(),
         }
+
+    def skipped_by_type(self) -> dict[str, int]:
+        """Skipped files counted by extension, the most first: {".docx": 12, "(none)": 1}."""
+        counts: dict[str, int] = {}
+        for path in self.skipped:
+            kind = Path(path).suffix.lower() or "(none)"
+            counts[kind] = counts.get(kind, 0) + 1
+        return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
 
 @dataclass(frozen=True)

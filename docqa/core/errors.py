@@ -29,6 +29,19 @@ class ModelNotFoundError(ConfigError):
         super().__init__(f"{kind} model file not found: {path}; {fix}")
 
 
+CHOOSE_DATA_HOME = "choose the data home with --data-dir, DOCQA_DATA_DIR or data_dir in docqa.toml"
+
+
+class DataHomeNotFoundError(ConfigError):
+    """A command that only reads found no data home where it looked (it never creates one)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(
+            f"no docqa data home at {path} (no docqa.sqlite3 there): ingest documents first "
+            f"(`docqa ingest PATH`), or {CHOOSE_DATA_HOME}"
+        )
+
+
 class UnknownModelError(DocqaError):
     """An OpenAI-style request named a model docqa does not serve."""
 

@@ -20,10 +20,14 @@ class CitationsEvent:
 
     citations: list[Citation]
     mode: Mode
+    warnings: tuple[str, ...] = ()  # said before the answer: e.g. thinking asked of a model without it
     kind: ClassVar[EventKind] = "citations"
 
     def as_dict(self) -> dict[str, object]:
-        return {"citations": [c.as_dict() for c in self.citations], "mode": self.mode}
+        data: dict[str, object] = {"citations": [c.as_dict() for c in self.citations], "mode": self.mode}
+        if self.warnings:
+            data["warnings"] = list(self.warnings)
+        return data
 
 
 @dataclass(frozen=True)

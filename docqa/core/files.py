@@ -23,3 +23,9 @@ SUPPORTED_SUFFIXES = TEXT_SUFFIXES | PDF_SUFFIXES
 
 def is_supported(path: Path) -> bool:
     return path.suffix.lower() in SUPPORTED_SUFFIXES
+
+
+def unsupported_type(path: Path) -> str:
+    """Why a file is not read, in the words every interface shows."""
+    kind = path.suffix.lower() or "without an extension"
+    return f"unsupported file type ({kind}); docqa reads {', '.join(sorted(SUPPORTED_SUFFIXES))}"

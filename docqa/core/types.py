@@ -105,6 +105,8 @@ class Answer:
     citations: list[Citation]
     timings: Timings
     finish_reason: str = "stop"
+    cached: bool = False  # replayed from the answer cache: its token counts are the original answer's
+    warnings: list[str] = field(default_factory=list)  # what the user should know (thinking asked, not possible)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -114,6 +116,8 @@ class Answer:
             "citations": [c.as_dict() for c in self.citations],
             "timings": self.timings.as_dict(),
             "finish_reason": self.finish_reason,
+            "cached": self.cached,
+            "warnings": list(self.warnings),
         }
 
 
@@ -123,6 +127,11 @@ class GeneratorInfo:
     n_ctx: int
     prompt_format: str  # qwen3 | chatml | gemma | plain
     parallel: int = 1  # requests generated at once (the batching engine: the sequences its memory fit kept)
+
+    @property
+    def can_think(self) -> bool:
+        """Only Qwen3's template has a thinking switch; other models answer without a <think> block."""
+        return self.prompt_format == "qwen3"
 
 
 @dataclass(frozen=True)

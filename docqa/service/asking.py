@@ -39,6 +39,11 @@ class _Prepared:
     params: SamplingParams
     started: float
     retrieval_ms: float
+    warnings: tuple[str, ...] = ()
+
+
+def no_thinking_warning(model_id: str) -> str:
+    return f"{model_id} has no thinking mode (only Qwen3 models do): answered without thinking"
 
 
 def _check(request: AskRequest) -> None:
@@ -99,7 +104,9 @@ class Asker:
         ranked = self.retriever.retrieve(coll, request.search_text(), top_k, request.document_id)
         retrieval_ms = (time.perf_counter() - started) * 1000
         info = self.generator.info
-        base = THINKING_SAMPLING if request.thinking else NON_THINKING_SAMPLING
+        thinking = request.thinking and info.can_think
+        warnings = () if thinking == request.thinking else (no_thinking_warning(info.model_id),)
+        base = THINKING_SAMPLING if thinking else NON_THINKING_SAMPLING
         if info.prompt_format == "plain":
             # A base model on a completion prompt: Qwen's chat sampling does not apply; greedy reads best.
             base = replace(base, temperature=0.0)
@@ -118,7 +125,7 @@ class Asker:
             question=question,
             ranked=sources,
             prompt_format=info.prompt_format,
-            thinking=request.thinking,
+            thinking=thinking,
             n_ctx=info.n_ctx,
             max_tokens=max_tokens,
             count_tokens=self.generator.count_tokens,
@@ -129,11 +136,11 @@ class Asker:
             max_tokens=max_tokens,
             seed=request.seed if request.seed is not None else self.settings.llm.seed,
             stop=() if request.ignore_eos else (*plan.stop, *request.stop),
-            thinking_budget=self.settings.llm.thinking_budget if request.thinking else None,
+            thinking_budget=self.settings.llm.thinking_budget if thinking else None,
             ignore_eos=request.ignore_eos,
         )
-        mode: Mode = "thinking" if request.thinking else "non-thinking"
-        return _Prepared(mode, plan, params, started, retrieval_ms)
+        mode: Mode = "thinking" if thinking else "non-thinking"
+        return _Prepared(mode, plan, params, started, retrieval_ms, warnings)
 
     def _cache_key(self, request: AskRequest) -> CacheKey | None:
         if not (self.settings.answer_cache and request.use_cache) or request.ignore_eos or request.stop:
@@ -144,7 +151,7 @@ class Asker:
         return cache_key(
             collection_id,
             request.question,
-            thinking=request.thinking,
+            thinking=request.thinking,  # as asked: its answer carries the warning when the model cannot think
             model_id=self.generator.info.model_id,
             top_k=request.top_k or self.settings.retrieval.top_k,
             document_id=request.document_id,
@@ -175,7 +182,9 @@ class AskRun:
         self._cached = cached
         self._prepared = prepared
         self._builder = (
-            AnswerBuilder(prepared.mode, prepared.plan, prepared.started, prepared.retrieval_ms) if prepared else None
+            AnswerBuilder(prepared.mode, prepared.plan, prepared.started, prepared.retrieval_ms, prepared.warnings)
+            if prepared
+            else None
         )
 
     def events(self) -> Iterator[AskEvent]:
@@ -188,6 +197,8 @@ class AskRun:
             yield self._builder.opening()
             for gen_event in stream if stream is not None else _NO_SOURCES:
                 yield from self._builder.on_event(gen_event)
+                if self._builder.done:  # ended by the builder (a runaway) or by the generator
+                    break
         finally:
             if stream is not None:  # a reader that stops early frees the sequence at the next step
                 stream.cancel()
@@ -210,6 +221,8 @@ class AskRun:
                 async for gen_event in stream:
                     for event in self._builder.on_event(gen_event):
                         yield event
+                    if self._builder.done:
+                        break
         finally:
             if stream is not None:  # a client gone before its tokens frees the sequence at the next step
                 stream.cancel()

@@ -159,9 +159,10 @@ class DocQA:
         progress: ProgressCallback | None = None,
         password: str | None = None,
     ) -> IngestReport:
-        sources, missing = collect_sources(Path(p) for p in paths)
+        sources, missing, skipped = collect_sources(Path(p) for p in paths)
         report = self.ingest_sources(sources, collection, progress, password)
         report.files[:0] = missing
+        report.skipped = skipped
         return report
 
     def ingest_sources(

@@ -205,7 +205,7 @@ async function readEvents(reader) {
 function handle(kind, data) {
   if (kind === "citations") {
     showCitations(data.citations);
-    $("status").textContent = "generating…";
+    $("status").textContent = data.warnings ? `generating… (${data.warnings.join("; ")})` : "generating…";
   } else if (kind === "reasoning") {
     $("reasoning").hidden = false;
     $("reasoning").open = true;

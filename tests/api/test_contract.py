@@ -72,6 +72,35 @@ def test_openai_chat_streams_reasoning_content_then_content_then_citations(fake_
     assert chunks[-1]["usage"]["completion_tokens"] == len(SCRIPT.split())
 
 
+def test_an_upload_with_one_unsupported_file_ingests_the_others(fake_server: str) -> None:
+    url = f"{fake_server}/v1/collections/mixed/documents"
+    files = [
+        ("files", ("rent.txt", b"The monthly rent is 1,200 EUR, due on the first day.", "text/plain")),
+        ("files", ("memo.docx", b"PK\x03\x04 a Word file", "application/octet-stream")),
+        ("files", ("fake.pdf", b"just text", "application/pdf")),
+    ]
+    r = httpx.post(url, files=files, timeout=30)
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["added"] == 1 and [f["path"] for f in body["files"]] == ["memo.docx", "fake.pdf", "rent.txt"]
+    assert body["failed"][0]["error"].startswith("unsupported file type (.docx)")
+    assert body["failed"][1]["error"] == "not a PDF (no %PDF- header)"
+    listed = httpx.get(url).json()["documents"]
+    assert [d["name"] for d in listed] == ["rent.txt"]  # the rejected files left no document behind
+    only_bad = httpx.post(url, files=files[1:2], timeout=30)
+    assert only_bad.status_code == 415 and "memo.docx: unsupported file type" in only_bad.json()["error"]["message"]
+
+
+def test_a_cached_answer_is_marked_and_keeps_its_usage(fake_server: str) -> None:
+    body = {"model": "docqa/default", "messages": [{"role": "user", "content": QUESTION}]}
+    first = httpx.post(f"{fake_server}/v1/chat/completions", json=body, timeout=30).json()
+    again = httpx.post(f"{fake_server}/v1/chat/completions", json=body, timeout=30).json()
+    assert (first["cached"], again["cached"]) == (False, True)
+    assert again["usage"] == first["usage"] and first["usage"]["completion_tokens"] > 0
+    ask = httpx.post(f"{fake_server}/v1/ask", json={"question": QUESTION}, timeout=30).json()
+    assert ask["cached"] is True and ask["timings"]["completion_tokens"] == first["usage"]["completion_tokens"]
+
+
 def test_health_and_metrics_read_the_generator_through_its_stats(fake_server: str) -> None:
     health = httpx.get(f"{fake_server}/health").json()
     assert health["engine"] == {"kind": "fake", "running": 0, "waiting": 0}

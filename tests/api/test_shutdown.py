@@ -59,6 +59,7 @@ def test_sigterm_drains_streams_and_uploads_then_exits(sample_index: Path, tmp_p
         [sys.executable, "-m", "docqa", "serve", "--port", str(port), "--data-dir", str(data)],
         cwd=ROOT,
         env=env,
+        stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
     try:
@@ -104,6 +105,11 @@ def test_sigterm_drains_streams_and_uploads_then_exits(sample_index: Path, tmp_p
         status, report = results["upload"]
         assert status == 200 and report["added"] == 1, report
         assert proc.wait(60) == 0
+        out, err = (stream.read().decode() for stream in (proc.stdout, proc.stderr) if stream is not None)
+        # it says where it listens and what it serves, then one line per request without the query or body
+        assert f"docqa serving on http://127.0.0.1:{port}  (data: {data.resolve()})" in out
+        assert "GET /health 200" in err and "GET /health 503" in err and "POST /v1/ask 503" in err
+        assert "POST /v1/collections/{name}/documents 200" in err and "revenue" not in err
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -20,7 +20,7 @@ from docqa.core.settings import LLMSettings
 from docqa.llama import model_files as models
 from docqa.llama.serial_generator import LlamaGenerator
 from tests.support.live_server import free_port
-from tests.support.paths import ROOT
+from tests.support.paths import ROOT, SAMPLE_DOCS
 
 PAYLOAD = b"GGUF" + bytes(4096)
 
@@ -62,6 +62,12 @@ def _docqa(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "docqa", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
     )
+
+
+def _make_data_home(env: dict[str, str]) -> None:
+    """One document, BM25 only: `docqa ask` needs a data home to ask before it loads a model."""
+    notes = SAMPLE_DOCS / "operations_handbook.md"
+    assert _docqa(env, "ingest", "--no-embeddings", str(notes)).returncode == 0
 
 
 def test_pull_verifies_the_checksum_and_list_shows_the_file(hub_env: dict[str, str], tmp_path: Path) -> None:
@@ -111,6 +117,7 @@ def test_an_unreachable_hub_is_one_clear_line(hub_env: dict[str, str]) -> None:
 
 
 def test_a_missing_model_says_how_to_fix_it_in_one_line(hub_env: dict[str, str]) -> None:
+    _make_data_home(hub_env)
     result = _docqa({**hub_env, "DOCQA_LLM_MODEL": "qwen3-14b"}, "ask", "What is the notice period?")
     assert result.returncode == 1
     lines = [line for line in result.stderr.strip().splitlines() if not line.startswith("WARNING")]
@@ -153,6 +160,7 @@ def test_a_model_file_llama_cpp_cannot_read_is_one_clear_line(
     damaged = tmp_path / "Qwen3-14B-Q4_K_M.gguf"
     damaged.write_bytes(b"GGUF" + bytes(range(256)) * 64)
     env = {**hub_env, "DOCQA_LLM_MODEL": str(damaged), "DOCQA_LLM_ENGINE": engine}
+    _make_data_home(hub_env)
     result = _docqa(env, "ask", "What is the notice period?")
     assert result.returncode == 1
     assert "Traceback" not in result.stderr

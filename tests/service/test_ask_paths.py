@@ -59,6 +59,59 @@ def test_a_repeated_question_is_replayed_from_the_cache_without_generating(fake_
     assert _text(events, AnswerDelta) == first.answer
     assert len(fake_qa.generator.prompts) == 1  # type: ignore[union-attr]
     assert fake_qa.cache_stats().hits == 1
+    assert first.cached is False and first.as_dict()["cached"] is False
+    again = fake_qa.ask(AskRequest(QUESTION))
+    assert again.cached is True and again.as_dict()["cached"] is True
+    # the replay keeps the counts it was generated with (usage reports do not drop to 0/0)
+    assert (again.timings.prompt_tokens, again.timings.completion_tokens) == (
+        first.timings.prompt_tokens,
+        first.timings.completion_tokens,
+    )
+    assert done.timings.completion_tokens == first.timings.completion_tokens > 0
+
+
+def test_a_blank_answer_is_never_cached(fake_qa: DocQA) -> None:
+    generator = fake_qa.generator
+    assert isinstance(generator, FakeGenerator)
+    generator.script = "\n\n   \n"  # a small model's blank lines
+    first = fake_qa.ask(AskRequest(QUESTION))
+    assert first.answer == "" and first.finish_reason == "stop"
+    generator.script = "The laws of England [1]."
+    second = fake_qa.ask(AskRequest(QUESTION))
+    assert second.cached is False and second.answer == "The laws of England [1]."
+    assert len(generator.prompts) == 2 and fake_qa.cache_stats().hits == 0
+
+
+def test_an_answer_that_repeats_itself_is_stopped_and_not_cached(fake_qa: DocQA) -> None:
+    generator = fake_qa.generator
+    assert isinstance(generator, FakeGenerator)
+    generator.script = "The laws of England [1]." + " and again" * 400
+    answer = fake_qa.ask(AskRequest(QUESTION))
+    assert answer.finish_reason == "repetition" and answer.answer.startswith("The laws of England [1].")
+    assert answer.timings.completion_tokens < 200  # stopped, not run to its 800 words
+    assert fake_qa.ask(AskRequest(QUESTION)).cached is False
+
+
+def test_thinking_asked_of_a_model_without_it_is_said_and_not_pretended(tmp_path: Path) -> None:
+    generator = FakeGenerator("The laws of England [1].", prompt_format="gemma")
+    qa = DocQA(make_settings(tmp_path / "data"), None, generator)
+    try:
+        qa.ingest([SAMPLE_DOCS / "services_agreement_en.txt"])
+        events = list(qa.stream(AskRequest(QUESTION, thinking=True)))
+        opening = events[0]
+        assert isinstance(opening, CitationsEvent) and opening.mode == "non-thinking"
+        assert opening.warnings == (
+            "fake-generator has no thinking mode (only Qwen3 models do): answered without thinking",
+        )
+        assert opening.as_dict()["warnings"] == list(opening.warnings)
+        answer = qa.ask(AskRequest(QUESTION, thinking=True))  # the same question: the cache, warning kept
+        assert answer.cached and answer.mode == "non-thinking" and answer.warnings == list(opening.warnings)
+        assert generator.params[0].thinking_budget is None and "<think>" not in generator.prompts[0]
+        plain = qa.ask(AskRequest(QUESTION))
+        assert plain.warnings == [] and not plain.cached  # an entry of its own, without the warning
+    finally:
+        qa.close()
+        generator.close()
 
 
 def test_a_question_nothing_matches_is_declined_without_the_generator(fake_qa: DocQA) -> None:

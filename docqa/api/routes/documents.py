@@ -14,8 +14,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from docqa.api.deps import QADep, SettingsDep
 from docqa.api.staging import staging_folder
-from docqa.core.documents import Source
-from docqa.core.files import PDF_SUFFIXES, SUPPORTED_SUFFIXES
+from docqa.core.documents import FileResult, Source
+from docqa.core.files import PDF_SUFFIXES, SUPPORTED_SUFFIXES, unsupported_type
 from docqa.core.requests import validate_collection_name
 
 router = APIRouter(prefix="/v1/collections/{name}/documents", tags=["documents"])
@@ -42,11 +42,11 @@ def content_problem(name: str, head: bytes) -> str | None:
     """Why the bytes do not match the file type the name claims, or None."""
     suffix = Path(name).suffix.lower()
     if suffix not in SUPPORTED_SUFFIXES:
-        return f"{name}: unsupported file type; docqa accepts {', '.join(sorted(SUPPORTED_SUFFIXES))}"
+        return unsupported_type(Path(name))
     if suffix in PDF_SUFFIXES:
-        return None if b"%PDF-" in head[:1024] else f"{name}: not a PDF (no %PDF- header)"
+        return None if b"%PDF-" in head[:1024] else "not a PDF (no %PDF- header)"
     if head.startswith((b"%PDF-", b"PK\x03\x04", b"\x7fELF", b"\x89PNG", b"\xff\xd8\xff")):
-        return f"{name}: binary content in a text file"
+        return "binary content in a text file"
     return None
 
 
@@ -70,19 +70,22 @@ async def upload(name: str, request: Request, qa: QADep, settings: SettingsDep) 
             raise HTTPException(400, "no files: send multipart form parts named 'files'")
         tmp = staging_folder(settings.data_dir)
         try:
-            sources = []
+            sources, rejected = [], []
             for i, upload in enumerate(uploads):
                 display = safe_filename(upload.filename)
                 head = await upload.read(1024)
                 problem = content_problem(display, head)
-                if problem:
-                    raise HTTPException(415, problem)
+                if problem:  # this file fails; the others in the request are still ingested
+                    rejected.append(FileResult(display, "failed", error=problem))
+                    continue
                 path = tmp / f"{i}{Path(display).suffix.lower()}"  # never the client's name as a path
                 with path.open("wb") as out:
                     out.write(head)
                     while block := await upload.read(1 << 20):
                         out.write(block)
                 sources.append(Source(path, f"upload:{display}", display))
+            if not sources:
+                raise HTTPException(415, "; ".join(f"{f.path}: {f.error}" for f in rejected))
             password = form.get("password")  # for encrypted PDFs; never logged or stored
             report = await run_in_threadpool(
                 qa.ingest_sources, sources, name, None, password if isinstance(password, str) else None
@@ -91,6 +94,7 @@ async def upload(name: str, request: Request, qa: QADep, settings: SettingsDep) 
             shutil.rmtree(tmp, ignore_errors=True)
     finally:
         await form.close()
+    report.files[:0] = rejected
     return report.as_dict()
 
 

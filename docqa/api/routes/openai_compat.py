@@ -209,6 +209,7 @@ async def chat_completions(body: ChatCompletionBody, qa: QADep, http: Request) -
             "choices": [{"index": 0, "message": message, "finish_reason": _finish(answer.finish_reason)}],
             "usage": _usage(result["timings"]),  # type: ignore[arg-type]
             "citations": citations,
+            "cached": answer.cached,  # docqa's own field, beside citations: replayed from the answer cache
         }
     events = qa.astream(request)
     first = await events.__anext__()  # retrieval errors still become HTTP statuses
@@ -258,7 +259,7 @@ async def _stream_chunks(
     footer = sources_footer(citations)
     if footer:
         yield chunk({"content": footer})
-    yield chunk({}, _finish(done.finish_reason), citations=citations)
+    yield chunk({}, _finish(done.finish_reason), citations=citations, cached=done.cached)
     if include_usage:
         payload = {
             "id": completion_id,

@@ -1,0 +1,49 @@
+"""Stopping a generation that has stopped saying anything: a run of blank lines, or the same few words
+over and over, until the token limit.
+
+Small models do this (the demo model printed blank lines for six minutes on a CPU until its 1,024-token
+limit), and large ones can on a bad prompt. The check runs on every model's text, in-process or remote,
+and ends the answer with finish_reason "repetition" (never cached). The limits are documented in the
+README ("Limits"): they are far from anything an answer needs, a table's rule lines and a list's bullets
+included, whose repeated parts are short and carry changing text between them.
+"""
+
+from __future__ import annotations
+
+# Blank lines in a row that end an answer: Markdown needs at most one between blocks.
+MAX_BLANK_LINES = 8
+# The same text repeated back to back, ending an answer once the repeats cover this many characters
+# and number at least MIN_REPEATS: the unit can be up to MAX_UNIT_CHARS long (a sentence said again).
+REPEATED_CHARS = 240
+MIN_REPEATS = 4
+MAX_UNIT_CHARS = 80
+_TAIL_CHARS = MAX_UNIT_CHARS * MIN_REPEATS + REPEATED_CHARS
+
+
+class RunawayWatch:
+    """Fed the generated text piece by piece; says when the text has become a runaway."""
+
+    def __init__(self) -> None:
+        self._tail = ""
+
+    def feed(self, text: str) -> bool:
+        self._tail = (self._tail + text)[-_TAIL_CHARS:]
+        return self._blank_run() or self._repeating()
+
+    def _blank_run(self) -> bool:
+        stripped = self._tail.rstrip("\n\r\t \u3000")
+        trailing = self._tail[len(stripped) :]
+        return trailing.count("\n") > MAX_BLANK_LINES or len(trailing) >= REPEATED_CHARS
+
+    def _repeating(self) -> bool:
+        tail = self._tail
+        if len(tail) < REPEATED_CHARS:
+            return False
+        for size in range(1, MAX_UNIT_CHARS + 1):
+            repeats = max(MIN_REPEATS, -(-REPEATED_CHARS // size))
+            if size * repeats > len(tail):
+                break
+            unit = tail[-size:]
+            if unit.strip() and tail.endswith(unit * repeats):
+                return True
+        return False

@@ -1,0 +1,36 @@
+"""The runaway check: blank lines or one phrase over and over end an answer; real answers never do."""
+
+from __future__ import annotations
+
+from docqa.answering.runaway import MAX_BLANK_LINES, RunawayWatch
+
+
+def _fed(pieces: list[str]) -> int | None:
+    """The index of the piece at which the watch stops the text, or None."""
+    watch = RunawayWatch()
+    for i, piece in enumerate(pieces):
+        if watch.feed(piece):
+            return i
+    return None
+
+
+def test_a_run_of_blank_lines_stops_after_the_limit() -> None:
+    pieces = ["The rent is 1,200 EUR [1].", *["\n"] * 50]
+    assert _fed(pieces) == MAX_BLANK_LINES + 1
+    assert _fed(["Answer:", "\n\n", "Next paragraph.", "\n\n", "More."]) is None
+    assert _fed(["x", " " * 300]) == 1  # spaces without end
+
+
+def test_a_phrase_said_over_and_over_stops() -> None:
+    assert _fed(["The notice period is 30 days.", *[" The notice period is 30 days."] * 20]) is not None
+    assert _fed(["合同", *["的的"] * 200]) is not None
+    assert _fed(["Revenue", *[" | 0.0"] * 100]) is not None
+
+
+def test_tables_lists_and_prose_are_left_alone() -> None:
+    table = ["| Year | Revenue |\n", "|---|---|\n", *[f"| {2000 + i} | {i * 37.5:.1f} |\n" for i in range(60)]]
+    bullets = [f"- Clause {i}: the supplier shall deliver item {i * 7} on time.\n" for i in range(40)]
+    prose = ["The agreement ", "may be terminated ", "by either party ", "with 90 days' notice [1]. "] * 3
+    chinese = [f"第{i}条 供方应当按期交付第{i}批货物。\n" for i in range(40)]
+    for text in (table, bullets, prose, chinese):
+        assert _fed(text) is None

@@ -1,0 +1,103 @@
+"""What the CLI says where a new user goes wrong: files `docqa ingest` does not read, files it read
+before, a data home that is not there. Real subprocesses; no model is loaded (BM25 only, or the
+command stops before loading one)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.support.paths import SAMPLE_DOCS
+from tests.support.pdf_factory import text_pdf
+
+DOCQA = [sys.executable, "-m", "docqa"]
+
+
+def _ingest(*args: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DOCQA_DATA_DIR": str(data_dir), "DOCQA_INGEST_OCR": "off"}
+    return subprocess.run(
+        [*DOCQA, "ingest", "--no-embeddings", *args], capture_output=True, text=True, env=env, timeout=120
+    )
+
+
+def test_a_folder_with_nothing_readable_fails_and_says_what_it_skipped(tmp_path: Path) -> None:
+    folder = tmp_path / "word"
+    folder.mkdir()
+    for name in ("a.docx", "b.DOCX", "sheet.xlsx"):
+        (folder / name).write_bytes(b"PK\x03\x04")
+    proc = _ingest(str(folder), data_dir=tmp_path / "data")
+    assert proc.returncode == 1
+    assert "skipped  3 files of types docqa does not read: .docx (2), .xlsx (1)" in proc.stderr
+    assert "nothing to ingest" in proc.stderr
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    proc = _ingest(str(empty), data_dir=tmp_path / "data")
+    assert proc.returncode == 1 and "nothing to ingest: no PDF, text or Markdown file in" in proc.stderr
+
+
+def test_a_named_unsupported_file_fails_once_and_records_no_document(tmp_path: Path) -> None:
+    doc = tmp_path / "memo.docx"
+    doc.write_bytes(b"PK\x03\x04")
+    data = tmp_path / "data"
+    proc = _ingest(str(doc), "--json", data_dir=data)
+    assert proc.returncode == 1
+    report = json.loads(proc.stdout)
+    assert report["failed"] == [{"path": str(doc), "error": report["failed"][0]["error"]}]
+    assert report["failed"][0]["error"].startswith("unsupported file type (.docx); docqa reads .markdown, .md, .pdf")
+    plain = _ingest(str(doc), data_dir=data)
+    assert plain.stderr.count("unsupported file type") == 1
+    env = {**os.environ, "DOCQA_DATA_DIR": str(data)}
+    listed = subprocess.run([*DOCQA, "docs", "list", "--json"], capture_output=True, text=True, env=env, timeout=60)
+    assert json.loads(listed.stdout) == []
+
+
+def test_a_mixed_folder_ingests_what_it_reads_and_counts_the_rest(tmp_path: Path) -> None:
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    (folder / "handbook.md").write_text((SAMPLE_DOCS / "operations_handbook.md").read_text())
+    (folder / "memo.docx").write_bytes(b"PK\x03\x04")
+    (folder / "notes").write_text("no extension")
+    proc = _ingest(str(folder), "--json", data_dir=tmp_path / "data")
+    assert proc.returncode == 0
+    report = json.loads(proc.stdout)
+    assert report["added"] == 1 and report["skipped"] == {".docx": 1, "(none)": 1}
+
+
+def test_an_unchanged_file_keeps_its_warnings_and_nothing_is_said_about_embeddings(tmp_path: Path) -> None:
+    pdf = text_pdf(tmp_path / "half_scanned.pdf", [[("Termination needs 90 days notice.", False)], []])
+    data = tmp_path / "data"
+    first = _ingest(str(pdf), "--json", data_dir=data)
+    warnings = json.loads(first.stdout)["files"][0]["warnings"]
+    assert any("no text layer on pages 2" in w for w in warnings)
+    again = json.loads(_ingest(str(pdf), "--json", data_dir=data).stdout)
+    assert again["unchanged"] == 1 and again["files"][0]["warnings"] == warnings
+    plain = _ingest(str(pdf), data_dir=data)
+    assert "1 unchanged" in plain.stdout and "embeddings skipped" not in plain.stdout
+    assert "no text layer on pages 2" in plain.stderr
+
+
+def test_read_only_commands_never_create_a_data_home_and_name_the_one_in_use(tmp_path: Path) -> None:
+    home = tmp_path / "not-here"
+    env = {**os.environ, "DOCQA_DATA_DIR": str(home)}
+    for args in (["ask", "what is the notice period?"], ["docs", "list"], ["check"]):
+        proc = subprocess.run([*DOCQA, *args], capture_output=True, text=True, env=env, timeout=60, cwd=tmp_path)
+        assert proc.returncode == 1, args
+        assert f"no docqa data home at {home}" in proc.stderr and "--data-dir, DOCQA_DATA_DIR" in proc.stderr
+        assert "Traceback" not in proc.stderr
+    assert not home.exists() and not (tmp_path / "indexes").exists()
+
+    data = tmp_path / "data"
+    assert _ingest(str(SAMPLE_DOCS / "operations_handbook.md"), data_dir=data).returncode == 0
+    proc = subprocess.run(
+        [*DOCQA, "docs", "list", "--collection", "contracts"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "DOCQA_DATA_DIR": str(data)},
+        timeout=60,
+    )
+    assert proc.returncode == 1
+    assert "collection 'contracts' does not exist" in proc.stderr and f"data home in use: {data}" in proc.stderr
