@@ -61,7 +61,7 @@ def run_requests(engine: BatchingGenerator, prompts: list[str], params: Sampling
             elif event.kind == "finished":
                 trace.tokens = event.completion_tokens
                 trace.stamps.append(time.perf_counter())
-            else:
+            elif event.kind == "failed":
                 raise RuntimeError(event.text)
 
     async def run_all() -> tuple[list[Trace], float]:

@@ -3,11 +3,14 @@ chunks against the windows the prompt gets from them, and how often a window's c
 citation names before the answer refines it) is an evidence page.
 
 Reads a store that `docqa eval` built (its collection and documents), retrieves as the eval does, and cuts
-the windows with Qwen's real tokenizer (a vocabulary-only GGUF) at the chunk cap, 4,096 tokens.
+the windows with Qwen's real tokenizer (a vocabulary-only GGUF) at the chunk cap, 4,096 tokens. With
+--budget N (the CPU's prompt budget, docqa.answering.focus), the windows are then cut to their share of N
+tokens around their best passage, and the report says how often an evidence page is still in the prompt,
+in part or whole.
 
     docqa eval ../shared/data/financebench_dev/qa.jsonl --doc-field doc_pdf --no-embeddings --data-dir /tmp/fb
     python -m bench.prompt_windows --qa ../shared/data/financebench_dev/qa.jsonl --data-dir /tmp/fb \\
-        --collection eval-financebench_dev-doc_pdf [--scope document]
+        --collection eval-financebench_dev-doc_pdf-bm25 [--scope document] [--budget 3072]
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+from docqa.answering.citing import page_segments
+from docqa.answering.focus import focus, per_source
 from docqa.answering.windows import centre_page, centred
 from docqa.core.settings import Settings
 from docqa.core.types import RetrievedChunk
@@ -38,6 +43,15 @@ def _hit(chunks: list[RetrievedChunk], document_id: int, pages: tuple[int, ...])
     return any(c.document_id == document_id and any(c.first_page <= p <= c.last_page for p in pages) for c in chunks)
 
 
+def _whole(chunks: list[RetrievedChunk], source: dict[int, str], document_id: int, pages: tuple[int, ...]) -> bool:
+    """An evidence page's whole text (as its window had it) is in one of the sources."""
+    return any(
+        c.document_id == document_id and page in pages and text.strip() and source.get(page, "").strip() in c.text
+        for c in chunks
+        for page, text in page_segments(c)
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--qa", type=Path, required=True)
@@ -48,11 +62,21 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=3)
     parser.add_argument("--cap", type=int, default=4096)
     parser.add_argument("--vocab", type=Path, default=QWEN_VOCAB)
+    parser.add_argument("--budget", type=int, default=None, help="prompt budget: sources cut around their passage")
     args = parser.parse_args()
     count = _tokenizer(args.vocab)
     qa = DocQA(Settings(data_dir=args.data_dir), None, None)
     store = Store(args.data_dir / "docqa.sqlite3")
-    tally = {"questions": 0, "chunks_hit": 0, "windows_hit": 0, "centre_on_evidence": 0, "chunk_first_page": 0}
+    tally = {
+        "questions": 0,
+        "chunks_hit": 0,
+        "windows_hit": 0,
+        "centre_on_evidence": 0,
+        "chunk_first_page": 0,
+        "focused_hit": 0,
+        "focused_whole": 0,
+    }
+    focused_tokens: list[int] = []
     tokens: list[int] = []
     chunk_tokens: list[int] = []
     for row in load_rows(args.qa, args.doc_field):
@@ -73,6 +97,13 @@ def main() -> None:
         )
         tally["chunk_first_page"] += any(c.document_id == document.id and c.first_page in row.pages for c in chunks)
         tokens += [count(w.text) for w in windows]
+        if args.budget:
+            share = per_source(args.budget, len(windows))
+            cut = [focus(question, w, store.best_passage, count, share) for w in windows]
+            texts = {page: text for w in windows if w.document_id == document.id for page, text in page_segments(w)}
+            tally["focused_hit"] += _hit(cut, document.id, row.pages)
+            tally["focused_whole"] += _whole(cut, texts, document.id, row.pages)
+            focused_tokens.append(sum(count(c.text) for c in cut))
         chunk_tokens += [count(c.text) for c in chunks]
     n = max(tally["questions"], 1)
     report = {
@@ -87,6 +118,14 @@ def main() -> None:
         "window tokens max": max(tokens, default=0),
         "window tokens mean": round(sum(tokens) / max(len(tokens), 1)),
     }
+    if args.budget:
+        report |= {
+            "budget": args.budget,
+            f"focused page recall@{args.k} (part of an evidence page)": round(tally["focused_hit"] / n, 4),
+            f"focused whole evidence page @{args.k}": round(tally["focused_whole"] / n, 4),
+            "focused prompt tokens max": max(focused_tokens, default=0),
+            "focused prompt tokens mean": round(sum(focused_tokens) / max(len(focused_tokens), 1)),
+        }
     print(json.dumps(report, indent=1))
     store.close()
     qa.close()

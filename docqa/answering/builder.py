@@ -13,10 +13,19 @@ from dataclasses import replace
 from docqa.answering.citing import best_page, cited_numbers, section_of
 from docqa.answering.prompting import PromptPlan
 from docqa.answering.runaway import RunawayWatch
+from docqa.answering.support import claims_for, supporting_passage
 from docqa.answering.thinking import Channel, ThinkSplitter
-from docqa.core.events import AnswerDelta, AskEvent, CitationsEvent, DoneEvent, ErrorEvent, ReasoningDelta
+from docqa.core.events import (
+    AnswerDelta,
+    AskEvent,
+    CitationsEvent,
+    DoneEvent,
+    ErrorEvent,
+    ProgressEvent,
+    ReasoningDelta,
+)
 from docqa.core.streams import GenEvent
-from docqa.core.types import Answer, Citation, Mode, Timings
+from docqa.core.types import Answer, Citation, Mode, RetrievedChunk, Timings
 
 NO_SOURCES_ANSWER = "The documents in this collection do not answer the question: nothing relevant was found."
 
@@ -60,6 +69,10 @@ class AnswerBuilder:
         return CitationsEvent(list(self.citations), self.mode, self.warnings)
 
     def on_event(self, event: GenEvent) -> list[AskEvent]:
+        if self.done:  # ended here (a runaway): what the generator sends before it sees the cancel is dropped
+            return []
+        if event.kind == "progress":
+            return [ProgressEvent(event.prompt_tokens, event.prompt_done)]
         if event.kind == "text":
             if self.timings.ttft_ms is None:
                 self.timings.ttft_ms = (time.perf_counter() - self._started) * 1000
@@ -85,19 +98,22 @@ class AnswerBuilder:
         answer = "".join(self._answer)
         cited = cited_numbers(answer)
         chunks = {s.number: s.chunk for s in self._plan.sources}
-        self.citations = [self._refined(c, best_page(answer, chunks[c.number]), cited) for c in self.citations]
+        self.citations = [self._refined(c, answer, chunks[c.number], cited) for c in self.citations]
 
-    def _refined(self, citation: Citation, page: int | None, cited: set[int]) -> Citation:
-        """The citation once the answer says which page of its source it used."""
+    def _refined(self, citation: Citation, answer: str, chunk: RetrievedChunk, cited: set[int]) -> Citation:
+        """The citation once the answer says what it took from its source: the page of the passage that
+        supports it (else the page sharing most of the answer's terms) and that passage."""
+        support = supporting_passage(claims_for(answer, citation.number, cited), chunk)
+        page = support.page if support else best_page(answer, chunk)
         if page is None:
             return replace(citation, cited=citation.number in cited)
-        chunk = next(s.chunk for s in self._plan.sources if s.number == citation.number)
         return replace(
             citation,
             page=page,
             cited=citation.number in cited,
             section=section_of(chunk, page),
             ocr=page in chunk.ocr_pages,
+            quote=support.quote if support else None,
         )
 
     def _route(self, parts: Sequence[tuple[Channel, str]]) -> list[AskEvent]:

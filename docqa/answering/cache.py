@@ -95,6 +95,7 @@ def _citation(data: dict[str, object]) -> Citation:
         cited=bool(data.get("cited")),
         section=None if data.get("section") is None else str(data["section"]),
         ocr=bool(data.get("ocr")),
+        quote=None if data.get("quote") is None else str(data["quote"]),
     )
 
 
@@ -176,7 +177,7 @@ class AnswerCache:
 def replay(answer: Answer, elapsed_ms: float) -> Iterator[AskEvent]:
     """A cached answer as the events a generated one streams: citations, reasoning, answer, done."""
     yield CitationsEvent(
-        [replace(c, page=None, cited=False) for c in answer.citations], answer.mode, tuple(answer.warnings)
+        [replace(c, page=None, cited=False, quote=None) for c in answer.citations], answer.mode, tuple(answer.warnings)
     )
     if answer.reasoning:
         yield ReasoningDelta(answer.reasoning)

@@ -13,10 +13,14 @@ from __future__ import annotations
 # Blank lines in a row that end an answer: Markdown needs at most one between blocks.
 MAX_BLANK_LINES = 8
 # The same text repeated back to back, ending an answer once the repeats cover this many characters
-# and number at least MIN_REPEATS: the unit can be up to MAX_UNIT_CHARS long (a sentence said again).
+# and number at least MIN_REPEATS: the unit can be up to MAX_UNIT_CHARS long (a sentence said again:
+# the demo model repeated an 82-character line on a 10-K question until its 1,024-token limit).
 REPEATED_CHARS = 240
 MIN_REPEATS = 4
-MAX_UNIT_CHARS = 80
+MAX_UNIT_CHARS = 200
+# The repeat check runs once this much new text has come (a few tokens): it compares up to 200 units,
+# too much to do for every token of 64 streams on the server's event loop.
+CHECK_EVERY_CHARS = 32
 _TAIL_CHARS = MAX_UNIT_CHARS * MIN_REPEATS + REPEATED_CHARS
 
 
@@ -25,10 +29,17 @@ class RunawayWatch:
 
     def __init__(self) -> None:
         self._tail = ""
+        self._unchecked = 0
 
     def feed(self, text: str) -> bool:
         self._tail = (self._tail + text)[-_TAIL_CHARS:]
-        return self._blank_run() or self._repeating()
+        self._unchecked += len(text)
+        if self._blank_run():
+            return True
+        if self._unchecked < CHECK_EVERY_CHARS:
+            return False
+        self._unchecked = 0
+        return self._repeating()
 
     def _blank_run(self) -> bool:
         stripped = self._tail.rstrip("\n\r\t \u3000")

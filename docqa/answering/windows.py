@@ -64,18 +64,28 @@ def best_page(question: str, chunk: RetrievedChunk, taken: AbstractSet[int] = fr
     return max(scored)[2] if scored else None
 
 
-def passage_page(chunk: RetrievedChunk, index: int) -> int | None:
-    """The page holding the middle of the chunk's index-th passage (split_passages order). Passages follow
-    each other, overlapping by at most 200 characters where a long paragraph was cut into windows."""
+def passage_middle(chunk: RetrievedChunk, index: int) -> int | None:
+    """The offset in the chunk's text of the middle of its index-th passage (split_passages order).
+    Passages follow each other, overlapping by at most 200 characters where a long paragraph was cut."""
     at = 0
     for k, passage in enumerate(split_passages(chunk.text)):
         found = chunk.text.find(passage[:64], at)
         start = found if found >= 0 else at
         if k == index:
-            middle = start + len(passage) // 2
-            return max(page for offset, page in [(0, chunk.first_page), *chunk.page_breaks] if offset <= middle)
+            return start + len(passage) // 2
         at = start + max(len(passage) - 200, 1)
     return None
+
+
+def page_at(chunk: RetrievedChunk, offset: int) -> int:
+    """The page holding this offset of the chunk's text."""
+    return max(page for start, page in [(0, chunk.first_page), *chunk.page_breaks] if start <= offset)
+
+
+def passage_page(chunk: RetrievedChunk, index: int) -> int | None:
+    """The page holding the middle of the chunk's index-th passage."""
+    middle = passage_middle(chunk, index)
+    return None if middle is None else page_at(chunk, middle)
 
 
 def centre_page(

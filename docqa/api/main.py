@@ -15,7 +15,17 @@ from docqa.api.deps import require_api_key
 from docqa.api.draining import InFlight
 from docqa.api.limits import BodySizeLimit
 from docqa.api.metrics import Metrics, RequestCounter
-from docqa.api.routes import ask, collections, completions, documents, health, metrics, openai_compat, web
+from docqa.api.routes import (
+    api_docs,
+    ask,
+    collections,
+    completions,
+    documents,
+    health,
+    metrics,
+    openai_compat,
+    web,
+)
 from docqa.api.state import AppState
 from docqa.core.settings import Settings
 
@@ -43,8 +53,8 @@ def create_app(settings: Settings | None = None, *, state: AppState | None = Non
         lifespan=lifespan,
         # With API keys the schema is behind a key too (GET /openapi.json), and the browser pages, which
         # cannot send one, are off.
-        docs_url=None if keyed else "/docs",
-        redoc_url=None if keyed else "/redoc",
+        docs_url=None,  # served from local files below (api_docs): FastAPI's loads from a CDN
+        redoc_url=None,
         openapi_url=None if keyed else "/openapi.json",
     )
     app.state.docqa = app_state
@@ -63,6 +73,8 @@ def create_app(settings: Settings | None = None, *, state: AppState | None = Non
     app.include_router(metrics.router, dependencies=authenticated)
     if keyed:
         app.add_api_route("/openapi.json", lambda: app.openapi(), dependencies=authenticated, include_in_schema=False)
+    else:
+        api_docs.mount(app, "/openapi.json")
     app.add_middleware(BodySizeLimit, max_bytes=app_state.settings.max_upload_mb * 2**20)
     app.add_middleware(CrossSiteGuard, open_without_keys=not keyed)
     app.add_middleware(InFlight, state=app_state)  # refuses work first when draining

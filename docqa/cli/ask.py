@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import click
 
 from docqa.answering.citing import format_pages
 from docqa.cli.options import common_options, emit_json, make_settings, open_docqa
+from docqa.cli.progress import ReadingLine
 from docqa.core.events import AnswerDelta, CitationsEvent, DoneEvent, ErrorEvent, ReasoningDelta
 from docqa.core.requests import AskRequest
 from docqa.core.types import Citation
@@ -57,7 +60,9 @@ def ask(
             return
         citations: list[Citation] = []
         channel = None
+        reading = ReadingLine()
         for event in qa.stream(request):
+            reading.show(event)
             if isinstance(event, CitationsEvent | DoneEvent):  # done carries them refined by the answer
                 citations = event.citations
                 for warning in event.warnings if isinstance(event, CitationsEvent) else ():
@@ -74,5 +79,11 @@ def ask(
             click.echo("Sources:")
             for c in citations:
                 click.echo(f"  [{c.number}] {c.document}, {format_pages(c.as_dict())} (document {c.document_id})")
+    except KeyboardInterrupt:
+        # Out at once: closing would wait for llama.cpp's current pass over the prompt (12 s on 2 cores),
+        # and an ask has nothing to save (its answer is cached only when finished; SQLite survives this).
+        click.echo("\ninterrupted", err=True)
+        sys.stdout.flush()
+        os._exit(130)
     finally:
         qa.close()

@@ -70,8 +70,8 @@ def _print_report(report: IngestReport, no_embeddings: bool) -> None:
     if report.skipped:
         kinds = ", ".join(f"{kind} ({n})" for kind, n in report.skipped_by_type().items())
         click.secho(
-            f"skipped  {len(report.skipped)} files of types docqa does not read: {kinds}; it reads "
-            + ", ".join(sorted(SUPPORTED_SUFFIXES)),
+            f"skipped  {len(report.skipped)} {'file' if len(report.skipped) == 1 else 'files'} of types docqa does "
+            f"not read: {kinds}; it reads " + ", ".join(sorted(SUPPORTED_SUFFIXES)),
             fg="yellow",
             err=True,
         )

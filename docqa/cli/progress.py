@@ -1,4 +1,4 @@
-"""A progress bar for long commands (ingest, eval) on a terminal."""
+"""Progress on a terminal: a bar for long commands (ingest, eval), a line while an ask reads its prompt."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import time
 import click
 
 from docqa.core.documents import Progress
+from docqa.core.events import AskEvent, ProgressEvent
 
 BAR_WIDTH = 24
 
@@ -45,3 +46,22 @@ class ProgressLine:
     def close(self) -> None:
         if self.enabled:
             click.echo("\r\033[K", nl=False, err=True)
+
+
+class ReadingLine:
+    """'reading 12,480 tokens: 40%' on the terminal while a long prompt is read, erased when the answer
+    starts (on a CPU that wait is the longest part of an ask); silent when stderr is not a terminal."""
+
+    def __init__(self) -> None:
+        self.enabled = sys.stderr.isatty()
+        self._shown = False
+
+    def show(self, event: AskEvent) -> None:
+        if not self.enabled:
+            return
+        if isinstance(event, ProgressEvent):
+            click.echo("\r\033[K" + event.line(), nl=False, err=True)
+            self._shown = True
+        elif self._shown:
+            click.echo("\r\033[K", nl=False, err=True)
+            self._shown = False

@@ -1,7 +1,8 @@
 """What an answer streams, one typed event per step: the service yields these; the REST route writes
 each as a Server-Sent Event (`kind` and `as_dict()`), the OpenAI route and the CLI read their fields.
 
-The order is always: one CitationsEvent, reasoning and answer deltas, then DoneEvent or ErrorEvent.
+The order is always: one CitationsEvent, progress while a long prompt is read (some engines), reasoning
+and answer deltas, then DoneEvent or ErrorEvent.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import ClassVar, Literal
 
 from docqa.core.types import Citation, Mode, Timings
 
-EventKind = Literal["citations", "reasoning", "answer", "done", "error"]
+EventKind = Literal["citations", "progress", "reasoning", "answer", "done", "error"]
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,22 @@ class CitationsEvent:
         if self.warnings:
             data["warnings"] = list(self.warnings)
         return data
+
+
+@dataclass(frozen=True)
+class ProgressEvent:
+    """How much of a long prompt the model has read, before its first token (engines that read a prompt
+    in slices say it after each slice: on a CPU a 12k-token prompt takes minutes)."""
+
+    prompt_tokens: int
+    done: int
+    kind: ClassVar[EventKind] = "progress"
+
+    def as_dict(self) -> dict[str, object]:
+        return {"prompt_tokens": self.prompt_tokens, "done": self.done}
+
+    def line(self) -> str:
+        return f"reading {self.prompt_tokens:,} tokens: {100 * self.done // max(self.prompt_tokens, 1)}%"
 
 
 @dataclass(frozen=True)
@@ -78,4 +95,4 @@ class ErrorEvent:
         return {"message": self.message}
 
 
-AskEvent = CitationsEvent | ReasoningDelta | AnswerDelta | DoneEvent | ErrorEvent
+AskEvent = CitationsEvent | ProgressEvent | ReasoningDelta | AnswerDelta | DoneEvent | ErrorEvent

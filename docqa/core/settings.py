@@ -25,6 +25,17 @@ Pooling = Literal["auto", "mean", "last", "cls"]
 RetrieverKind = Literal["auto", "hybrid", "dense", "bm25"]
 
 
+# Defaults for a model running on the CPU (measured on the 2-core VM with the demo model, docs/benchmarks.md
+# "CPU defaults"): the prompt is read at ~370-450 tokens/s and answers come at ~34 tokens/s. With 4,096
+# tokens of document text a long-filing ask took 10.6 s (median of 4) against 35.6 s with three whole
+# 4k-token chunks (12,900 prompt tokens), and a 512-token answer ends within another 15 s; the prompt still
+# holds an evidence page for 0.75 of FinanceBench questions in their own filing (0.84 whole, 0.69 at 3,072).
+CPU_PROMPT_BUDGET = 4096
+CPU_MAX_TOKENS = 512
+GPU_MAX_TOKENS = 1024
+MIN_PROMPT_BUDGET = 512
+
+
 class LLMSettings(BaseModel):
     model: Path | None = Field(
         default=None,
@@ -41,7 +52,19 @@ class LLMSettings(BaseModel):
         "fallback turns it on with a GPU only.",
     )
     n_threads: int | None = Field(default=None, description="CPU threads for llama.cpp; unset uses every core.")
-    max_tokens: int = Field(default=1024, ge=1, description="Default cap on generated tokens (reasoning + answer).")
+    max_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        description=f"Default cap on generated tokens (reasoning + answer); unset: {GPU_MAX_TOKENS:,} with the model "
+        f"on a GPU or behind an endpoint, {CPU_MAX_TOKENS} on a CPU.",
+    )
+    prompt_budget: int | None = Field(
+        default=None,
+        ge=MIN_PROMPT_BUDGET,
+        description=f"Most tokens of document text in one prompt: a longer source keeps the lines around its best "
+        f"passage. Unset: what n_ctx leaves on a GPU or behind an endpoint, {CPU_PROMPT_BUDGET:,} on a CPU, where "
+        "reading the prompt is the wait (a 2-core CPU reads ~400 tokens/s with the demo model).",
+    )
     prompt_format: PromptFormat = Field(
         default="auto",
         description="Prompt template: auto picks qwen3/chatml/gemma from the GGUF, else a plain completion prompt.",

@@ -16,11 +16,17 @@ from docqa.core.errors import BusyError
 
 @dataclass(frozen=True)
 class GenEvent:
-    kind: Literal["text", "finished", "failed"]
+    kind: Literal["text", "finished", "failed", "progress"]
     text: str = ""
     finish_reason: str = ""
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    prompt_done: int = 0  # progress: prompt tokens read so far (cached ones included), of prompt_tokens
+
+    @property
+    def final(self) -> bool:
+        """The last event of its stream (text and progress come before it)."""
+        return self.kind in ("finished", "failed")
 
 
 class GenerationStream:
@@ -46,7 +52,7 @@ class GenerationStream:
             while True:
                 event = self._sync.get()
                 yield event
-                if event.kind != "text":
+                if event.final:
                     return
         finally:
             self._cancel.set()
@@ -57,7 +63,7 @@ class GenerationStream:
             while True:
                 event = await self._async.get()
                 yield event
-                if event.kind != "text":
+                if event.final:
                     return
         finally:
             self._cancel.set()

@@ -60,6 +60,7 @@ class Citation:
     cited: bool = False  # the answer refers to this source as [number]
     section: str | None = None  # the heading over that page (or over the range's start), if one was found
     ocr: bool = False  # that page (or, before the answer, any page of the range) was read by OCR
+    quote: str | None = None  # the source's passage that supports the answer (answering.support), once known
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -71,6 +72,7 @@ class Citation:
             "cited": self.cited,
             "section": self.section,
             "ocr": self.ocr,
+            "quote": self.quote,
             "chunk_id": self.chunk_id,
             "score": round(self.score, 6),
         }
@@ -127,6 +129,7 @@ class GeneratorInfo:
     n_ctx: int
     prompt_format: str  # qwen3 | chatml | gemma | plain
     parallel: int = 1  # requests generated at once (the batching engine: the sequences its memory fit kept)
+    on_cpu: bool = False  # in-process llama.cpp with no layer on a GPU: the CPU defaults apply (settings)
 
     @property
     def can_think(self) -> bool:

@@ -68,6 +68,7 @@ class BatchingGenerator:
             n_ctx=min(settings.n_ctx, self.llama.n_ctx_seq),
             prompt_format=detect_prompt_format(self.llama.metadata, settings.prompt_format),
             parallel=n_parallel,
+            on_cpu=not offloaded(settings.n_gpu_layers),
         )
         self._free_slots = list(range(n_parallel))
         self.cache = PrefixCache(
@@ -302,7 +303,9 @@ class BatchingGenerator:
         for seq, take, logits_index in plan:
             del seq.pending[:take]
             seq.n_past += take
-            if logits_index is None:
+            if logits_index is None:  # a long prompt, read a slice a step: say how far (on a CPU, minutes)
+                progress = GenEvent("progress", prompt_tokens=len(seq.prompt), prompt_done=seq.n_past)
+                self.outputs.emit(seq.request.stream, progress)
                 continue
             if not seq.prefilled:
                 seq.prefilled = True

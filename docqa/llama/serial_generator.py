@@ -78,6 +78,7 @@ class LlamaGenerator:
             model_id=model_label(model_path),
             n_ctx=int(self._llm.n_ctx()),
             prompt_format=detect_prompt_format(metadata, settings.prompt_format),
+            on_cpu=not offloaded(settings.n_gpu_layers),
         )
         self._jobs: WaitQueue[_Job] = WaitQueue(settings.max_queue)
         self._closing = False

@@ -12,7 +12,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, replace
 
-from docqa.answering import windows
+from docqa.answering import focus, windows
 from docqa.answering.builder import NO_SOURCES_ANSWER, AnswerBuilder
 from docqa.answering.cache import AnswerCache, CacheKey, cache_key, replay
 from docqa.answering.prompting import PromptPlan, build_prompt
@@ -21,7 +21,7 @@ from docqa.core.events import AskEvent
 from docqa.core.protocols import Generator
 from docqa.core.requests import MAX_QUESTION_CHARS, AskRequest, is_unicode_text
 from docqa.core.sampling_params import NON_THINKING_SAMPLING, THINKING_SAMPLING, SamplingParams
-from docqa.core.settings import Settings
+from docqa.core.settings import CPU_MAX_TOKENS, CPU_PROMPT_BUDGET, GPU_MAX_TOKENS, Settings
 from docqa.core.streams import GenerationStream, GenEvent
 from docqa.core.types import Answer, Mode
 from docqa.retrieval.retriever import Retriever
@@ -112,7 +112,7 @@ class Asker:
             base = replace(base, temperature=0.0)
         if request.temperature is not None:
             base = replace(base, temperature=request.temperature)
-        max_tokens = request.max_tokens or self.settings.llm.max_tokens
+        max_tokens = self._max_tokens(request)
         sources = windows.centred(
             request.search_text(),
             ranked,
@@ -121,6 +121,13 @@ class Asker:
             self.generator.count_tokens,
             self.settings.chunking.max_tokens,
         )
+        budget = self.settings.llm.prompt_budget or (CPU_PROMPT_BUDGET if info.on_cpu else None)
+        if budget is not None:
+            share = focus.per_source(budget, len(sources))
+            sources = [
+                focus.focus(request.search_text(), s, self.store.best_passage, self.generator.count_tokens, share)
+                for s in sources
+            ]
         plan = build_prompt(
             question=question,
             ranked=sources,
@@ -142,6 +149,13 @@ class Asker:
         mode: Mode = "thinking" if thinking else "non-thinking"
         return _Prepared(mode, plan, params, started, retrieval_ms, warnings)
 
+    def _max_tokens(self, request: AskRequest) -> int:
+        explicit = request.max_tokens or self.settings.llm.max_tokens
+        if explicit:
+            return explicit
+        on_cpu = self.generator is not None and self.generator.info.on_cpu
+        return CPU_MAX_TOKENS if on_cpu else GPU_MAX_TOKENS
+
     def _cache_key(self, request: AskRequest) -> CacheKey | None:
         if not (self.settings.answer_cache and request.use_cache) or request.ignore_eos or request.stop:
             return None
@@ -155,7 +169,7 @@ class Asker:
             model_id=self.generator.info.model_id,
             top_k=request.top_k or self.settings.retrieval.top_k,
             document_id=request.document_id,
-            max_tokens=request.max_tokens or self.settings.llm.max_tokens,
+            max_tokens=self._max_tokens(request),
             temperature=request.temperature,
             seed=request.seed,
             retrieval=self.retriever.signature(),

@@ -1,9 +1,11 @@
 // docqa's web page: plain JavaScript against the REST API, no build step.
-// Document text is untrusted: it is only ever put into the page as textContent, never as HTML.
+// Document and answer text is untrusted: it reaches the page only as textContent (markdown.js builds
+// answers node by node), never as HTML.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
 let apiKey = localStorage.getItem("docqa-api-key") || "";
+let running = null;  // the answer being streamed: { controller, turn }
 
 function headers(extra = {}) {
   return apiKey ? { ...extra, Authorization: `Bearer ${apiKey}` } : extra;
@@ -38,15 +40,20 @@ function askForKey() {
   }
 }
 
+function count(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
 function collection() {
   return $("collection").value || "default";
 }
+
+// --- collections and documents -------------------------------------------------------------
 
 async function loadCollections(select) {
   const data = await (await api("/v1/collections")).json();
   const chosen = select || collection();
   const names = data.collections.map((c) => c.name);
-  if (chosen && !names.includes(chosen)) names.push(chosen);
   if (!names.length) names.push("default");
   $("collection").replaceChildren(...names.map((n) => {
     const option = el("option", n);
@@ -54,21 +61,67 @@ async function loadCollections(select) {
     option.selected = n === chosen;
     return option;
   }));
+  await switchCollection();
+}
+
+async function createCollection(event) {
+  event.preventDefault();
+  const name = $("new-collection-name").value.trim();
+  if (!name) return;
+  try {
+    await api("/v1/collections", {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name }),
+    });
+    $("new-collection-name").value = "";
+    await loadCollections(name);
+  } catch (err) {
+    setNotice(`could not create ${name}: ${err.message}`);
+  }
+}
+
+async function switchCollection() {
+  renderThread();
   await loadDocuments();
+}
+
+function setNotice(text) {
+  $("notice").textContent = text;
 }
 
 async function loadDocuments() {
   const list = $("documents");
   try {
     const data = await (await api(`/v1/collections/${encodeURIComponent(collection())}/documents`)).json();
-    list.replaceChildren(...data.documents.map((d) => {
-      const item = el("li", `${d.name} · ${d.status === "ready" ? `${d.pages} pages, ${d.chunks} chunks` : d.error}`,
-        d.status === "ready" ? "" : "failed");
-      return item;
-    }));
+    if (!data.documents.length) {
+      list.replaceChildren(el("li", "no documents yet: drop files above"));
+      return;
+    }
+    list.replaceChildren(...data.documents.map(documentItem));
   } catch (err) {
-    list.replaceChildren(el("li", "no documents yet"));
+    list.replaceChildren(el("li", `no documents yet (${err.message})`));
   }
+}
+
+function documentItem(d) {
+  const ready = d.status === "ready";
+  const item = el("li", undefined, ready ? "" : "failed");
+  const what = ready ? `${count(d.pages, "page")}, ${count(d.chunks, "chunk")}` : `${d.status}: ${d.error || ""}`;
+  item.append(el("span", `${d.name} · ${what}`, "doc-name"));
+  const remove = el("button", "Delete", "delete");
+  remove.type = "button";
+  remove.title = `Delete ${d.name} (document ${d.id})`;
+  remove.onclick = async () => {
+    if (!confirm(`Delete ${d.name} and its index entries?`)) return;
+    try {
+      await api(`/v1/collections/${encodeURIComponent(collection())}/documents/${d.id}`, { method: "DELETE" });
+      setNotice(`deleted ${d.name}`);
+    } catch (err) {
+      setNotice(`could not delete ${d.name}: ${err.message}`);
+    }
+    await loadDocuments();
+  };
+  item.append(remove);
+  return item;
 }
 
 function uploadFile(file) {
@@ -91,21 +144,41 @@ function uploadFile(file) {
     bar.remove();
     let body = {};
     try { body = JSON.parse(xhr.responseText); } catch (_) { /* keep empty */ }
-    if (xhr.status !== 200) {
+    const f = body.files && body.files[0];
+    if (xhr.status !== 200 || !f) {
       label.textContent = `${file.name}: failed: ${(body.error && body.error.message) || xhr.status}`;
       label.className = "failed";
-    } else if (body.failed && body.failed.length) {
-      label.textContent = `${file.name}: failed: ${body.failed[0].error}`;
+    } else if (f.status === "failed") {
+      label.textContent = `${file.name}: failed: ${f.error}`;
       label.className = "failed";
     } else {
-      const f = body.files[0];
-      label.textContent = `${file.name}: ${f.status}, ${f.pages} pages, ${f.chunks} chunks`;
+      label.textContent = `${file.name}: ${f.status}, ${count(f.pages, "page")}, ${count(f.chunks, "chunk")}`;
       label.className = "ok";
-      loadDocuments();
     }
+    loadDocuments();
   };
   xhr.onerror = () => { label.textContent = `${file.name}: failed: network error`; label.className = "failed"; };
   xhr.send(form);
+}
+
+// --- the conversation: one thread per collection, kept in this browser ----------------------
+
+function threadKey() {
+  return `docqa-thread:${collection()}`;
+}
+
+function loadThread() {
+  try { return JSON.parse(localStorage.getItem(threadKey()) || "[]"); } catch (_) { return []; }
+}
+
+function saveThread(turns) {
+  localStorage.setItem(threadKey(), JSON.stringify(turns));
+}
+
+function renderThread() {
+  const turns = loadThread();
+  $("thread").replaceChildren(...turns.map((turn, index) => turnView(turn, index)));
+  $("empty-thread").hidden = turns.length > 0;
 }
 
 function pagesOf(c) {
@@ -115,75 +188,150 @@ function pagesOf(c) {
   return c.ocr ? `${where}, read by OCR` : where;
 }
 
-function showCitations(citations) {
-  $("citations").replaceChildren(...citations.map((c) => {
+function turnView(turn, index) {
+  const view = el("article", undefined, "turn");
+  view.dataset.index = index;
+  view.append(el("div", turn.question, "question"));
+  const reasoning = el("details", undefined, "reasoning");
+  reasoning.append(el("summary", "Reasoning"), el("pre", turn.reasoning || ""));
+  reasoning.hidden = !turn.reasoning;
+  const answer = el("div", undefined, "answer");
+  answer.setAttribute("aria-live", "polite");
+  const status = el("div", turn.status || "", "status");
+  if (turn.done) status.dataset.done = "1";
+  const citations = el("ol", undefined, "citations");
+  const actions = el("div", undefined, "actions");
+  const copy = el("button", "Copy", "copy");
+  copy.type = "button";
+  copy.onclick = () => copyAnswer(view, copy);
+  const again = el("button", "Regenerate", "regenerate");
+  again.type = "button";
+  again.onclick = () => ask(turn.question, index);
+  actions.append(copy, again);
+  view.append(reasoning, answer, status, citations, actions);
+  fillAnswer(view, turn);
+  return view;
+}
+
+function fillAnswer(view, turn) {
+  const openCited = (number) => {
+    const c = (turn.citations || []).find((x) => x.number === number);
+    if (c) openSource(c);
+  };
+  view.querySelector(".answer").replaceChildren(Markdown.render(turn.answer || "", openCited));
+  view.querySelector(".citations").replaceChildren(...(turn.citations || []).map((c) => {
     const item = el("li", undefined, c.cited ? "cited" : "");
     const link = el("a", `[${c.number}] ${c.document}, ${pagesOf(c)}`);
     link.href = "#";
-    link.dataset.chunk = c.chunk_id;
     link.onclick = (e) => { e.preventDefault(); openSource(c); };
     item.append(link);
     return item;
   }));
 }
 
+async function copyAnswer(view, button) {
+  const turn = loadThread()[Number(view.dataset.index)];
+  const text = turn ? turn.answer : "";
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch (_) {  // no clipboard API (plain http on another host): the old way
+    const area = el("textarea");
+    area.value = text;
+    document.body.append(area);
+    area.select();
+    document.execCommand("copy");
+    area.remove();
+  }
+  button.textContent = "Copied";
+  setTimeout(() => { button.textContent = "Copy"; }, 1500);
+}
+
 async function openSource(c) {
   const data = await (await api(`/v1/collections/${encodeURIComponent(collection())}/chunks/${c.chunk_id}`)).json();
   $("source-title").textContent = `[${c.number}] ${data.document}, ${pagesOf(c)}`;
-  // Mark where each page starts, and bring the cited page into view.
+  // Mark where each page starts, highlight the passage the answer used, and bring it (or its page) into view.
   const pre = $("source-text");
   pre.replaceChildren();
   const breaks = data.page_breaks.filter(([offset]) => offset > 0);  // offsets where a new page starts
   breaks.unshift([0, data.pages[0]]);
+  const quoteAt = c.quote ? data.text.indexOf(c.quote) : -1;
+  const quoteEnd = quoteAt + (c.quote || "").length;
   let target = null;
   breaks.forEach(([offset, page], i) => {
     const end = i + 1 < breaks.length ? breaks[i + 1][0] : data.text.length;
     const marker = el("div", `— page ${page} —`, "page-marker");
-    if (page === (c.page || data.pages[0])) target = marker;
-    pre.append(marker, document.createTextNode(data.text.slice(offset, end)));
+    if (page === (c.page || data.pages[0]) && !target) target = marker;
+    pre.append(marker);
+    if (quoteAt >= 0 && quoteAt < end && quoteEnd > offset) {
+      const from = Math.max(quoteAt, offset);
+      const to = Math.min(quoteEnd, end);
+      const mark = el("mark", data.text.slice(from, to), "quote");
+      pre.append(document.createTextNode(data.text.slice(offset, from)), mark,
+        document.createTextNode(data.text.slice(to, end)));
+      if (from === quoteAt) target = mark;
+    } else {
+      pre.append(document.createTextNode(data.text.slice(offset, end)));
+    }
   });
   $("source-dialog").showModal();
-  if (target) target.scrollIntoView({ block: "start" });
+  if (target) target.scrollIntoView({ block: "center" });
 }
 
-let lastQuestion = "";  // the question asked before: a follow-up is searched and asked with it
+// --- asking ------------------------------------------------------------------------------------
 
-async function ask(event) {
-  event.preventDefault();
-  const question = $("question").value.trim();
-  if (!question) return;
-  const earlier = $("follow-up").checked && lastQuestion && lastQuestion !== question ? lastQuestion : null;
-  $("ask-button").disabled = true;
-  $("answer").textContent = "";
-  $("reasoning-text").textContent = "";
-  $("reasoning").hidden = true;
-  $("citations").replaceChildren();
-  $("status").textContent = "searching…";
-  delete $("status").dataset.done;
+async function ask(question, regenerate) {
+  if (running || !question) return;
+  const turns = loadThread();
+  const index = regenerate === undefined ? turns.length : regenerate;
+  const earlier = index > 0 ? turns[index - 1].question : null;  // a follow-up carries the thread
+  const turn = { question, answer: "", reasoning: "", citations: [], status: "searching…", done: false };
+  turns[index] = turn;
+  saveThread(turns);
+  renderThread();
+  const view = $("thread").querySelector(`.turn[data-index="${index}"]`);
+  view.scrollIntoView({ block: "end" });
+  const controller = new AbortController();
+  running = { controller, turn, view, index };
+  setAsking(true);
+  const body = {
+    question, collection: collection(), thinking: $("thinking").checked, stream: true,
+    earlier_question: earlier, cache: regenerate === undefined,
+  };
   try {
     const response = await api("/v1/ask", {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({
-        question,
-        collection: collection(),
-        thinking: $("thinking").checked,
-        stream: true,
-        earlier_question: earlier,
-      }),
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+      signal: controller.signal,
     });
-    await readEvents(response.body.getReader());
-    lastQuestion = question;
-    $("last-question").textContent = question.length > 80 ? `${question.slice(0, 77)}…` : question;
-    $("follow-up-label").hidden = false;
+    await readEvents(response.body.getReader(), (kind, data) => handle(kind, data));
   } catch (err) {
-    $("status").textContent = `error: ${err.message}`;
+    turn.status = controller.signal.aborted ? "stopped" : `error: ${err.message}`;
+    turn.done = true;
   } finally {
-    $("ask-button").disabled = false;
+    running = null;
+    setAsking(false);
+    const saved = loadThread();
+    saved[index] = turn;
+    saveThread(saved);
+    updateTurn(view, turn);
   }
 }
 
-async function readEvents(reader) {
+function setAsking(on) {
+  $("ask-button").disabled = on;
+  $("stop-button").hidden = !on;
+}
+
+function updateTurn(view, turn) {
+  const status = view.querySelector(".status");
+  status.textContent = turn.status;
+  if (turn.done) status.dataset.done = "1";
+  const reasoning = view.querySelector(".reasoning");
+  reasoning.hidden = !turn.reasoning;
+  reasoning.querySelector("pre").textContent = turn.reasoning;
+  fillAnswer(view, turn);
+}
+
+async function readEvents(reader, onEvent) {
   // Server-Sent Events over fetch: "event: kind\ndata: json\n\n" blocks, split as they arrive.
   const decoder = new TextDecoder();
   let buffer = "";
@@ -197,31 +345,36 @@ async function readEvents(reader) {
       buffer = buffer.slice(cut + 2);
       const kind = (block.match(/^event: (.*)$/m) || [])[1];
       const data = JSON.parse((block.match(/^data: (.*)$/m) || [, "{}"])[1]);
-      handle(kind, data);
+      onEvent(kind, data);
     }
   }
 }
 
 function handle(kind, data) {
+  const { turn, view } = running;
   if (kind === "citations") {
-    showCitations(data.citations);
-    $("status").textContent = data.warnings ? `generating… (${data.warnings.join("; ")})` : "generating…";
+    turn.citations = data.citations;
+    turn.status = data.warnings ? `generating… (${data.warnings.join("; ")})` : "generating…";
+  } else if (kind === "progress") {
+    const percent = Math.floor((100 * data.done) / Math.max(data.prompt_tokens, 1));
+    turn.status = `reading ${data.prompt_tokens.toLocaleString("en")} tokens: ${percent}%`;
   } else if (kind === "reasoning") {
-    $("reasoning").hidden = false;
-    $("reasoning").open = true;
-    $("reasoning-text").textContent += data.text;
+    turn.reasoning += data.text;
   } else if (kind === "answer") {
-    $("reasoning").open = false;
-    $("answer").textContent += data.text;
+    turn.answer += data.text;
+    turn.status = "generating…";
   } else if (kind === "done") {
-    showCitations(data.citations);
+    turn.citations = data.citations;
     const t = data.timings;
-    $("status").textContent = data.cached ? "answered from the cache" :
-      `first token ${(t.ttft_ms / 1000).toFixed(1)} s · ${t.completion_tokens} tokens in ${(t.total_ms / 1000).toFixed(1)} s`;
-    $("status").dataset.done = "1";
+    turn.status = data.cached ? "answered from the cache" :
+      `first token ${((t.ttft_ms || 0) / 1000).toFixed(1)} s · ${t.completion_tokens} tokens in ${(t.total_ms / 1000).toFixed(1)} s`;
+    if (data.finish_reason === "repetition") turn.status += " · stopped: the model repeated itself";
+    turn.done = true;
   } else if (kind === "error") {
-    $("status").textContent = `error: ${data.message}`;
+    turn.status = `error: ${data.message}`;
+    turn.done = true;
   }
+  updateTurn(view, turn);
 }
 
 function setUp() {
@@ -234,16 +387,25 @@ function setUp() {
     [...e.dataTransfer.files].forEach(uploadFile);
   });
   $("file-input").addEventListener("change", (e) => { [...e.target.files].forEach(uploadFile); e.target.value = ""; });
-  $("collection").addEventListener("change", loadDocuments);
-  $("new-collection").addEventListener("submit", (e) => {
-    e.preventDefault();
-    const name = $("new-collection-name").value.trim();
-    if (name) loadCollections(name);
-    $("new-collection-name").value = "";
-  });
+  $("collection").addEventListener("change", switchCollection);
+  $("new-collection").addEventListener("submit", createCollection);
   $("set-key").addEventListener("click", askForKey);
-  $("ask-form").addEventListener("submit", ask);
-  loadCollections().catch((err) => { $("status").textContent = `error: ${err.message}`; });
+  $("ask-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const question = $("question").value.trim();
+    if (!question || running) return;
+    $("question").value = "";
+    ask(question);
+  });
+  $("question").addEventListener("keydown", (e) => {  // Enter asks, Shift+Enter is a new line
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      $("ask-form").requestSubmit();
+    }
+  });
+  $("stop-button").addEventListener("click", () => { if (running) running.controller.abort(); });
+  $("new-thread").addEventListener("click", () => { saveThread([]); renderThread(); });
+  loadCollections().catch((err) => setNotice(`error: ${err.message}`));
 }
 
 setUp();

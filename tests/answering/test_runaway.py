@@ -25,6 +25,9 @@ def test_a_phrase_said_over_and_over_stops() -> None:
     assert _fed(["The notice period is 30 days.", *[" The notice period is 30 days."] * 20]) is not None
     assert _fed(["合同", *["的的"] * 200]) is not None
     assert _fed(["Revenue", *[" | 0.0"] * 100]) is not None
+    line = "The FY2018 capital expenditure amount (in USD millions) for 3M is $ 1.4 billion.\n"  # the demo model's
+    said = line * 6
+    assert _fed([said[i : i + 4] for i in range(0, len(said), 4)]) is not None  # four characters a token
 
 
 def test_tables_lists_and_prose_are_left_alone() -> None:
@@ -34,3 +37,20 @@ def test_tables_lists_and_prose_are_left_alone() -> None:
     chinese = [f"第{i}条 供方应当按期交付第{i}批货物。\n" for i in range(40)]
     for text in (table, bullets, prose, chinese):
         assert _fed(text) is None
+
+
+def test_the_builder_passes_progress_on_and_ends_a_runaway_answer() -> None:
+    import time
+
+    from docqa.answering.builder import AnswerBuilder
+    from docqa.answering.prompting import PromptPlan
+    from docqa.core.events import DoneEvent, ProgressEvent
+    from docqa.core.streams import GenEvent
+
+    builder = AnswerBuilder("non-thinking", PromptPlan("prompt", [], 10, 0, False, ()), time.perf_counter(), 1.0)
+    (progress,) = builder.on_event(GenEvent("progress", prompt_tokens=12_480, prompt_done=4_992))
+    assert isinstance(progress, ProgressEvent) and progress.line() == "reading 12,480 tokens: 40%"
+    assert progress.as_dict() == {"prompt_tokens": 12_480, "done": 4_992} and not builder.done
+    events = [e for _ in range(20) for e in builder.on_event(GenEvent("text", text="\n"))]
+    assert builder.done and isinstance(events[-1], DoneEvent) and events[-1].finish_reason == "repetition"
+    assert builder.result().finish_reason == "repetition"

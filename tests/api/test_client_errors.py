@@ -125,6 +125,17 @@ def test_openai_stop_strings_reach_the_generator(served: tuple[str, DocQA], fake
     assert message == "stop: at most 4 non-empty strings"
 
 
+def test_the_api_page_works_offline_from_docqa_s_own_files(served: tuple[str, DocQA]) -> None:
+    base, _ = served
+    page = httpx.get(f"{base}/docs")
+    assert page.status_code == 200 and "/docs-assets/swagger-ui-bundle.js" in page.text
+    assert "cdn" not in page.text.lower() and "/openapi.json" in page.text
+    for asset in ("swagger-ui-bundle.js", "swagger-ui.css"):
+        served_asset = httpx.get(f"{base}/docs-assets/{asset}")
+        assert served_asset.status_code == 200 and len(served_asset.content) > 100_000
+    assert httpx.get(f"{base}/openapi.json").json()["info"]["title"] == "docqa"
+
+
 def test_with_api_keys_the_schema_and_the_health_details_need_one(
     fake_generator: FakeGenerator, tmp_path: Path
 ) -> None:

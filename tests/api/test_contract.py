@@ -91,6 +91,16 @@ def test_an_upload_with_one_unsupported_file_ingests_the_others(fake_server: str
     assert only_bad.status_code == 415 and "memo.docx: unsupported file type" in only_bad.json()["error"]["message"]
 
 
+def test_a_collection_can_be_created_empty_and_asked(fake_server: str) -> None:
+    made = httpx.post(f"{fake_server}/v1/collections", json={"name": "empty"})
+    assert made.status_code == 201 and made.json() == {"name": "empty", "documents": 0, "chunks": 0}
+    assert httpx.post(f"{fake_server}/v1/collections", json={"name": "empty"}).status_code == 200
+    assert httpx.post(f"{fake_server}/v1/collections", json={"name": ""}).status_code == 422
+    assert httpx.post(f"{fake_server}/v1/collections", json={"name": "a/b"}).status_code == 400
+    answer = httpx.post(f"{fake_server}/v1/ask", json={"question": QUESTION, "collection": "empty"}, timeout=30)
+    assert answer.status_code == 200 and answer.json()["finish_reason"] == "no_sources"
+
+
 def test_a_cached_answer_is_marked_and_keeps_its_usage(fake_server: str) -> None:
     body = {"model": "docqa/default", "messages": [{"role": "user", "content": QUESTION}]}
     first = httpx.post(f"{fake_server}/v1/chat/completions", json=body, timeout=30).json()

@@ -1,12 +1,15 @@
-"""The web page in headless Chromium (Debian's chromium, driven by Playwright): create a collection,
-upload a sample PDF and a bad file, ask, watch the answer stream in, open the cited text, ask a follow-up.
-Screenshots are kept in tests/artifacts/."""
+"""The web page in headless Chromium (Debian's chromium, driven by Playwright), as a user works in it:
+create a collection and ask it at once, upload a sample PDF and a bad file, ask with Enter and watch the
+answer stream in, open the cited text, follow up, copy, regenerate, stop, delete a document, come back to
+the conversation; Markdown rendered without running any HTML; dark mode; a 390 px phone screen.
+Screenshots (desktop, 390 px, dark) are kept in tests/artifacts/."""
 
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
 
+import httpx
 import pytest
 
 from tests.support.paths import ROOT, SAMPLE_DOCS
@@ -27,29 +30,64 @@ CHROMIUM_ARGS = [
 ]
 
 
-def test_upload_ask_stream_and_open_a_citation(live_server: str, tmp_path: Path) -> None:
+QUESTION = "What was Northwind's revenue in 2025?"
+# A turn as a model might have written it, with HTML that must stay text: it is put in the browser's
+# storage and the page reloaded, as a conversation comes back.
+STORED_TURN = {
+    "question": "Which markup?",
+    "answer": "**Bold** and *italic* [1]\n\n| Year | Revenue |\n|---|---|\n| 2025 | 184.6 |\n\n"
+    '- first\n- second\n\n<img src=x onerror="window.pwned=1"><script>window.pwned=2</script>',
+    "reasoning": "Step one.",
+    "citations": [],
+    "status": "stored",
+    "done": True,
+}
+
+
+def _turn(page, n: int):  # type: ignore[no-untyped-def]
+    return page.locator(".turn").nth(n)
+
+
+def _wait_done(page, n: int) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import expect
+
+    expect(_turn(page, n).locator(".status")).to_have_attribute("data-done", "1", timeout=240_000)
+
+
+def test_a_conversation_in_the_web_page(live_server: str, tmp_path: Path) -> None:
     from playwright.sync_api import expect, sync_playwright
 
     fake = tmp_path / "scan.pdf"
     fake.write_bytes(b"PK\x03\x04 a zip, not a PDF")
+    ARTIFACTS.mkdir(exist_ok=True)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
+        context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server)
+        page = context.new_page()
+        page.on("dialog", lambda dialog: dialog.accept())  # the delete confirmation
         page.goto(live_server)
         expect(page.locator("#collection option")).to_have_text(["default"])
 
+        # A new collection exists on the server at once: asking it answers (nothing to cite yet).
         page.fill("#new-collection-name", "webtest")
         page.click("#new-collection button")
         expect(page.locator("#collection")).to_have_value("webtest")
+        names = [c["name"] for c in httpx.get(f"{live_server}/v1/collections").json()["collections"]]
+        assert "webtest" in names
+        page.fill("#question", "Is anything here?")
+        page.press("#question", "Enter")
+        _wait_done(page, 0)
+        expect(_turn(page, 0).locator(".answer")).to_contain_text("nothing relevant was found")
+        page.click("#new-thread")
+        expect(page.locator(".turn")).to_have_count(0)
 
         page.set_input_files("#file-input", [str(SAMPLE_DOCS / "annual_report_2025.pdf"), str(fake)])
         expect(page.locator("#uploads li .ok")).to_contain_text(
             "annual_report_2025.pdf: added, 4 pages", timeout=120_000
         )
-        expect(page.locator("#uploads li .failed")).to_contain_text("scan.pdf: failed: scan.pdf: not a PDF")
-        expect(page.locator("#documents li")).to_contain_text(["annual_report_2025.pdf · 4 pages"])
-
-        # Drag and drop: a file dropped on the zone uploads like a chosen one.
+        expect(page.locator("#uploads li .failed")).to_contain_text("not a PDF (no %PDF- header)")
+        expect(page.locator("#documents li .doc-name")).to_contain_text(["annual_report_2025.pdf · 4 pages"])
         page.evaluate(
             """() => {
                 const data = new DataTransfer();
@@ -57,45 +95,111 @@ def test_upload_ask_stream_and_open_a_citation(live_server: str, tmp_path: Path)
                 document.getElementById('dropzone').dispatchEvent(new DragEvent('drop', {dataTransfer: data}));
             }"""
         )
-        expect(page.locator("#uploads li .ok").filter(has_text="memo.txt")).to_contain_text("memo.txt: added")
+        expect(page.locator("#documents li .doc-name").filter(has_text="memo.txt")).to_have_count(1, timeout=60_000)
 
-        # Record every change of the answer text, to see it arrive in pieces rather than at once.
+        # Enter asks (Shift+Enter is a new line); the answer grows while it streams.
+        page.fill("#question", "first line")
+        page.press("#question", "Shift+Enter")
+        assert page.input_value("#question") == "first line\n"
+        page.fill("#question", QUESTION)
         page.evaluate(
             """() => {
-                const answer = document.getElementById('answer');
                 window.answerLengths = [];
-                new MutationObserver(() => window.answerLengths.push(answer.textContent.length))
-                  .observe(answer, {childList: true, characterData: true, subtree: true});
+                new MutationObserver(() => {
+                    const answers = document.querySelectorAll('.turn .answer');
+                    if (answers.length) window.answerLengths.push(answers[answers.length - 1].textContent.length);
+                }).observe(document.getElementById('thread'), {childList: true, characterData: true, subtree: true});
             }"""
         )
-        page.fill("#question", "What was Northwind's revenue in 2025?")
-        page.click("#ask-button")
-        expect(page.locator("#status")).to_have_attribute("data-done", "1", timeout=240_000)
+        page.press("#question", "Enter")
+        _wait_done(page, 0)
         lengths = page.evaluate("window.answerLengths")
-        assert lengths == sorted(lengths), lengths  # the answer only grows while it streams
-        answer = page.locator("#answer").text_content() or ""
-        # Streamed: several growing versions, unless the (demo) model stopped within a token or two.
+        assert lengths == sorted(lengths), lengths
+        answer = _turn(page, 0).locator(".answer").text_content() or ""
         assert len({n for n in lengths if n > 0}) >= 2 or len(answer.strip()) <= 4, (lengths, answer)
-        expect(page.locator("#status")).to_contain_text("tokens in")
-
-        ARTIFACTS.mkdir(exist_ok=True)
+        expect(_turn(page, 0).locator(".status")).to_contain_text("tokens in")
+        expect(_turn(page, 0).locator(".reasoning")).to_be_hidden()  # the demo model does not think
         page.screenshot(path=str(ARTIFACTS / "web_ui_answer.png"), full_page=True)
-        citation = page.locator("#citations a").filter(has_text="annual_report_2025.pdf")
+
+        citation = _turn(page, 0).locator(".citations a").filter(has_text="annual_report_2025.pdf")
         expect(citation.first).to_contain_text("p.")
         citation.first.click()
         expect(page.locator("#source-dialog")).to_be_visible()
         expect(page.locator("#source-text")).to_contain_text("Northwind")
         expect(page.locator("#source-text .page-marker").first).to_have_text("— page 1 —")
         page.screenshot(path=str(ARTIFACTS / "web_ui_source.png"), full_page=True)
-
-        # A follow-up: the question before it goes with it, once the box says which question that is.
         page.click("#source-dialog button")
-        expect(page.locator("#last-question")).to_have_text("What was Northwind's revenue in 2025?")
-        page.check("#follow-up")
+
+        # Copy puts the answer on the clipboard.
+        _turn(page, 0).locator(".copy").click()
+        expect(_turn(page, 0).locator(".copy")).to_have_text("Copied")
+        assert page.evaluate("navigator.clipboard.readText()") == page.evaluate(
+            "JSON.parse(localStorage.getItem('docqa-thread:webtest'))[0].answer"
+        )
+
+        # A follow-up carries the question before it; regenerate asks again past the cache.
         page.fill("#question", "And the operating profit?")
         with page.expect_request(lambda r: r.url.endswith("/v1/ask") and r.method == "POST") as sent:
-            page.click("#ask-button")
-        assert (sent.value.post_data_json or {})["earlier_question"] == "What was Northwind's revenue in 2025?"
-        expect(page.locator("#status")).to_have_attribute("data-done", "1", timeout=240_000)
-        expect(page.locator("#citations a").filter(has_text="annual_report_2025.pdf").first).to_be_visible()
+            page.press("#question", "Enter")
+        assert (sent.value.post_data_json or {})["earlier_question"] == QUESTION
+        _wait_done(page, 1)
+        with page.expect_request(lambda r: r.url.endswith("/v1/ask") and r.method == "POST") as again:
+            _turn(page, 1).locator(".regenerate").click()
+        sent_again = again.value.post_data_json or {}
+        assert sent_again["cache"] is False and sent_again["question"] == "And the operating profit?"
+        _wait_done(page, 1)
+        expect(page.locator(".turn")).to_have_count(2)
+
+        # Stop cancels the stream, and the server's sequence with it.
+        page.fill("#question", "Describe every section of the annual report in detail.")
+        page.press("#question", "Enter")
+        expect(page.locator("#stop-button")).to_be_visible()
+        page.click("#stop-button")
+        expect(_turn(page, 2).locator(".status")).to_have_text("stopped")
+        expect(page.locator("#stop-button")).to_be_hidden()
+        for _ in range(100):
+            if httpx.get(f"{live_server}/health").json()["engine"]["running"] == 0:
+                break
+            page.wait_for_timeout(100)
+        assert httpx.get(f"{live_server}/health").json()["engine"]["running"] == 0
+
+        # Delete a document from the list.
+        page.locator("#documents li").filter(has_text="memo.txt").locator(".delete").click()
+        expect(page.locator("#documents li .doc-name").filter(has_text="memo.txt")).to_have_count(0)
+        listed = httpx.get(f"{live_server}/v1/collections/webtest/documents").json()["documents"]
+        assert [d["name"] for d in listed] == ["annual_report_2025.pdf"]
+
+        # The conversation is the collection's: another collection has its own; it comes back on reload.
+        page.select_option("#collection", "default")
+        expect(page.locator(".turn")).to_have_count(0)
+        page.select_option("#collection", "webtest")
+        expect(page.locator(".turn")).to_have_count(3)
+        page.evaluate("(turn) => localStorage.setItem('docqa-thread:default', JSON.stringify([turn]))", STORED_TURN)
+        page.reload()
+        page.select_option("#collection", "default")
+        stored = _turn(page, 0)
+        expect(stored.locator(".answer strong")).to_have_text("Bold")
+        expect(stored.locator(".answer table td").first).to_have_text("2025")
+        expect(stored.locator(".answer li")).to_have_count(2)
+        expect(stored.locator(".answer")).to_contain_text("<img src=x")  # shown as text, never as markup
+        assert stored.locator(".answer img, .answer script").count() == 0
+        assert page.evaluate("window.pwned") is None
+        expect(stored.locator(".reasoning")).to_be_visible()
+        assert stored.locator(".reasoning").get_attribute("open") is None  # reasoning collapsed by default
+        context.close()
+
+        # A phone, in dark mode: no sideways scroll, the conversation still there.
+        phone = browser.new_context(viewport={"width": 390, "height": 844}, color_scheme="dark")
+        small = phone.new_page()
+        small.goto(live_server)
+        small.evaluate("(turn) => localStorage.setItem('docqa-thread:default', JSON.stringify([turn]))", STORED_TURN)
+        small.reload()
+        expect(small.locator(".turn")).to_have_count(1)
+        assert small.evaluate("document.documentElement.scrollWidth") <= 390
+        background = small.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert int(background.split("(")[1].split(",")[0]) < 60, background  # rgb(15, 20, 25): dark
+        small.screenshot(path=str(ARTIFACTS / "web_ui_390px_dark.png"), full_page=True)
+        dark = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark").new_page()
+        dark.goto(live_server)
+        dark.screenshot(path=str(ARTIFACTS / "web_ui_dark.png"), full_page=True)
         browser.close()

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -61,7 +63,7 @@ def test_ingest_ask_list_check_rm(tmp_path: Path, sample_index: Path) -> None:
 def test_errors_are_one_line_without_traceback(tmp_path: Path) -> None:
     proc = run("ask", "q", "--collection", "missing", data_dir=tmp_path, check=False)
     assert proc.returncode == 1
-    assert "collection 'missing' does not exist" in proc.stderr and "Traceback" not in proc.stderr
+    assert f"no docqa data home at {tmp_path}" in proc.stderr and "Traceback" not in proc.stderr
 
     env_proc = subprocess.run(
         [*DOCQA, "ingest", "x.txt"],
@@ -110,3 +112,32 @@ def test_shell_completion_script_and_help() -> None:
     assert helped.exit_code == 0
     for command in ("ingest", "ask", "serve", "models", "check", "docs", "completion"):
         assert f"  {command} " in helped.output
+
+
+def test_ctrl_c_during_a_long_prompt_exits_at_once(tmp_path: Path) -> None:
+    """Ctrl+C while llama.cpp reads a long prompt: out within seconds, not after its current pass (a
+    2,048-token pass of the demo model takes ~8 s on 2 cores; closing used to wait for it)."""
+    report = tmp_path / "report.txt"
+    report.write_text(
+        "\n\n".join(
+            f"Section {i}. Depot {i} shipped {100 + i} crates of spare parts to plant {i % 7}." for i in range(900)
+        ),
+        encoding="utf-8",
+    )
+    data = tmp_path / "data"
+    run("ingest", str(report), "--no-embeddings", data_dir=data)
+    env = {**os.environ, "DOCQA_DATA_DIR": str(data), "DOCQA_LLM_PROMPT_BUDGET": "100000"}
+    proc = subprocess.Popen(
+        [*DOCQA, "ask", "How many crates did depot 450 ship?", "--max-tokens", "8", "--top-k", "3"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(6)  # the model loaded, the prompt (3 chunks of ~4k tokens) being read
+    assert proc.poll() is None, proc.communicate()
+    proc.send_signal(signal.SIGINT)
+    signalled = time.monotonic()
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "interrupted" in err
+    assert time.monotonic() - signalled < 5, time.monotonic() - signalled

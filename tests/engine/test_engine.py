@@ -355,3 +355,18 @@ def test_a_long_step_is_computed_in_passes_of_n_ubatch(tiny_qwen3: Path) -> None
         assert capped.llama.lib.llama_n_ubatch(capped.llama.ctx.ctx) == 256  # the 1024 default, capped
     finally:
         capped.close()
+
+
+def test_a_long_prompt_reports_how_far_it_has_read_before_the_first_token(engine: BatchingGenerator) -> None:
+    prompt = " ".join(f"Line {i} of the depot report lists crates." for i in range(120))
+    total = len(engine.llama.tokenize(prompt))
+    assert total > 3 * 256  # several steps of n_batch
+    events = list(engine.submit(prompt, replace(GREEDY, max_tokens=4)))
+    kinds = [e.kind for e in events]
+    progress = [e for e in events if e.kind == "progress"]
+    assert len(progress) == (total - 1) // 256, kinds  # one after each step that leaves some of the prompt
+    assert all(e.prompt_tokens == total for e in progress)
+    done = [e.prompt_done for e in progress]
+    assert done == sorted(done) and done[-1] < total and done[0] >= 256
+    assert kinds.index("progress") < kinds.index("text") and kinds[-1] == "finished"
+    assert "progress" not in kinds[kinds.index("text") :]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
+from pydantic import BaseModel, Field
 
 from docqa.api.deps import QADep
 
@@ -14,6 +15,23 @@ router = APIRouter(prefix="/v1/collections", tags=["collections"])
 @router.get("", summary="Collections with their document and chunk counts")
 def list_collections(qa: QADep) -> dict[str, Any]:
     return {"collections": [{"name": c.name, "documents": c.ready, "chunks": c.chunks} for c in qa.collections()]}
+
+
+class NewCollection(BaseModel):
+    name: str = Field(
+        min_length=1, max_length=64, description="1-64 letters, digits, '.', '_' or '-'.", examples=["contracts"]
+    )
+
+
+@router.post("", status_code=201, summary="Create an empty collection (200 when it exists already)")
+def create_collection(body: NewCollection, qa: QADep, response: Response) -> dict[str, Any]:
+    existed = {c.name: c for c in qa.collections()}
+    row = qa.collection(body.name, create=True)  # the name is checked here (400 for a bad one)
+    found = existed.get(row.name)
+    if found is not None:
+        response.status_code = 200
+        return {"name": found.name, "documents": found.ready, "chunks": found.chunks}
+    return {"name": row.name, "documents": 0, "chunks": 0}
 
 
 @router.get("/{name}/chunks/{chunk_id}", summary="The text of one chunk, as a citation points at it")

@@ -74,7 +74,7 @@ async def completions(body: CompletionBody, qa: QADep) -> StreamingResponse | di
     async for event in stream:
         if event.kind == "text":
             text.append(event.text)
-        else:
+        elif event.final:
             reason, counts = _ending(event)
     return {**head, "choices": [_choice("".join(text), reason)], "usage": counts}
 
@@ -88,6 +88,8 @@ async def _events(stream: GenerationStream, head: dict[str, Any], usage: bool) -
     async for event in stream:  # leaving early (the client went away) cancels the request
         if event.kind == "text":
             yield _data({**head, "choices": [_choice(event.text, None)]})
+            continue
+        if not event.final:  # progress through a long prompt: OpenAI's format has no place for it
             continue
         reason, counts = _ending(event)
         yield _data({**head, "choices": [_choice("", reason)], **({"usage": counts} if usage else {})})
