@@ -76,7 +76,8 @@ def create_app(settings: Settings | None = None, *, state: AppState | None = Non
     else:
         api_docs.mount(app, "/openapi.json")
     app.add_middleware(BodySizeLimit, max_bytes=app_state.settings.max_upload_mb * 2**20)
-    app.add_middleware(CrossSiteGuard, open_without_keys=not keyed)
+    allowed_hosts = app_state.settings.api.allowed_hosts.split(",")
+    app.add_middleware(CrossSiteGuard, open_without_keys=not keyed, allowed_hosts=allowed_hosts)
     app.add_middleware(InFlight, state=app_state)  # refuses work first when draining
     app.add_middleware(RequestCounter, metrics=app_state.metrics)  # outermost: counts 413s and 503s too
     return app

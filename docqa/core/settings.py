@@ -338,6 +338,11 @@ class APISettings(BaseModel):
         description="Comma-separated API keys (DOCQA_API_KEYS); when set, every route but /health needs "
         "'Authorization: Bearer KEY'. Empty: no authentication (local use).",
     )
+    allowed_hosts: str = Field(
+        default="",
+        description="Without API keys, the host names (comma-separated) besides IP addresses, localhost and this "
+        "machine's name that requests may address (their Host header), against DNS rebinding; '*': any.",
+    )
     max_files: int = Field(default=100, ge=1, description="Most files in one upload request.")
     shutdown_grace_s: float = Field(
         default=30.0,

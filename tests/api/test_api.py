@@ -123,7 +123,7 @@ def test_oversized_upload_gets_413(sample_qa, tmp_path: Path) -> None:  # type: 
     settings = sample_qa.settings.model_copy(update={"max_upload_mb": 1})
     state = AppState(settings, qa=sample_qa)
     state.loaded.set()
-    with TestClient(create_app(state=state)) as client:
+    with TestClient(create_app(state=state), base_url="http://localhost") as client:
         big = b"a" * (2 * 2**20)
         r = client.post("/v1/collections/default/documents", files=[("files", ("big.txt", big, "text/plain"))])
         assert r.status_code == 413 and "1 MiB limit" in r.json()["error"]["message"]
@@ -145,7 +145,7 @@ def test_health_is_503_until_the_models_are_loaded(settings) -> None:  # type: i
 
     state = AppState(settings)
     state.loaded.set()  # as if loading were still going on: no models yet
-    with TestClient(create_app(state=state)) as client:
+    with TestClient(create_app(state=state), base_url="http://localhost") as client:
         assert client.get("/health").status_code == 503
         r = client.post("/v1/ask", json={"question": "q"})
         assert r.status_code == 503 and "loading" in r.json()["error"]["message"]
@@ -178,7 +178,7 @@ def test_api_keys_guard_every_route_but_health(sample_qa) -> None:  # type: igno
     )
     state = AppState(settings, qa=sample_qa)
     state.loaded.set()
-    with TestClient(create_app(state=state)) as client:
+    with TestClient(create_app(state=state), base_url="http://localhost") as client:
         assert client.get("/health").status_code == 200
         url = "/v1/collections/default/documents"
         assert client.get(url).status_code == 401

@@ -51,7 +51,7 @@ def test_a_lying_content_length_is_caught_and_leaves_no_temp_files(sample_qa) ->
         body = b"--zzz\r\nContent-Disposition: form-data; name=files; filename=a.txt\r\n\r\n" + b"a" * (3 * 2**20)
         with socket.create_connection((host, int(port))) as sock:
             head = (
-                "POST /v1/collections/default/documents HTTP/1.1\r\nHost: x\r\n"
+                "POST /v1/collections/default/documents HTTP/1.1\r\nHost: localhost\r\n"
                 "Content-Type: multipart/form-data; boundary=zzz\r\nContent-Length: 100\r\n\r\n"
             )
             sock.sendall(head.encode() + body[:100])
@@ -60,7 +60,7 @@ def test_a_lying_content_length_is_caught_and_leaves_no_temp_files(sample_qa) ->
         assert reply.startswith("HTTP/1.1 400"), reply[:200]
         with socket.create_connection((host, int(port))) as sock:  # chunked, no length at all
             head = (
-                "POST /v1/collections/default/documents HTTP/1.1\r\nHost: x\r\n"
+                "POST /v1/collections/default/documents HTTP/1.1\r\nHost: localhost\r\n"
                 "Content-Type: multipart/form-data; boundary=zzz\r\nTransfer-Encoding: chunked\r\n\r\n"
             )
             sock.sendall(head.encode())
