@@ -12,6 +12,7 @@ from docqa.store.keyword import index as keyword_index
 from docqa.store.keyword.statements import (
     BALANCE_SHEET,
     CASH_FLOW_STATEMENT,
+    COMPANY_PROFILE,
     INCOME_STATEMENT,
     asked_statements,
 )
@@ -27,6 +28,9 @@ from tests.support.store_rows import save
         ("What is FY2018 days payable outstanding (DPO) for Walmart?", [BALANCE_SHEET, INCOME_STATEMENT]),
         ("Which law governs the agreement?", []),
         ("Is the licensee allowed to sublicense?", []),  # "license" holds no statement's line
+        ("实际控制人是谁？", [COMPANY_PROFILE]),  # Chinese: matched inside the sentence, no word boundaries
+        ("公司和安徽黄山胶囊股份有限公司谁的注册资本高？", [COMPANY_PROFILE]),
+        ("2008年度无形资产投资多少？", []),
     ],
 )
 def test_asked_statements(question: str, statements: list[tuple[str, ...]]) -> None:
@@ -56,3 +60,26 @@ def test_the_statement_a_question_needs_ranks_first(tmp_path: Path, monkeypatch:
     assert top[0][0] == saved.chunk_ids[2]
     monkeypatch.setattr(keyword_index, "STATEMENT_WEIGHT", 0.0)  # without the statement's bonus: the prose
     assert store.bm25(coll, question, 3, document_id=saved.document_id)[0][0] == saved.chunk_ids[1]
+
+
+OVERVIEW = "第二节 概览\n一、发行人简介\n公司实际控制人为邹承慧，注册资本为一亿元。\n"
+SECTIONS = "第三节 本次发行概况\n第四节 风险因素\n第五节 业务与技术\n"  # a passage carries the 3 headings before it
+MENTIONS = (
+    "第七节 同业竞争与关联交易\n公司实际控制人邹承慧出具承诺，实际控制人承诺不从事同业竞争，实际控制人保证履行。\n"
+)
+ZH_FILLER = "公司生产太阳能电池边框和安装支架产品，销售给国内外客户。" * 30
+
+
+def test_a_profile_question_finds_the_overview_before_the_pages_that_repeat_the_fact(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = Store(tmp_path / "db.sqlite3")
+    coll = store.collection("c", create=True).id
+    chunks = [ZH_FILLER, OVERVIEW + ZH_FILLER, SECTIONS + ZH_FILLER, MENTIONS * 3 + ZH_FILLER]
+    saved = save(store, coll, "招股说明书.pdf", chunks, None)
+    for n in range(20):
+        save(store, coll, f"other{n}.txt", [f"第{n}次会议纪要，园艺俱乐部讨论花卉种植。" * 30], None, sha=f"o{n}")
+    question = "实际控制人是谁？"
+    assert store.bm25(coll, question, 3, document_id=saved.document_id)[0][0] == saved.chunk_ids[1]
+    monkeypatch.setattr(keyword_index, "STATEMENT_WEIGHT", 0.0)  # without the profile's bonus: the repeats
+    assert store.bm25(coll, question, 3, document_id=saved.document_id)[0][0] == saved.chunk_ids[3]
