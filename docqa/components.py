@@ -17,6 +17,7 @@ from docqa.llama.model_files import resolve_model
 from docqa.llama.reranker import LlamaReranker
 from docqa.llama.serial_generator import LlamaGenerator
 from docqa.llama.vocab import VocabCounter
+from docqa.remote.openai_embedder import OpenAIEmbedder
 from docqa.remote.openai_generator import OpenAIGenerator
 from docqa.remote.tokenize import ServerTokenCounter
 from docqa.retrieval.retriever import Retriever
@@ -67,6 +68,8 @@ def _endpoint_generator(settings: Settings) -> Generator:
 def load_embedder(settings: Settings) -> Embedder | None:
     """The embedding model, where the retriever searches by vectors; None for keyword search alone."""
     if Retriever.resolve(settings.retrieval.retriever) != "bm25":
+        if settings.embed.endpoint:
+            return _endpoint_embedder(settings)
         path = resolve_model(settings.embed.model, "embedding", "DOCQA_EMBED_MODEL", settings.models_path)
         return LlamaEmbedder(path, settings.embed)
     if settings.embed.model is not None:
@@ -80,6 +83,26 @@ def load_embedder(settings: Settings) -> Embedder | None:
             path.name,
         )
     return None
+
+
+def _endpoint_embedder(settings: Settings) -> Embedder:
+    embed = settings.embed
+    assert embed.endpoint is not None
+    return OpenAIEmbedder(
+        embed.endpoint,
+        model=embed.endpoint_model,
+        api_key=embed.endpoint_api_key,
+        timeout_s=settings.llm.endpoint_timeout_s,
+    )
+
+
+def load_node_embedder(settings: Settings) -> Embedder | None:
+    """A generation node's embedder: the model DOCQA_EMBED_MODEL names, whatever the retriever (the node
+    searches nothing; its clients' retrievers decide); None when none is named."""
+    if settings.embed.model is None:
+        return None
+    path = resolve_model(settings.embed.model, "embedding", "DOCQA_EMBED_MODEL", settings.models_path)
+    return LlamaEmbedder(path, settings.embed)
 
 
 def load_reranker(settings: Settings) -> Reranker | None:

@@ -12,6 +12,7 @@ from docqa.api.state import AppState
 from docqa.core.errors import NotReadyError
 from docqa.core.settings import Settings
 from docqa.service import DocQA
+from docqa.service.node import ModelServer
 
 
 def get_state(request: Request) -> AppState:
@@ -57,6 +58,14 @@ def get_qa(state: Annotated[AppState, Depends(get_state)]) -> DocQA:
     return state.qa
 
 
+def get_server(state: Annotated[AppState, Depends(get_state)]) -> ModelServer:
+    server = state.server
+    if server is None:
+        raise NotReadyError(state.load_error or "the models are still loading; retry when /health says ok")
+    return server
+
+
 StateDep = Annotated[AppState, Depends(get_state)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 QADep = Annotated[DocQA, Depends(get_qa)]
+ServerDep = Annotated[ModelServer, Depends(get_server)]

@@ -38,8 +38,9 @@ def create_app(settings: Settings | None = None, *, state: AppState | None = Non
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        staging.clear_stale(app_state.settings.data_dir)  # what a killed server left mid-upload
-        if app_state.qa is None and not app_state.loaded.is_set():
+        if not app_state.generator_only:  # a node has no data home
+            staging.clear_stale(app_state.settings.data_dir)  # what a killed server left mid-upload
+        if app_state.server is None and not app_state.loaded.is_set():
             threading.Thread(target=app_state.load, name="docqa-model-loader", daemon=True).start()
         yield
         if owned:
@@ -63,12 +64,13 @@ def create_app(settings: Settings | None = None, *, state: AppState | None = Non
         app_state.metrics.attach(app_state.qa)
     errors.install(app)
     app.include_router(health.router)  # open: load balancers probe it without a key
-    web.mount(app)  # the page itself is open; its API calls carry the key
     authenticated = [Depends(require_api_key)]
-    app.include_router(collections.router, dependencies=authenticated)
-    app.include_router(documents.router, dependencies=authenticated)
-    app.include_router(ask.router, dependencies=authenticated)
-    app.include_router(openai_compat.router, dependencies=authenticated)
+    if not app_state.generator_only:  # a generation node serves only its models (completions, embeddings)
+        web.mount(app)  # the page itself is open; its API calls carry the key
+        app.include_router(collections.router, dependencies=authenticated)
+        app.include_router(documents.router, dependencies=authenticated)
+        app.include_router(ask.router, dependencies=authenticated)
+        app.include_router(openai_compat.router, dependencies=authenticated)
     app.include_router(completions.router, dependencies=authenticated)
     app.include_router(metrics.router, dependencies=authenticated)
     if keyed:

@@ -1,4 +1,5 @@
-"""What the API process holds: settings and, once loaded, the DocQA library object."""
+"""What the API process holds: settings and, once loaded, the DocQA library object (or, for a node started
+with `--generator-only`, just its models: ModelNode)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import dataclass, field
 from docqa.api.metrics import Metrics
 from docqa.core.settings import Settings
 from docqa.service import DocQA
+from docqa.service.node import ModelNode, ModelServer
 
 logger = logging.getLogger(__name__)
 
@@ -22,6 +24,8 @@ class AppState:
     draining: threading.Event = field(default_factory=threading.Event)  # shutting down: refuse new work
     in_flight: int = 0  # requests being served, /health aside
     metrics: Metrics | None = None
+    generator_only: bool = False  # a generation node: models, no data home
+    node: ModelNode | None = None
     _in_flight_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def enter(self) -> None:
@@ -35,6 +39,9 @@ class AppState:
     def load(self) -> None:
         """Load the models (in a background thread, so /health can answer 503 meanwhile)."""
         try:
+            if self.generator_only:
+                self.node = ModelNode.open(self.settings)
+                return
             self.qa = DocQA.open(self.settings)
             if self.metrics is not None:
                 self.metrics.attach(self.qa)
@@ -44,7 +51,14 @@ class AppState:
         finally:
             self.loaded.set()
 
+    @property
+    def server(self) -> ModelServer | None:
+        """What serves the node routes (completions, tokenize, embeddings), once loaded."""
+        return self.qa if self.qa is not None else self.node
+
     def close(self) -> None:
         self.loaded.wait(timeout=600)
         if self.qa is not None:
             self.qa.close()
+        if self.node is not None:
+            self.node.close()

@@ -12,8 +12,14 @@ from docqa.cli.options import common_options, make_settings
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
+@click.option(
+    "--generator-only",
+    is_flag=True,
+    help="A generation node: load the models only (no data home) and serve /v1/completions, /v1/embeddings "
+    "and /v1/tokenize to other docqa processes (their DOCQA_LLM_ENDPOINT / DOCQA_EMBED_ENDPOINT).",
+)
 @common_options
-def serve(host: str, port: int, data_dir: Path | None, verbose: bool) -> None:
+def serve(host: str, port: int, generator_only: bool, data_dir: Path | None, verbose: bool) -> None:
     """Serve the REST API (models load in the background; /health says when ready)."""
     # Imported here: FastAPI and uvicorn load only for the one command that serves.
     from docqa.api.server import serve as serve_app
@@ -21,9 +27,10 @@ def serve(host: str, port: int, data_dir: Path | None, verbose: bool) -> None:
 
     settings = make_settings(data_dir, verbose)
     shown = f"[{host}]" if ":" in host else host
-    click.echo(f"docqa serving on http://{shown}:{port}  (data: {settings.data_dir.resolve()})")
+    home = "generator only: no data home" if generator_only else f"data: {settings.data_dir.resolve()}"
+    click.echo(f"docqa serving on http://{shown}:{port}  ({home})")
     click.echo("models load in the background: GET /health says when they are ready; Ctrl+C stops")
-    serve_app(AppState(settings), host, port, "info" if verbose else "warning")
+    serve_app(AppState(settings, generator_only=generator_only), host, port, "info" if verbose else "warning")
 
 
 @click.command()

@@ -51,6 +51,12 @@ class UnknownModelError(DocqaError):
         super().__init__(f"model '{model}' not found: use 'docqa/<collection>'; GET /v1/models lists them")
 
 
+class ModelNotLoadedError(DocqaError):
+    """A node was asked for a model it was not started with."""
+
+    http_status = 404
+
+
 class NotReadyError(DocqaError):
     """The models are still loading."""
 

@@ -172,6 +172,14 @@ class EmbedSettings(BaseModel):
         default=None,
         description="Path to the embedding GGUF (e.g. Qwen3-Embedding-0.6B-Q8_0.gguf). Unset: the offline demo model.",
     )
+    endpoint: str | None = Field(
+        default=None,
+        description="Base URL of a server that embeds instead of in-process llama.cpp (a docqa node started with "
+        "`serve --generator-only` and DOCQA_EMBED_MODEL, e.g. http://gpu:8000/v1): texts go to its /embeddings. "
+        "Unset: in-process llama.cpp.",
+    )
+    endpoint_model: str | None = Field(default=None, description="The model name to ask the embedding endpoint for.")
+    endpoint_api_key: str | None = Field(default=None, description="Bearer token for the embedding endpoint.")
     n_ctx: int = Field(
         default=8192, ge=256, description="Longest text embedded in one piece, in the embedder's tokens."
     )

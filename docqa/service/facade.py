@@ -32,6 +32,7 @@ from docqa.core.settings import Settings
 from docqa.core.streams import GenerationStream
 from docqa.core.types import Answer, GeneratorInfo, RetrievedChunk
 from docqa.retrieval.retriever import Retriever
+from docqa.service import node
 from docqa.service.asking import Asker
 from docqa.service.status import AnswerOutcome, CacheStats, CollectionSummary, ServiceStatus
 from docqa.store.audit import document_problems, orphan_problems
@@ -123,9 +124,11 @@ class DocQA:
     ) -> GenerationStream:
         """A raw prompt on the generator, no retrieval: what a docqa GPU node serves to other docqa
         processes (`POST /v1/completions`). BusyError when its queue is full."""
-        if self.generator is None:
-            raise ConfigError("no generator loaded: this docqa process cannot complete prompts")
-        return self.generator.submit(prompt, params, loop)
+        return node.complete(self.generator, prompt, params, loop)
+
+    def embed(self, texts: Sequence[str], input_type: node.InputType) -> tuple[np.ndarray, str]:
+        """Texts embedded as search embeds them (`POST /v1/embeddings`), with the model's name."""
+        return node.embed(self.embedder, texts, input_type)
 
     def count_tokens(self, prompt: str) -> int:
         if self.generator is None:

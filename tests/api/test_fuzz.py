@@ -28,7 +28,9 @@ EXAMPLES = 50  # per operation (one for an operation without parameters): about 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FastAPI]:
     generator = FakeGenerator(SCRIPT, max_queue=64)
-    qa = DocQA(make_settings(tmp_path_factory.mktemp("fuzz") / "data"), None, generator)
+    # the ASGI client addresses "testserver", a name the DNS-rebinding guard must be told about
+    settings = make_settings(tmp_path_factory.mktemp("fuzz") / "data", api={"allowed_hosts": "testserver"})
+    qa = DocQA(settings, None, generator)
     qa.ingest([SAMPLE_DOCS / "services_agreement_en.txt", SAMPLE_DOCS / "operations_handbook.md"])
     state = AppState(qa.settings, qa=qa)
     state.loaded.set()

@@ -37,7 +37,13 @@ def sse_events(response: Any) -> Iterator[tuple[str, Any]]:
 @contextmanager
 def serve_app(settings: Settings, qa: DocQA, port: int) -> Iterator[str]:
     """docqa's real ASGI app under uvicorn on a loopback port, over an opened DocQA."""
-    state = AppState(settings, qa=qa)
+    with serve_state(AppState(settings, qa=qa), port) as base:
+        yield base
+
+
+@contextmanager
+def serve_state(state: AppState, port: int) -> Iterator[str]:
+    """The app over a loaded AppState (a generation node's, say) on a loopback port."""
     state.loaded.set()
     server = uvicorn.Server(uvicorn.Config(create_app(state=state), host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)

@@ -2,7 +2,8 @@
 box a generation node for other docqa processes (their DOCQA_LLM_ENDPOINT), as vLLM or llama-server would
 be: they render the prompt, this one only generates, streamed in OpenAI's completions format, with the
 batching engine's 429 backpressure and a client's disconnect cancelling its request. `POST /v1/tokenize`
-counts a prompt's tokens with the generator's own tokenizer."""
+counts a prompt's tokens with the generator's own tokenizer; `POST /v1/embeddings` embeds texts as search
+does (their DOCQA_EMBED_ENDPOINT), a query with the model's query instruction when `input_type` says so."""
 
 from __future__ import annotations
 
@@ -11,13 +12,15 @@ import json
 import time
 import uuid
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
 
-from docqa.api.deps import QADep
+from docqa.api.deps import ServerDep
+from docqa.core.errors import InvalidRequestError
 from docqa.core.sampling_params import SamplingParams
 from docqa.core.streams import GenerationStream, GenEvent
 
@@ -61,8 +64,29 @@ class TokenizeBody(BaseModel):
     prompt: str
 
 
+# Texts in one embeddings request: docqa's own client sends 16 chunks of up to 4k tokens.
+MAX_EMBED_INPUTS = 256
+
+
+class EmbeddingsBody(BaseModel):
+    model_config = ConfigDict(extra="ignore")  # encoding_format, dimensions, user: not served
+    input: str | list[str] = Field(description="A text or a list of texts.")
+    model: str | None = None
+    input_type: Literal["query", "document"] = Field(
+        default="document",
+        description="docqa's field: 'query' embeds with the model's query instruction (Qwen3-Embedding's), as "
+        "search embeds a question.",
+    )
+
+    def texts(self) -> list[str]:
+        texts = [self.input] if isinstance(self.input, str) else self.input
+        if not texts or len(texts) > MAX_EMBED_INPUTS or not all(t.strip() for t in texts):
+            raise InvalidRequestError(f"input: 1 to {MAX_EMBED_INPUTS} texts, none of them empty")
+        return texts
+
+
 @router.post("/completions", response_model=None)
-async def completions(body: CompletionBody, qa: QADep) -> StreamingResponse | dict[str, Any]:
+async def completions(body: CompletionBody, qa: ServerDep) -> StreamingResponse | dict[str, Any]:
     stream = qa.complete(body.prompt, body.params(), asyncio.get_running_loop())  # busy: 429 before any byte
     model = qa.status().generator or "docqa"
     head = {"id": f"cmpl-{uuid.uuid4().hex}", "object": "text_completion", "created": int(time.time()), "model": model}
@@ -79,8 +103,22 @@ async def completions(body: CompletionBody, qa: QADep) -> StreamingResponse | di
     return {**head, "choices": [_choice("".join(text), reason)], "usage": counts}
 
 
+@router.post("/embeddings", summary="Embed texts (OpenAI's form; input_type 'query' for questions)")
+async def embeddings(body: EmbeddingsBody, qa: ServerDep) -> dict[str, Any]:
+    vectors, model = await run_in_threadpool(qa.embed, body.texts(), body.input_type)
+    return {
+        "object": "list",
+        "model": model,
+        "data": [
+            {"object": "embedding", "index": i, "embedding": [round(float(x), 7) for x in row]}
+            for i, row in enumerate(vectors)
+        ],
+        "usage": {"prompt_tokens": 0, "total_tokens": 0},  # the embedder does not report its tokens here
+    }
+
+
 @router.post("/tokenize")
-async def tokenize(body: TokenizeBody, qa: QADep) -> dict[str, int]:
+async def tokenize(body: TokenizeBody, qa: ServerDep) -> dict[str, int]:
     return {"count": qa.count_tokens(body.prompt)}
 
 

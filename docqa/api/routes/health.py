@@ -17,15 +17,17 @@ def health(state: StateDep, request: Request) -> JSONResponse:
     details = has_api_key(request, state.settings)
     if state.draining.is_set():  # tell load balancers first, while in-flight requests finish
         return JSONResponse({"status": "draining", "detail": "shutting down"}, status_code=503)
-    if state.qa is None:
+    served = state.server
+    if served is None:
         status = "error" if state.load_error else "loading"
         return JSONResponse({"status": status, "detail": state.load_error if details else None}, status_code=503)
     if not details:
         return JSONResponse({"status": "ok"})
-    loaded = state.qa.status()
+    loaded = served.status()
     return JSONResponse(
         {
             "status": "ok",
+            "mode": "generator-only" if state.generator_only else "full",
             "generator": loaded.generator,
             "embedder": loaded.embedder,
             "reranker": loaded.reranker,

@@ -1,0 +1,102 @@
+"""A docqa GPU node's models without a data home: what `docqa serve --generator-only` holds.
+
+Other docqa processes (API processes on machines without a GPU, several of them behind a load balancer)
+send it rendered prompts (`POST /v1/completions`, their DOCQA_LLM_ENDPOINT) and texts to embed
+(`POST /v1/embeddings`, their DOCQA_EMBED_ENDPOINT); it never reads or writes documents. DocQA offers
+the same three calls over its own models, so the node routes serve either.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Literal, Protocol
+
+import numpy as np
+
+from docqa import components
+from docqa.core.errors import ConfigError, ModelNotLoadedError
+from docqa.core.protocols import Embedder, Generator
+from docqa.core.sampling_params import SamplingParams
+from docqa.core.settings import Settings
+from docqa.core.streams import GenerationStream
+from docqa.service.status import ServiceStatus
+
+InputType = Literal["query", "document"]
+
+
+class ModelServer(Protocol):
+    """What the node routes need: DocQA and ModelNode both are one."""
+
+    def complete(
+        self, prompt: str, params: SamplingParams, loop: asyncio.AbstractEventLoop | None = None
+    ) -> GenerationStream: ...
+
+    def count_tokens(self, prompt: str) -> int: ...
+
+    def embed(self, texts: Sequence[str], input_type: InputType) -> tuple[np.ndarray, str]: ...
+
+    def status(self) -> ServiceStatus: ...
+
+
+def complete(
+    generator: Generator | None, prompt: str, params: SamplingParams, loop: asyncio.AbstractEventLoop | None
+) -> GenerationStream:
+    """A raw prompt on the generator, no retrieval. BusyError when its queue is full."""
+    if generator is None:
+        raise ConfigError("no generator loaded: this docqa process cannot complete prompts")
+    return generator.submit(prompt, params, loop)
+
+
+def embed(embedder: Embedder | None, texts: Sequence[str], input_type: InputType) -> tuple[np.ndarray, str]:
+    """Vectors of texts, as search would embed them: a query with the model's query instruction (Qwen3-
+    Embedding's), documents as they are. With the model's name."""
+    if embedder is None:
+        raise ModelNotLoadedError("no embedding model loaded here: start the node with DOCQA_EMBED_MODEL set")
+    if input_type == "query":
+        return np.vstack([embedder.embed_query(text) for text in texts]), embedder.model_id
+    return embedder.embed_documents(texts), embedder.model_id
+
+
+class ModelNode:
+    def __init__(self, generator: Generator | None, embedder: Embedder | None) -> None:
+        self.generator = generator
+        self.embedder = embedder
+
+    @classmethod
+    def open(cls, settings: Settings) -> ModelNode:
+        """The generator, and the embedding model where DOCQA_EMBED_MODEL names one."""
+        embedder = components.load_node_embedder(settings)
+        try:
+            return cls(components.load_generator(settings), embedder)
+        except BaseException:
+            if embedder is not None:
+                embedder.close()
+            raise
+
+    def complete(
+        self, prompt: str, params: SamplingParams, loop: asyncio.AbstractEventLoop | None = None
+    ) -> GenerationStream:
+        return complete(self.generator, prompt, params, loop)
+
+    def count_tokens(self, prompt: str) -> int:
+        if self.generator is None:
+            raise ConfigError("no generator loaded: this docqa process has no tokenizer")
+        return self.generator.count_tokens(prompt)
+
+    def embed(self, texts: Sequence[str], input_type: InputType) -> tuple[np.ndarray, str]:
+        return embed(self.embedder, texts, input_type)
+
+    def status(self) -> ServiceStatus:
+        gen, emb = self.generator, self.embedder
+        return ServiceStatus(
+            generator=gen.info.model_id if gen else None,
+            embedder=emb.model_id if emb else None,
+            reranker=None,
+            engine=gen.stats() if gen else None,
+        )
+
+    def close(self) -> None:
+        for model in (self.generator, self.embedder):
+            if model is not None:
+                model.close()

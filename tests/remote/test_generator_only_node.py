@@ -1,0 +1,91 @@
+"""`docqa serve --generator-only`: a node with models and no data home, serving /v1/completions,
+/v1/tokenize and /v1/embeddings; and a docqa with no model of its own (DOCQA_LLM_ENDPOINT and
+DOCQA_EMBED_ENDPOINT) that ingests, searches by vectors and answers through it. Real HTTP."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import numpy as np
+import pytest
+
+from docqa.api.state import AppState
+from docqa.core.errors import EndpointError
+from docqa.core.requests import AskRequest
+from docqa.llama.embedder import LlamaEmbedder
+from docqa.remote.openai_embedder import OpenAIEmbedder
+from docqa.service import DocQA
+from docqa.service.node import ModelNode
+from tests.support.fake_generator import FakeGenerator
+from tests.support.live_server import free_port, serve_state
+from tests.support.paths import SAMPLE_DOCS, make_settings
+
+ANSWER = "The agreement is governed by the laws of England [1]."
+
+
+@pytest.fixture
+def bare_node(fake_generator: FakeGenerator, tmp_path: Path) -> Iterator[str]:
+    """A node with a generator and no embedder."""
+    state = AppState(make_settings(tmp_path / "never"), generator_only=True, node=ModelNode(fake_generator, None))
+    with serve_state(state, free_port()) as base:
+        yield base
+
+
+def test_a_node_serves_its_models_and_nothing_of_a_data_home(bare_node: str, tmp_path: Path) -> None:
+    health = httpx.get(f"{bare_node}/health").json()
+    assert health["status"] == "ok" and health["mode"] == "generator-only" and health["embedder"] is None
+    assert httpx.post(f"{bare_node}/v1/tokenize", json={"prompt": "two words"}).json() == {"count": 3}
+    done = httpx.post(f"{bare_node}/v1/completions", json={"prompt": "Which law?", "max_tokens": 64}, timeout=30)
+    assert done.status_code == 200 and "governed by the laws of England" in done.json()["choices"][0]["text"]
+    for method, path in (("GET", "/v1/collections"), ("POST", "/v1/ask"), ("GET", "/")):
+        assert httpx.request(method, f"{bare_node}{path}").status_code == 404, path
+    refused = httpx.post(f"{bare_node}/v1/embeddings", json={"input": "a question"})
+    assert refused.status_code == 404 and "DOCQA_EMBED_MODEL" in refused.json()["error"]["message"]
+    assert not (tmp_path / "never").exists()  # no data home made
+
+
+@pytest.mark.slow
+def test_a_docqa_without_models_embeds_and_answers_through_the_node(
+    fake_generator: FakeGenerator, embedder: LlamaEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The demo model has no query instruction; give it one, to see queries embedded as queries on the node.
+    monkeypatch.setattr(embedder, "query_instruction", "Instruct: find the clause\nQuery:")
+    node = ModelNode(fake_generator, embedder)  # the session's models: not closed here
+    state = AppState(make_settings(tmp_path / "never"), generator_only=True, node=node)
+    with serve_state(state, free_port()) as base:
+        url = f"{base}/v1"
+        texts = ["The supplier shall deliver the goods.", "Either party may terminate on notice."]
+        body = httpx.post(f"{url}/embeddings", json={"input": texts}, timeout=60).json()
+        sent = np.asarray([row["embedding"] for row in body["data"]])
+        assert np.allclose(sent, embedder.embed_documents(texts), atol=1e-5)
+        remote = OpenAIEmbedder(url, model=None, api_key=None, timeout_s=60)
+        assert remote.dim == embedder.dim and remote.model_id == f"{embedder.model_id} via {url}"
+        question = "Which law governs the agreement?"
+        assert np.allclose(remote.embed_query(question), embedder.embed_query(question), atol=1e-5)
+        assert not np.allclose(remote.embed_query(question), remote.embed_documents([question])[0], atol=1e-3)
+        remote.close()
+
+        settings = make_settings(
+            tmp_path / "client",
+            llm={"endpoint": url, "endpoint_model": "node"},
+            embed={"endpoint": url},
+            retrieval={"retriever": "hybrid"},
+        )
+        qa = DocQA.open(settings)
+        try:
+            assert qa.status().embedder == f"{embedder.model_id} via {url}"
+            report = qa.ingest([SAMPLE_DOCS / "services_agreement_en.txt", SAMPLE_DOCS / "operations_handbook.md"])
+            assert report.embeddings and report.count("added") == 2
+            assert qa.ask(AskRequest(question, use_cache=False)).answer == ANSWER
+            assert qa.retrieve(question, 2)[0].document_name == "services_agreement_en.txt"
+        finally:
+            qa.close()
+    assert not (tmp_path / "never").exists()
+
+
+def test_an_embedding_endpoint_that_cannot_be_reached_is_named(tmp_path: Path) -> None:
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    with pytest.raises(EndpointError, match=f"the embedding endpoint {url} cannot be reached"):
+        OpenAIEmbedder(url, model=None, api_key=None, timeout_s=5)
