@@ -5,27 +5,18 @@ from __future__ import annotations
 from docqa.answering.focus import MARK, MIN_SOURCE_TOKENS, focus, per_source
 from docqa.answering.windows import passage_middle
 from docqa.core.types import RetrievedChunk
+from tests.support.chunks import paged_chunk
 
 
 def _words(text: str) -> int:
     return len(text.split())
 
 
-def _pages(pages: dict[int, str], ocr: tuple[int, ...] = ()) -> RetrievedChunk:
-    text, breaks = "", []
-    for page, page_text in pages.items():
-        if text:
-            breaks.append((len(text), page))
-        text += page_text
-    numbers = list(pages)
-    return RetrievedChunk(7, 1, "10k.pdf", 0, text, numbers[0], numbers[-1], 1.0, tuple(breaks), ocr)
-
-
 def _filler(n: int, lines: range = range(20)) -> str:
     return "".join(f"Page {n} line {i} discusses markets, competition and risks.\n" for i in lines)
 
 
-CHUNK = _pages(
+CHUNK = paged_chunk(
     {
         1: _filler(1),
         2: _filler(2),

@@ -3,21 +3,10 @@
 from __future__ import annotations
 
 from docqa.answering.support import claims_for, supporting_passage
-from docqa.core.types import RetrievedChunk
-
-
-def _chunk(pages: dict[int, str]) -> RetrievedChunk:
-    text, breaks = "", []
-    for page, page_text in pages.items():
-        if text:
-            breaks.append((len(text), page))
-        text += page_text
-    numbers = list(pages)
-    return RetrievedChunk(3, 1, "msa.pdf", 0, text, numbers[0], numbers[-1], 1.0, tuple(breaks))
-
+from tests.support.chunks import paged_chunk
 
 # The agreement's title page names the parties and the termination clause's heading; the clause is on page 3.
-CONTRACT = _chunk({
+CONTRACT = paged_chunk({
     1: "MASTER SERVICES AGREEMENT\nbetween Acme Ltd and Beta GmbH\nTermination, notice and renewal terms apply.\n"
        "Acme Ltd provides services to Beta GmbH.\n",
     2: "2. Services. Acme Ltd shall provide the services in Schedule A.\nAcme Ltd and Beta GmbH agree on fees.\n",
@@ -45,7 +34,7 @@ def test_only_the_sentences_citing_a_source_speak_for_it() -> None:
 
 
 def test_a_number_the_answer_repeats_finds_its_table_row() -> None:
-    filing = _chunk({
+    filing = paged_chunk({
         47: "Consolidated Statement of Cash Flows\nNet income 5,363 4,869\nDepreciation and amortization 1,488\n",
         48: "Cash Flows from Investing Activities\nPurchases of property, plant and equipment (PP&E) (1,577) (1,373)\n"
             "Proceeds from sale of PP&E 262 49\n",

@@ -4,16 +4,11 @@ from __future__ import annotations
 
 from docqa.answering.windows import best_page, centred, passage_page
 from docqa.core.types import RetrievedChunk
+from tests.support.chunks import paged_chunk
 
 
 def _chunk(chunk_id: int, ordinal: int, pages: dict[int, str], ocr: tuple[int, ...] = ()) -> RetrievedChunk:
-    text, breaks = "", []
-    for page, page_text in pages.items():
-        if text:
-            breaks.append((len(text), page))
-        text += page_text
-    numbers = list(pages)
-    return RetrievedChunk(chunk_id, 1, "10k.pdf", ordinal, text, numbers[0], numbers[-1], 1.0, tuple(breaks), ocr)
+    return paged_chunk(pages, chunk_id=chunk_id, ordinal=ordinal, ocr=ocr)
 
 
 def _filler(n: int) -> str:
