@@ -6,6 +6,8 @@
 # `bash bench/gpu_run.sh rerank`: a question's reranking cost with a Qwen3-Reranker-0.6B-shaped model.
 # `bash bench/gpu_run.sh fit`: the KV-cache fit with the GPU made to look like a 24 GB card (QUANT=q8_0 too).
 # `bash bench/gpu_run.sh probe`: single-stream decode taken apart (bench/gpu_single_stream_probe.py).
+# `bash bench/gpu_run.sh node`: the engine in-process against the same engine behind `docqa serve
+# --generator-only`, through HTTP (bench/gpu_node_bench.py).
 # `bash bench/gpu_run.sh scale`: retrieval latency at 100k chunks on this box's CPU (no build needed;
 # carry .scale_inputs, written here by `retrieval_scale_bench.py --write-inputs .scale_inputs/cuad_inputs.json`).
 set -u
@@ -39,6 +41,8 @@ elif [ "$1" = fit ]; then
 elif [ "$1" = probe ]; then
   # single-stream decode: llama-bench tg against raw decodes and the engine, on two context shapes
   PYTHONUNBUFFERED=1 python3 -m bench.gpu_single_stream_probe --model $W/q14.gguf --bin $B --out ${OUT:-.}/single_stream_probe.json ${EXTRA:-}
+elif [ "$1" = node ]; then
+  PYTHONUNBUFFERED=1 python3 -m bench.gpu_node_bench --model $W/q14.gguf --out ${OUT:-.}/gpu_node_bench.json ${EXTRA:-}
 elif [ "$1" = scale ]; then
   PYTHONUNBUFFERED=1 python3 -m bench.retrieval_scale_bench --inputs .scale_inputs/cuad_inputs.json --keep $W/scale100k ${EXTRA:-} > ${OUT:-.}/retrieval_scale.json
   cat ${OUT:-.}/retrieval_scale.json

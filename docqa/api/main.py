@@ -71,6 +71,8 @@ def create_app(settings: Settings | None = None, *, state: AppState | None = Non
         app.include_router(documents.router, dependencies=authenticated)
         app.include_router(ask.router, dependencies=authenticated)
         app.include_router(openai_compat.router, dependencies=authenticated)
+    else:
+        app.include_router(completions.models_router, dependencies=authenticated)
     app.include_router(completions.router, dependencies=authenticated)
     app.include_router(metrics.router, dependencies=authenticated)
     if keyed:

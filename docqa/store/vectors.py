@@ -22,12 +22,23 @@ import os
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-import faiss
 import numpy as np
 
+if TYPE_CHECKING:
+    import faiss
+
 logger = logging.getLogger(__name__)
+
+
+def _faiss() -> ModuleType:
+    """FAISS, imported when an index is first made or read: a process that never searches by vector (a
+    generation node, keyword search alone) never loads its native library."""
+    import faiss
+
+    return faiss
 
 
 class IndexFileError(Exception):
@@ -72,10 +83,10 @@ def new_faiss_index(dim: int) -> Any:
     """An exhaustive float16 inner-product index in SHARDS lists (see the module docstring)."""
     directions = np.random.default_rng(0).standard_normal((SHARDS, dim)).astype(np.float32)
     directions /= np.linalg.norm(directions, axis=1, keepdims=True)
-    quantizer = faiss.IndexFlatIP(dim)
+    quantizer = _faiss().IndexFlatIP(dim)
     quantizer.add(directions)
-    index = faiss.IndexIVFScalarQuantizer(
-        quantizer, dim, SHARDS, faiss.ScalarQuantizer.QT_fp16, faiss.METRIC_INNER_PRODUCT, False
+    index = _faiss().IndexIVFScalarQuantizer(
+        quantizer, dim, SHARDS, _faiss().ScalarQuantizer.QT_fp16, _faiss().METRIC_INNER_PRODUCT, False
     )
     index.train(directions)  # the lists are fixed already; float16 needs no training either
     return _searching_every_list(index)
@@ -91,8 +102,8 @@ def _converted(old: Any, dim: int) -> Any:
     """An index written by an earlier docqa (IndexIDMap2 over a flat index) in the sharded form."""
     index = new_faiss_index(dim)
     if old.ntotal:
-        inner = faiss.downcast_index(old.index)
-        index.add_with_ids(inner.reconstruct_n(0, old.ntotal), faiss.vector_to_array(old.id_map).astype(np.int64))
+        inner = _faiss().downcast_index(old.index)
+        index.add_with_ids(inner.reconstruct_n(0, old.ntotal), _faiss().vector_to_array(old.id_map).astype(np.int64))
     return index
 
 
@@ -114,16 +125,16 @@ class FaissIndex:
             raise IndexFileError(f"no index file at {path.name}")
         try:
             raw = np.fromfile(path, dtype=np.uint8)
-            index = faiss.deserialize_index(raw)
+            index = _faiss().deserialize_index(raw)
         except Exception as exc:  # FAISS raises RuntimeError with C++ text on bad files
             raise IndexFileError(f"{path.name} is not a readable FAISS index ({exc})") from exc
         if index.d != dim:
             raise IndexFileError(f"{path.name} holds {index.d}-d vectors, expected {dim}")
-        if isinstance(index, faiss.IndexIDMap2):
+        if isinstance(index, _faiss().IndexIDMap2):
             converted = cls(path, dim, _converted(index, dim))
             converted._dirty = True
             return converted
-        if not isinstance(index, faiss.IndexIVFScalarQuantizer):
+        if not isinstance(index, _faiss().IndexIVFScalarQuantizer):
             raise IndexFileError(f"{path.name} holds a {type(index).__name__}, not a docqa index")
         return cls(path, dim, _searching_every_list(index))
 
@@ -146,15 +157,15 @@ class FaissIndex:
 
     def search(self, query: np.ndarray, k: int, allowed_ids: np.ndarray | None = None) -> list[tuple[int, float]]:
         q = np.ascontiguousarray(query.reshape(1, -1), dtype=np.float32)
-        faiss.omp_set_num_threads(_SEARCH_THREADS)  # OpenMP's setting is per calling thread
+        _faiss().omp_set_num_threads(_SEARCH_THREADS)  # OpenMP's setting is per calling thread
         with self._lock:
             if self._index.ntotal == 0:
                 return []
             k = min(k, self._index.ntotal)
             if allowed_ids is not None:
                 # keep the selector referenced from Python while C++ uses it
-                selector = faiss.IDSelectorBatch(np.ascontiguousarray(allowed_ids, dtype=np.int64))
-                params = faiss.SearchParametersIVF()
+                selector = _faiss().IDSelectorBatch(np.ascontiguousarray(allowed_ids, dtype=np.int64))
+                params = _faiss().SearchParametersIVF()
                 params.sel, params.nprobe = selector, self._index.nlist
                 scores, ids = self._index.search(q, k, params=params)
             else:
@@ -165,7 +176,7 @@ class FaissIndex:
         with self._lock:
             lists = self._index.invlists
             parts = [
-                faiss.rev_swig_ptr(lists.get_ids(n), lists.list_size(n)).copy()
+                _faiss().rev_swig_ptr(lists.get_ids(n), lists.list_size(n)).copy()
                 for n in range(self._index.nlist)
                 if lists.list_size(n)
             ]
@@ -183,7 +194,7 @@ class FaissIndex:
         with self._lock:
             if not self._dirty and self.path.exists():
                 return
-            write_atomically(self.path, faiss.serialize_index(self._index).tobytes())
+            write_atomically(self.path, _faiss().serialize_index(self._index).tobytes())
             self._dirty = False
             self._stamp = _stamp(self.path)
         logger.debug("saved %s (%d vectors)", self.path.name, len(self))

@@ -37,6 +37,7 @@ def test_a_node_serves_its_models_and_nothing_of_a_data_home(bare_node: str, tmp
     health = httpx.get(f"{bare_node}/health").json()
     assert health["status"] == "ok" and health["mode"] == "generator-only" and health["embedder"] is None
     assert httpx.post(f"{bare_node}/v1/tokenize", json={"prompt": "two words"}).json() == {"count": 3}
+    assert [m["id"] for m in httpx.get(f"{bare_node}/v1/models").json()["data"]] == ["fake-generator"]
     done = httpx.post(f"{bare_node}/v1/completions", json={"prompt": "Which law?", "max_tokens": 64}, timeout=30)
     assert done.status_code == 200 and "governed by the laws of England" in done.json()["choices"][0]["text"]
     for method, path in (("GET", "/v1/collections"), ("POST", "/v1/ask"), ("GET", "/")):
@@ -60,6 +61,7 @@ def test_a_docqa_without_models_embeds_and_answers_through_the_node(
         body = httpx.post(f"{url}/embeddings", json={"input": texts}, timeout=60).json()
         sent = np.asarray([row["embedding"] for row in body["data"]])
         assert np.allclose(sent, embedder.embed_documents(texts), atol=1e-5)
+        assert len(httpx.get(f"{url}/models").json()["data"]) == 2  # the generator, then the embedder
         remote = OpenAIEmbedder(url, model=None, api_key=None, timeout_s=60)
         assert remote.dim == embedder.dim and remote.model_id == f"{embedder.model_id} via {url}"
         question = "Which law governs the agreement?"
@@ -69,7 +71,7 @@ def test_a_docqa_without_models_embeds_and_answers_through_the_node(
 
         settings = make_settings(
             tmp_path / "client",
-            llm={"endpoint": url, "endpoint_model": "node"},
+            llm={"endpoint": url},  # its model from the node's /v1/models
             embed={"endpoint": url},
             retrieval={"retriever": "hybrid"},
         )

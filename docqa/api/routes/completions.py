@@ -25,6 +25,9 @@ from docqa.core.sampling_params import SamplingParams
 from docqa.core.streams import GenerationStream, GenEvent
 
 router = APIRouter(prefix="/v1", tags=["generation node"])
+# A `--generator-only` node's GET /v1/models: its generator, as vLLM lists its model (a full docqa lists its
+# collections there instead, docqa.api.routes.openai_compat).
+models_router = APIRouter(prefix="/v1", tags=["generation node"])
 
 
 class IncludeUsage(BaseModel):
@@ -115,6 +118,13 @@ async def embeddings(body: EmbeddingsBody, qa: ServerDep) -> dict[str, Any]:
         ],
         "usage": {"prompt_tokens": 0, "total_tokens": 0},  # the embedder does not report its tokens here
     }
+
+
+@models_router.get("/models", summary="The model this node generates with")
+def models(qa: ServerDep) -> dict[str, Any]:
+    loaded = qa.status()
+    names = [name for name in (loaded.generator, loaded.embedder) if name]
+    return {"object": "list", "data": [{"id": name, "object": "model", "owned_by": "docqa"} for name in names]}
 
 
 @router.post("/tokenize")
