@@ -1,7 +1,9 @@
 """Generation through HTTP against in-process, on the GPU: the batching engine called directly, then the
 same engine behind `docqa serve --generator-only`, driven by the endpoint generator an API process uses
 (DOCQA_LLM_ENDPOINT). The same model, prompts and settings as gpu_engine_bench's RAG load: one 6,144-token
-request alone (TTFT), then 16 of them at once with 256 answer tokens each (EOS ignored).
+request alone (TTFT), then 16 of them at once with 256 answer tokens each (EOS ignored). With --bin, the
+same client also drives `llama-server -np 16` (as gpu_engine_bench starts it): llama.cpp's server as
+the endpoint instead of a docqa node.
 
     # on the device, after `bash bench/gpu_run.sh build`:
     OUT=$OUT bash bench/gpu_run.sh node
@@ -75,10 +77,37 @@ def _wait_healthy(url: str, proc: subprocess.Popen[bytes], timeout_s: float = 30
     raise RuntimeError("the node did not become healthy")
 
 
+def _through(url: str, prompts: list[str], tag: str, rag: SamplingParams) -> dict[str, float]:
+    """The endpoint generator an API process uses, against the server at url."""
+    client = OpenAIGenerator(
+        f"{url}/v1",
+        model=None,
+        api_key=None,
+        timeout_s=300,
+        max_in_flight=64,
+        n_ctx=rag_settings().n_ctx,
+        prompt_format="plain",
+        count_tokens=lambda text: len(text.split()),
+        tokenizer_label="words (the prompts are sent as they are)",
+    )
+    try:
+        return _phases(client, prompts, tag, rag)
+    finally:
+        client.close()
+
+
+def _llama_server(bin_dir: Path, model: Path, port: int) -> subprocess.Popen[bytes]:
+    command = [str(bin_dir / "llama-server"), "-m", str(model), "-np", "16", "-c", "131072", "-ngl", "99"]
+    return subprocess.Popen(
+        [*command, "-fa", "on", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", type=Path, required=True)
     parser.add_argument("--out", type=Path, default=Path("gpu_node_bench.json"))
+    parser.add_argument("--bin", type=Path, default=None, help="llama.cpp build/bin: also through llama-server")
     # smaller loads for a smoke run on a CPU (the figures' names keep saying 16x6144)
     parser.add_argument("--prompt-tokens", type=int, default=6144)
     parser.add_argument("--requests", type=int, default=16)
@@ -100,22 +129,18 @@ def main() -> None:
         node = subprocess.Popen(command, env=_node_env(args.model, data), stdout=subprocess.DEVNULL)
         try:
             _wait_healthy(url, node)
-            client = OpenAIGenerator(
-                f"{url}/v1",
-                model=None,
-                api_key=None,
-                timeout_s=300,
-                max_in_flight=64,
-                n_ctx=rag_settings().n_ctx,
-                prompt_format="plain",
-                count_tokens=lambda text: len(text.split()),
-                tokenizer_label="words (the prompts are sent as they are)",
-            )
-            out.update(_phases(client, prompts, "through_node", rag))
-            client.close()
+            out.update(_through(url, prompts, "through_node", rag))
         finally:
             node.terminate()
             node.wait(60)
+    if args.bin is not None:
+        server = _llama_server(args.bin, args.model, PORT + 1)
+        try:
+            _wait_healthy(f"http://127.0.0.1:{PORT + 1}", server)
+            out.update(_through(f"http://127.0.0.1:{PORT + 1}", prompts, "through_llama_server", rag))
+        finally:
+            server.terminate()
+            server.wait(60)
     for key in ("single_ttft_s", "16x6144_wall_s", "16x6144_ttft_p50_s", "16x6144_itl_p50_ms"):
         out[f"ratio_{key}"] = out[f"through_node_{key}"] / out[f"in_process_{key}"]
     text = json.dumps(out, indent=1)

@@ -42,7 +42,7 @@ elif [ "$1" = probe ]; then
   # single-stream decode: llama-bench tg against raw decodes and the engine, on two context shapes
   PYTHONUNBUFFERED=1 python3 -m bench.gpu_single_stream_probe --model $W/q14.gguf --bin $B --out ${OUT:-.}/single_stream_probe.json ${EXTRA:-}
 elif [ "$1" = node ]; then
-  PYTHONUNBUFFERED=1 python3 -m bench.gpu_node_bench --model $W/q14.gguf --out ${OUT:-.}/gpu_node_bench.json ${EXTRA:-}
+  PYTHONUNBUFFERED=1 python3 -m bench.gpu_node_bench --model $W/q14.gguf --bin $B --out ${OUT:-.}/gpu_node_bench.json ${EXTRA:-}
 elif [ "$1" = scale ]; then
   PYTHONUNBUFFERED=1 python3 -m bench.retrieval_scale_bench --inputs .scale_inputs/cuad_inputs.json --keep $W/scale100k ${EXTRA:-} > ${OUT:-.}/retrieval_scale.json
   cat ${OUT:-.}/retrieval_scale.json
