@@ -19,10 +19,11 @@ from docqa.remote.openai_embedder import OpenAIEmbedder
 from docqa.service import DocQA
 from docqa.service.node import ModelNode
 from tests.support.fake_generator import FakeGenerator
-from tests.support.live_server import free_port, serve_state
+from tests.support.live_server import free_port, serve_app, serve_state, sse_events
 from tests.support.paths import SAMPLE_DOCS, make_settings
 
 ANSWER = "The agreement is governed by the laws of England [1]."
+QUESTION = "Which law governs the services agreement?"
 
 
 @pytest.fixture
@@ -91,3 +92,46 @@ def test_an_embedding_endpoint_that_cannot_be_reached_is_named(tmp_path: Path) -
     url = f"http://127.0.0.1:{free_port()}/v1"
     with pytest.raises(EndpointError, match=f"the embedding endpoint {url} cannot be reached"):
         OpenAIEmbedder(url, model=None, api_key=None, timeout_s=5)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("thinking", [False, True], ids=["non-thinking", "thinking"])
+def test_a_model_less_docqa_answers_as_in_process_through_a_node(
+    tiny_qwen3: Path, tmp_path: Path, thinking: bool
+) -> None:
+    """The same seed: the same answer and reasoning in-process and through a --generator-only node (a
+    Qwen3-architecture model, so the two modes' prompts and sampling really differ), by the library and by
+    the REST stream. Sampled at 0.7, not greedy: this random-weight model's greedy choice is a blank token
+    over and over, which the runaway check ends at once (an empty answer would prove nothing)."""
+    llm = {"model": str(tiny_qwen3), "n_ctx": 4096, "n_parallel": 2, "prefix_cache_slots": 0}
+    request = AskRequest(QUESTION, thinking=thinking, temperature=0.7, seed=5, max_tokens=24, use_cache=False)
+    docs = [SAMPLE_DOCS / "services_agreement_en.txt", SAMPLE_DOCS / "operations_handbook.md"]
+
+    local = DocQA.open(make_settings(tmp_path / "local", llm=llm))
+    try:
+        local.ingest(docs)
+        here = local.ask(request)
+        node = ModelNode(local.generator, None)  # the same engine, now behind HTTP
+        state = AppState(local.settings, generator_only=True, node=node)
+        with serve_state(state, free_port()) as base:
+            # the client reads only the GGUF's vocabulary, to count tokens and pick Qwen3's template
+            client_llm = {"endpoint": f"{base}/v1", "model": str(tiny_qwen3), "n_ctx": 4096}
+            remote = DocQA.open(make_settings(tmp_path / "client", llm=client_llm))
+            try:
+                remote.ingest(docs)
+                there = remote.ask(request)
+                with serve_app(remote.settings, remote, free_port()) as api:
+                    body = {"question": QUESTION, "thinking": thinking, "temperature": 0.7, "seed": 5,
+                            "max_tokens": 24, "cache": False, "stream": True}  # fmt: skip
+                    with httpx.stream("POST", f"{api}/v1/ask", json=body, timeout=120) as r:
+                        events = list(sse_events(r))
+            finally:
+                remote.close()
+    finally:
+        local.close()
+    assert here.mode == there.mode == ("thinking" if thinking else "non-thinking")
+    assert (there.answer, there.reasoning) == (here.answer, here.reasoning)
+    assert len(there.answer) > 20 and there.timings.completion_tokens == here.timings.completion_tokens == 24
+    assert [c.chunk_id for c in there.citations] == [c.chunk_id for c in here.citations]
+    streamed = "".join(data["text"] for kind, data in events if kind == "answer").strip()
+    assert streamed == here.answer
