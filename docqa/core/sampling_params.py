@@ -5,6 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# Qwen's documented way to end reasoning early: a closing sentence, then </think>. The batching engine feeds
+# it at the thinking budget; the endpoint generator sends it as the start of a continuation request.
+THINKING_CUTOFF = (
+    "\n\nConsidering the limited time by the user, I have to give the solution based on the thinking directly now."
+    "\n</think>\n\n"
+)
+
 
 @dataclass(frozen=True)
 class SamplingParams:

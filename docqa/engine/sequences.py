@@ -6,15 +6,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from docqa.core.sampling_params import SamplingParams
+from docqa.core.sampling_params import THINKING_CUTOFF, SamplingParams
 from docqa.core.streams import GenerationStream
 from docqa.llama.output_text import OutputText
 
-# Qwen's documented way to end reasoning early: a closing sentence, then </think>.
-THINKING_CUTOFF = (
-    "\n\nConsidering the limited time by the user, I have to give the solution based on the thinking directly now."
-    "\n</think>\n\n"
-)
+__all__ = ["THINKING_CUTOFF", "RunningSequence"]
 
 
 @dataclass

@@ -24,12 +24,13 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
 import httpx
 
-from docqa.core.errors import BusyError, EndpointError, EndpointTimeoutError
-from docqa.core.sampling_params import SamplingParams
+from docqa.core.errors import BusyError, DocqaError, EndpointError, EndpointTimeoutError
+from docqa.core.sampling_params import THINKING_CUTOFF, SamplingParams
 from docqa.core.streams import GenerationStream, GenEvent
 from docqa.core.types import GeneratorInfo, GeneratorStats
 
@@ -94,7 +95,7 @@ class OpenAIGenerator:
         with self._lock:
             self._running += 1
         relay = threading.Thread(
-            target=self._relay, args=(response, stream, prompt), name="docqa-endpoint", daemon=True
+            target=self._relay, args=(response, stream, prompt, params), name="docqa-endpoint", daemon=True
         )
         relay.start()
         return stream
@@ -155,41 +156,64 @@ class OpenAIGenerator:
             f"LLM endpoint {self.base_url} did not {what} within {self._timeout_s:g} s (DOCQA_LLM_ENDPOINT_TIMEOUT_S)"
         )
 
-    def _relay(self, response: httpx.Response, stream: GenerationStream, prompt: str) -> None:
+    def _relay(self, response: httpx.Response, stream: GenerationStream, prompt: str, params: SamplingParams) -> None:
         """Server-sent events to the stream, until [DONE], an error or the stream's cancellation. Token counts
         are the server's usage; a server that sends none (llama-cpp-python's) is counted here: the prompt by
-        the tokenizer, the answer by its events (one token each from the servers measured)."""
-        reason, usage, pieces = "length", {}, 0
+        the tokenizer, the answer by its events (one token each from the servers measured).
+
+        The thinking budget, as in-process: once the reasoning has run `thinking_budget` tokens without
+        `</think>`, this request is closed and a continuation sent (the prompt, the text so far and Qwen's
+        closing sentence with `</think>`), whose answer streams on for the tokens left."""
+        segment = _Segment(prompt, params.thinking_budget)
+        used = 0
         try:
-            for event in _events(response.iter_lines()):
-                if stream.cancelled:
-                    reason = "cancelled"
+            while True:
+                self._read(response, stream, segment)
+                if not segment.over_budget or segment.reason == "cancelled":
                     break
-                if event.get("usage"):
-                    usage = event["usage"]
-                for choice in event.get("choices") or []:
-                    if choice.get("text"):
-                        pieces += 1
-                        stream.put(GenEvent("text", text=choice["text"]))
-                    if choice.get("finish_reason"):
-                        reason = "stop" if choice["finish_reason"] == "stop" else str(choice["finish_reason"])
+                response.close()
+                used += segment.pieces + self._count_tokens(THINKING_CUTOFF)
+                stream.put(GenEvent("text", text=THINKING_CUTOFF))
+                if used >= params.max_tokens:
+                    segment.reason = "length"
+                    break
+                segment = segment.continued(used)
+                body = self._body(segment.prompt, replace(params, max_tokens=params.max_tokens - used))
+                response = self._open(body)
             stream.put(
                 GenEvent(
                     "finished",
-                    finish_reason=reason,
-                    prompt_tokens=int(usage.get("prompt_tokens") or self._count_tokens(prompt)),
-                    completion_tokens=int(usage.get("completion_tokens") or pieces),
+                    finish_reason=segment.reason,
+                    prompt_tokens=int(segment.first_usage.get("prompt_tokens") or self._count_tokens(prompt)),
+                    completion_tokens=used + int(segment.usage.get("completion_tokens") or segment.pieces),
                 )
             )
         except httpx.TimeoutException:
             stream.put(GenEvent("failed", text=str(self._timed_out("send the next token"))))
-        except (httpx.HTTPError, ValueError) as exc:
+        except (httpx.HTTPError, ValueError, DocqaError) as exc:
             stream.put(GenEvent("failed", text=f"LLM endpoint {self.base_url} failed mid-answer: {exc}"))
         finally:
             response.close()  # a cancelled request is closed upstream too
             with self._lock:
                 self._running -= 1
             self._places.release()
+
+    def _read(self, response: httpx.Response, stream: GenerationStream, segment: _Segment) -> None:
+        """One upstream request's events into the stream (until its end, a cancel or the budget)."""
+        for event in _events(response.iter_lines()):
+            if stream.cancelled:
+                segment.reason = "cancelled"
+                return
+            if event.get("usage"):
+                segment.usage = event["usage"]
+            for choice in event.get("choices") or []:
+                if choice.get("text"):
+                    segment.add(choice["text"])
+                    stream.put(GenEvent("text", text=choice["text"]))
+                if choice.get("finish_reason"):
+                    segment.reason = "stop" if choice["finish_reason"] == "stop" else str(choice["finish_reason"])
+            if segment.over_budget:
+                return
 
     def _first_model(self) -> str:
         try:
@@ -200,6 +224,44 @@ class OpenAIGenerator:
             raise EndpointError(
                 f"LLM endpoint {self.base_url} did not list its models ({exc}); set DOCQA_LLM_ENDPOINT_MODEL"
             ) from exc
+
+
+class _Segment:
+    """One upstream request of an answer: its prompt, the text it added, and whether the thinking budget
+    (counted over the whole answer) ran out inside an open <think>."""
+
+    def __init__(self, prompt: str, budget: int | None, used: int = 0, first_usage: dict[str, Any] | None = None):
+        self.prompt = prompt
+        self.budget = budget
+        self.used = used  # tokens of the answer before this request
+        self.pieces = 0
+        self.text: list[str] = []
+        self.reason = "length"
+        self.usage: dict[str, Any] = {}
+        self._first_usage = first_usage
+        self._tail = ""
+        self.closed = budget is None
+
+    @property
+    def first_usage(self) -> dict[str, Any]:
+        """The first request's usage (its prompt is the answer's)."""
+        return self._first_usage if self._first_usage is not None else self.usage
+
+    def add(self, text: str) -> None:
+        self.pieces += 1
+        self.text.append(text)
+        self._tail = (self._tail + text)[-16:]
+        if "</think>" in self._tail:
+            self.closed = True
+
+    @property
+    def over_budget(self) -> bool:
+        return not self.closed and self.budget is not None and self.used + self.pieces >= self.budget
+
+    def continued(self, used: int) -> _Segment:
+        """The next request: this prompt, this text and the closing sentence; no budget left to watch."""
+        prompt = self.prompt + "".join(self.text) + THINKING_CUTOFF
+        return _Segment(prompt, None, used, self.first_usage)
 
 
 def _events(lines: Iterator[str]) -> Iterator[dict[str, Any]]:

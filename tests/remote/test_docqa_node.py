@@ -12,7 +12,7 @@ import pytest
 
 from docqa.components import load_generator
 from docqa.core.errors import BusyError, ConfigError
-from docqa.core.sampling_params import NON_THINKING_SAMPLING
+from docqa.core.sampling_params import NON_THINKING_SAMPLING, THINKING_CUTOFF
 from docqa.engine.batching import BatchingGenerator
 from docqa.llama.vocab import VocabCounter
 from docqa.remote.openai_generator import OpenAIGenerator
@@ -118,3 +118,24 @@ def test_a_server_with_no_tokenize_route_and_no_gguf_is_a_clear_error(tmp_path: 
     settings = make_settings(tmp_path, llm={"endpoint": nowhere, "endpoint_model": "m", "endpoint_timeout_s": 2})
     with pytest.raises(ConfigError, match="offers no tokenize route docqa knows; set DOCQA_LLM_MODEL"):
         load_generator(settings)
+
+
+def test_the_thinking_budget_closes_the_reasoning_over_an_endpoint(
+    fake_node: str, fake_generator: FakeGenerator
+) -> None:
+    fake_generator.script = "<think> " + "step " * 60 + "</think> The laws of England [1]."
+    client = _client(fake_node)
+    prompt = "<|im_start|>assistant\n"
+    params = replace(GREEDY, max_tokens=40, thinking_budget=10)
+    events = list(client.submit(prompt, params))
+    first = "".join(e.text for e in events[:10])
+    assert events[10].text == THINKING_CUTOFF  # after 10 reasoning tokens: Qwen's closing sentence
+    assert fake_generator.prompts[-1] == prompt + first + THINKING_CUTOFF  # the continuation's prompt
+    cutoff = client.count_tokens(THINKING_CUTOFF)
+    assert fake_generator.params[-1].max_tokens == 40 - 10 - cutoff
+    assert events[-1].kind == "finished" and events[-1].completion_tokens == 40
+    assert len(fake_generator.prompts) == 2
+
+    fake_generator.script = "<think> short </think> The laws of England [1]."  # closed within the budget
+    events = list(client.submit(prompt, params))
+    assert THINKING_CUTOFF not in "".join(e.text for e in events) and len(fake_generator.prompts) == 3
