@@ -62,6 +62,7 @@ def _endpoint_generator(settings: Settings) -> Generator:
         prompt_format=prompt_format,
         count_tokens=count,
         tokenizer_label=label,
+        api=llm.endpoint_api,
     )
 
 

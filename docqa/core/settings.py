@@ -80,6 +80,13 @@ class LLMSettings(BaseModel):
     endpoint_model: str | None = Field(
         default=None, description="The model name the endpoint serves; unset: the first of its /models."
     )
+    endpoint_api: Literal["completions", "chat"] = Field(
+        default="completions",
+        description="completions: docqa's rendered prompt to /completions (the same template and tokens as "
+        "in-process); chat: for servers with only /chat/completions, the prompt's turns as messages, Qwen3's "
+        "thinking switch as chat_template_kwargs.enable_thinking, reasoning read from reasoning_content or "
+        "reasoning (or inline <think>); there the thinking budget is left to the server.",
+    )
     endpoint_api_key: str | None = Field(default=None, description="Bearer token for the endpoint, if it wants one.")
     endpoint_timeout_s: float = Field(
         default=60.0,

@@ -33,6 +33,7 @@ from docqa.core.errors import BusyError, DocqaError, EndpointError, EndpointTime
 from docqa.core.sampling_params import THINKING_CUTOFF, SamplingParams
 from docqa.core.streams import GenerationStream, GenEvent
 from docqa.core.types import GeneratorInfo, GeneratorStats
+from docqa.remote.chat_messages import ReasoningText, to_messages
 
 logger = logging.getLogger(__name__)
 
@@ -55,8 +56,10 @@ class OpenAIGenerator:
         prompt_format: str,
         count_tokens: Callable[[str], int],
         tokenizer_label: str,
+        api: str = "completions",
     ) -> None:
         self.base_url = base_url.rstrip("/")
+        self.chat = api == "chat"  # a chat-only server: messages out, reasoning deltas in (chat_messages)
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._timeout = httpx.Timeout(timeout_s, connect=min(timeout_s, 10.0))
         self._timeout_s = timeout_s
@@ -87,7 +90,7 @@ class OpenAIGenerator:
         if not self._places.acquire(blocking=False):
             raise BusyError(f"{self._max_in_flight} requests are already open on {self.base_url}; retry shortly")
         try:
-            response = self._open(self._body(prompt, params))
+            response = self._open(self._chat_body(prompt, params) if self.chat else self._body(prompt, params))
         except BaseException:
             self._places.release()
             raise
@@ -128,9 +131,20 @@ class OpenAIGenerator:
             body["ignore_eos"] = True
         return body
 
+    def _chat_body(self, prompt: str, params: SamplingParams) -> dict[str, Any]:
+        """The same request for `/chat/completions`: the prompt's turns as messages, Qwen3's thinking switch
+        as chat_template_kwargs (vLLM's and SGLang's way)."""
+        messages, thinking = to_messages(prompt, self.info.prompt_format)
+        body = self._body(prompt, params)
+        del body["prompt"]
+        body["messages"] = messages
+        if thinking is not None:
+            body["chat_template_kwargs"] = {"enable_thinking": thinking}
+        return body
+
     def _open(self, body: dict[str, Any]) -> httpx.Response:
         """The upstream response, its status checked; the body is read by _relay."""
-        url = f"{self.base_url}/completions"
+        url = f"{self.base_url}/{'chat/completions' if 'messages' in body else 'completions'}"
         for attempt in range(1, CONNECT_ATTEMPTS + 1):
             try:
                 response = self._client.send(self._client.build_request("POST", url, json=body), stream=True)
@@ -164,7 +178,8 @@ class OpenAIGenerator:
         The thinking budget, as in-process: once the reasoning has run `thinking_budget` tokens without
         `</think>`, this request is closed and a continuation sent (the prompt, the text so far and Qwen's
         closing sentence with `</think>`), whose answer streams on for the tokens left."""
-        segment = _Segment(prompt, params.thinking_budget)
+        # A chat request cannot continue an answer: there the thinking budget is the server's to keep.
+        segment = _Segment(prompt, None if self.chat else params.thinking_budget)
         used = 0
         try:
             while True:
@@ -207,9 +222,10 @@ class OpenAIGenerator:
             if event.get("usage"):
                 segment.usage = event["usage"]
             for choice in event.get("choices") or []:
-                if choice.get("text"):
-                    segment.add(choice["text"])
-                    stream.put(GenEvent("text", text=choice["text"]))
+                text = segment.reasoning.text(choice) if self.chat else choice.get("text")
+                if text:
+                    segment.add(text)
+                    stream.put(GenEvent("text", text=text))
                 if choice.get("finish_reason"):
                     segment.reason = "stop" if choice["finish_reason"] == "stop" else str(choice["finish_reason"])
             if segment.over_budget:
@@ -241,6 +257,7 @@ class _Segment:
         self._first_usage = first_usage
         self._tail = ""
         self.closed = budget is None
+        self.reasoning = ReasoningText()
 
     @property
     def first_usage(self) -> dict[str, Any]:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
@@ -31,31 +31,6 @@ def _stream(handler: BaseHTTPRequestHandler, pieces: list[str], pause_s: float =
     last = {"index": 0, "text": "", "finish_reason": "stop"}
     usage = {"choices": [last], "usage": {"prompt_tokens": 5, "completion_tokens": len(pieces)}}
     handler.wfile.write(f"data: {json.dumps(usage)}\n\ndata: [DONE]\n\n".encode())
-
-
-@pytest.fixture
-def upstream() -> Iterator[Callable[[Behaviour], str]]:
-    servers: list[ThreadingHTTPServer] = []
-
-    def start(behaviour: Behaviour) -> str:
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                behaviour(self)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
-        server.daemon_threads = True
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
-        return f"http://127.0.0.1:{server.server_address[1]}/v1"
-
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
 
 
 def _generator(url: str, timeout_s: float = 5.0, max_in_flight: int = 4) -> OpenAIGenerator:
