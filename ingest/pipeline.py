@@ -206,7 +206,7 @@ class Ingestor:
             if source.path.suffix.lower() not in PDF_SUFFIXES:
                 bounds.check_text_file_size(size, self._limits)
             prepared.parsed = read_document_safely(source.path, password, self._limits)
-            bounds.check_output(prepared.parsed, self._limits)
+            bounds.check_output(prepared.parsed, self._limits, paged=source.path.suffix.lower() in PDF_SUFFIXES)
             chunks = chunk_pages(
                 prepared.parsed.pages, self._chunking.max_tokens, self._chunking.overlap_tokens, self._counter
             )

@@ -33,9 +33,11 @@ def test_files_past_the_bounds_fail_with_the_reason_and_the_rest_go_on(tmp_path:
             "bomb.txt": sentence * 100 + "\f" + "x" * 6_000,  # its second page is past the page bound
             "long.txt": (sentence * 100 + "\f") * 8,  # 8 pages of 3,300 characters: 26,400
             "huge.txt": "y" * 100_000,  # over 4 bytes a character of the bound: refused before it is read
+            "contract.txt": sentence * 500,  # 16,500 characters on its one page: a long contract, not a bomb
         },
     )
     assert results["fine.txt"] == ("added", None)
+    assert results["contract.txt"] == ("added", None)
     assert results["bomb.txt"] == (
         "failed", "page 2 has 6,000 characters of text, over the 5,000 limit (DOCQA_INGEST_MAX_PAGE_CHARS)"
     )  # fmt: skip
