@@ -17,7 +17,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from typing import Any
 import llama_cpp  # noqa: F401  (before numpy: the reverse order crashed model loading on the H200 device)
 
 from bench.gpu_engine_bench import make_prompt, rag_settings, run_requests
+from bench.local_server import wait_healthy
 from bench.machine_state import gpu_state
 from bench.traces import stream_figures
 from docqa.core.sampling_params import NON_THINKING_SAMPLING, SamplingParams
@@ -59,22 +59,6 @@ def _node_env(model: Path, data: str) -> dict[str, str]:
         "DOCQA_LLM_MAX_QUEUE": str(settings.max_queue),
         "DOCQA_DATA_DIR": data,
     }
-
-
-def _wait_healthy(url: str, proc: subprocess.Popen[bytes], timeout_s: float = 300) -> None:
-    import httpx
-
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the node exited with {proc.returncode}")
-        try:
-            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.5)
-    raise RuntimeError("the node did not become healthy")
 
 
 def _through(url: str, prompts: list[str], tag: str, rag: SamplingParams) -> dict[str, float]:
@@ -128,7 +112,7 @@ def main() -> None:
         command = [sys.executable, "-m", "docqa", "serve", "--generator-only", "--port", str(PORT)]
         node = subprocess.Popen(command, env=_node_env(args.model, data), stdout=subprocess.DEVNULL)
         try:
-            _wait_healthy(url, node)
+            wait_healthy(url, node)
             out.update(_through(url, prompts, "through_node", rag))
         finally:
             node.terminate()
@@ -136,7 +120,7 @@ def main() -> None:
     if args.bin is not None:
         server = _llama_server(args.bin, args.model, PORT + 1)
         try:
-            _wait_healthy(f"http://127.0.0.1:{PORT + 1}", server)
+            wait_healthy(f"http://127.0.0.1:{PORT + 1}", server)
             out.update(_through(f"http://127.0.0.1:{PORT + 1}", prompts, "through_llama_server", rag))
         finally:
             server.terminate()

@@ -29,7 +29,7 @@ from typing import Any
 
 import httpx
 
-from bench.local_server import docqa_server
+from bench.local_server import docqa_server, sse
 from bench.traces import Trace, stream_figures
 
 ENGINE = {  # as the engine bench's RAG load, with room for three 4k-token chunks and the answer
@@ -61,16 +61,13 @@ def ask(base: str, question: str, trace: Trace, out: dict[str, int]) -> None:
     trace.submitted = time.perf_counter()
     with httpx.stream("POST", f"{base}/v1/ask", json=body, timeout=900) as r:
         r.raise_for_status()
-        kind = None
-        for line in r.iter_lines():
-            if line.startswith("event: "):
-                kind = line[7:]
-            elif line.startswith("data: ") and kind == "error":
-                raise RuntimeError(f"{question[:60]}: {line[6:]}")
-            elif line.startswith("data: ") and kind in ("answer", "reasoning", "done"):
+        for kind, data in sse(r):
+            if kind == "error":
+                raise RuntimeError(f"{question[:60]}: {data}")
+            if kind in ("answer", "reasoning", "done"):
                 trace.stamps.append(time.perf_counter())
                 if kind == "done":
-                    timings = json.loads(line[6:])["timings"]
+                    timings = json.loads(data)["timings"]
                     trace.tokens = int(timings["completion_tokens"])
                     out["prompt_tokens"] = max(out.get("prompt_tokens", 0), int(timings["prompt_tokens"]))
 

@@ -1,4 +1,5 @@
-"""A `docqa serve` subprocess on a free loopback port, for the CPU benchmarks."""
+"""A `docqa serve` subprocess on a free loopback port, for the benchmarks; waiting for a server's /health;
+Server-Sent Events read line by line."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import httpx
 
@@ -22,16 +24,33 @@ def docqa_server(env: dict[str, str], *options: str) -> Iterator[tuple[str, int]
     base = f"http://127.0.0.1:{port}"
     server = subprocess.Popen([sys.executable, "-m", "docqa", "serve", "--port", str(port), *options], env=env)
     try:
-        while True:
-            if server.poll() is not None:
-                raise RuntimeError(f"docqa serve exited with {server.returncode}")
-            try:
-                if httpx.get(f"{base}/health").status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            time.sleep(0.5)
+        wait_healthy(base, server)
         yield base, server.pid
     finally:
         server.terminate()
         server.wait(120)
+
+
+def wait_healthy(base: str, server: subprocess.Popen[Any], timeout_s: float = 600) -> None:
+    """Until GET /health answers 200 (docqa's, llama-server's); an error if the server exits or takes too long."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"{base}: the server exited with {server.returncode}")
+        try:
+            if httpx.get(f"{base}/health", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.5)
+    raise RuntimeError(f"{base} did not become healthy in {timeout_s:g} s")
+
+
+def sse(response: httpx.Response) -> Iterator[tuple[str | None, str]]:
+    """(event kind, data) of each `data:` line of a Server-Sent Events response, as they arrive."""
+    kind = None
+    for line in response.iter_lines():
+        if line.startswith("event: "):
+            kind = line[7:]
+        elif line.startswith("data: "):
+            yield kind, line[6:]

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import httpx
 
-from bench.local_server import docqa_server
+from bench.local_server import docqa_server, sse
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -54,12 +54,9 @@ def ask(base: str, question: str, document_id: int, max_tokens: int = 64) -> tup
     done: dict = {}
     with httpx.stream("POST", f"{base}/v1/ask", json=body, timeout=600) as r:
         r.raise_for_status()
-        kind = None
-        for line in r.iter_lines():
-            if line.startswith("event: "):
-                kind = line[7:]
-            elif line.startswith("data: ") and kind == "done":
-                done = json.loads(line[6:])["timings"]
+        for kind, data in sse(r):
+            if kind == "done":
+                done = json.loads(data)["timings"]
     ttft = done.get("ttft_ms")
     return (ttft / 1000 if ttft else float("nan")), time.perf_counter() - start, int(done.get("completion_tokens", 0))
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import httpx
 
+from bench.local_server import wait_healthy
 from docqa.service import DocQA
 from tests.support.live_server import free_port, sse_events
 from tests.support.paths import ROOT, make_settings, small_chunk_ingest_env
@@ -29,19 +30,6 @@ LONG_REPORT = "\n\n".join(
     f"and shipped {90 + i} of them to the assembly plant before the end of the quarter."
     for i in range(60)
 )
-
-
-def _wait_healthy(base: str, proc: subprocess.Popen[bytes], timeout: float = 120) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
-        try:
-            if httpx.get(f"{base}/health", timeout=2).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.2)
-    raise AssertionError("docqa serve did not become healthy")
 
 
 def test_sigterm_drains_streams_and_uploads_then_exits(sample_index: Path, tmp_path: Path) -> None:
@@ -63,7 +51,7 @@ def test_sigterm_drains_streams_and_uploads_then_exits(sample_index: Path, tmp_p
         stderr=subprocess.PIPE,
     )
     try:
-        _wait_healthy(base, proc)
+        wait_healthy(base, proc, timeout_s=120)
         results: dict[str, tuple[int, dict[str, Any]]] = {}
         events: list[str] = []  # filled as the events arrive
         streaming, uploading = threading.Event(), threading.Event()
