@@ -127,6 +127,9 @@ def test_a_conversation_in_the_web_page(live_server: str, tmp_path: Path) -> Non
         expect(page.locator("#source-dialog")).to_be_visible()
         expect(page.locator("#source-text")).to_contain_text("Northwind")
         expect(page.locator("#source-text .page-marker").first).to_have_text("— page 1 —")
+        # the passage the answer used is highlighted (the demo model repeats the report's lines)
+        expect(page.locator("#source-text mark.quote")).to_have_count(1)
+        expect(page.locator("#source-text mark.quote")).to_contain_text("2025")
         page.screenshot(path=str(ARTIFACTS / "web_ui_source.png"), full_page=True)
         page.click("#source-dialog button")
 
