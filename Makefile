@@ -28,7 +28,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 demo: setup
-	$(VENV)/bin/docqa ingest sample_docs --collection demo
+	$(VENV)/bin/docqa ingest sample_docs/*.pdf sample_docs/*.md sample_docs/*.txt --collection demo  # not the .py that made the PDF
 	$(VENV)/bin/docqa ask "$(DEMO_QUESTION)" --collection demo --max-tokens 96 --seed 7
 
 lint: setup
