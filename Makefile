@@ -27,8 +27,9 @@ $(STAMP): pyproject.toml
 	@command -v tesseract >/dev/null 2>&1 || echo "note: scanned PDF pages need OCR: sudo apt-get install tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim (docqa works without it and says so per file)"
 	@touch $(STAMP)
 
+# the sample documents, not the script in sample_docs/ that made the PDF
 demo: setup
-	$(VENV)/bin/docqa ingest sample_docs/*.pdf sample_docs/*.md sample_docs/*.txt --collection demo  # not the .py that made the PDF
+	$(VENV)/bin/docqa ingest sample_docs/*.pdf sample_docs/*.md sample_docs/*.txt --collection demo
 	$(VENV)/bin/docqa ask "$(DEMO_QUESTION)" --collection demo --max-tokens 96 --seed 7
 
 lint: setup
