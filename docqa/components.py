@@ -71,8 +71,7 @@ def load_embedder(settings: Settings) -> Embedder | None:
     if Retriever.resolve(settings.retrieval.retriever) != "bm25":
         if settings.embed.endpoint:
             return _endpoint_embedder(settings)
-        path = resolve_model(settings.embed.model, "embedding", "DOCQA_EMBED_MODEL", settings.models_path)
-        return LlamaEmbedder(path, settings.embed)
+        return _local_embedder(settings)
     if settings.embed.model is not None:
         # `auto` searches by keyword alone (the best on the dev set with every embedder measured), so
         # nothing is embedded: a configured model would only cost ingest time. It is still checked
@@ -100,8 +99,11 @@ def _endpoint_embedder(settings: Settings) -> Embedder:
 def load_node_embedder(settings: Settings) -> Embedder | None:
     """A generation node's embedder: the model DOCQA_EMBED_MODEL names, whatever the retriever (the node
     searches nothing; its clients' retrievers decide); None when none is named."""
-    if settings.embed.model is None:
-        return None
+    return None if settings.embed.model is None else _local_embedder(settings)
+
+
+def _local_embedder(settings: Settings) -> Embedder:
+    """In-process llama.cpp on the GGUF DOCQA_EMBED_MODEL names (unset: the demo model)."""
     path = resolve_model(settings.embed.model, "embedding", "DOCQA_EMBED_MODEL", settings.models_path)
     return LlamaEmbedder(path, settings.embed)
 

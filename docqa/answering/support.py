@@ -16,6 +16,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from docqa.answering.windows import page_at
 from docqa.core.types import RetrievedChunk
 from docqa.store.keyword import lexical
 
@@ -68,5 +69,4 @@ def supporting_passage(claims: str, chunk: RetrievedChunk) -> Support | None:
     run = lines[best[1] : best[1] + PASSAGE_LINES]
     start, end = run[0][0], run[-1][1]
     strongest = max(run, key=lambda line: sum(weight[t] for t in line[2]))[0]  # a run can cross a page break
-    page = max(p for offset, p in [(0, chunk.first_page), *chunk.page_breaks] if offset <= strongest)
-    return Support(page, chunk.text[start:end][:MAX_QUOTE_CHARS])
+    return Support(page_at(chunk, strongest), chunk.text[start:end][:MAX_QUOTE_CHARS])

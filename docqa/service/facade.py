@@ -23,7 +23,7 @@ import numpy as np
 from docqa import components
 from docqa.answering.cache import AnswerCache
 from docqa.core.documents import IngestReport, ProgressCallback, Source
-from docqa.core.errors import ChunkNotFoundError, ClientGoneError, ConfigError, DocqaError
+from docqa.core.errors import ChunkNotFoundError, ClientGoneError, DocqaError
 from docqa.core.events import AskEvent
 from docqa.core.protocols import Embedder, Generator, Reranker
 from docqa.core.requests import AskRequest, validate_collection_name
@@ -102,13 +102,7 @@ class DocQA:
     # --- what the interfaces show ------------------------------------------------------------
 
     def status(self) -> ServiceStatus:
-        gen = self.generator
-        return ServiceStatus(
-            generator=gen.info.model_id if gen else None,
-            embedder=self.embedder.model_id if self.embedder else None,
-            reranker=self.reranker.model_id if self.reranker else None,
-            engine=gen.stats() if gen else None,
-        )
+        return node.status_of(self.generator, self.embedder, self.reranker)
 
     @property
     def retriever_kind(self) -> str:
@@ -131,9 +125,7 @@ class DocQA:
         return node.embed(self.embedder, texts, input_type)
 
     def count_tokens(self, prompt: str) -> int:
-        if self.generator is None:
-            raise ConfigError("no generator loaded: this docqa process has no tokenizer")
-        return self.generator.count_tokens(prompt)
+        return node.count_tokens(self.generator, prompt)
 
     def collections(self) -> list[CollectionSummary]:
         """Every collection with its documents by status and its chunks."""

@@ -16,7 +16,7 @@ import numpy as np
 
 from docqa import components
 from docqa.core.errors import ConfigError, ModelNotLoadedError
-from docqa.core.protocols import Embedder, Generator
+from docqa.core.protocols import Embedder, Generator, Reranker
 from docqa.core.sampling_params import SamplingParams
 from docqa.core.settings import Settings
 from docqa.core.streams import GenerationStream
@@ -46,6 +46,22 @@ def complete(
     if generator is None:
         raise ConfigError("no generator loaded: this docqa process cannot complete prompts")
     return generator.submit(prompt, params, loop)
+
+
+def count_tokens(generator: Generator | None, prompt: str) -> int:
+    if generator is None:
+        raise ConfigError("no generator loaded: this docqa process has no tokenizer")
+    return generator.count_tokens(prompt)
+
+
+def status_of(generator: Generator | None, embedder: Embedder | None, reranker: Reranker | None) -> ServiceStatus:
+    """The loaded models by name, and the generator's live state."""
+    return ServiceStatus(
+        generator=generator.info.model_id if generator else None,
+        embedder=embedder.model_id if embedder else None,
+        reranker=reranker.model_id if reranker else None,
+        engine=generator.stats() if generator else None,
+    )
 
 
 def embed(embedder: Embedder | None, texts: Sequence[str], input_type: InputType) -> tuple[np.ndarray, str]:
@@ -80,21 +96,13 @@ class ModelNode:
         return complete(self.generator, prompt, params, loop)
 
     def count_tokens(self, prompt: str) -> int:
-        if self.generator is None:
-            raise ConfigError("no generator loaded: this docqa process has no tokenizer")
-        return self.generator.count_tokens(prompt)
+        return count_tokens(self.generator, prompt)
 
     def embed(self, texts: Sequence[str], input_type: InputType) -> tuple[np.ndarray, str]:
         return embed(self.embedder, texts, input_type)
 
     def status(self) -> ServiceStatus:
-        gen, emb = self.generator, self.embedder
-        return ServiceStatus(
-            generator=gen.info.model_id if gen else None,
-            embedder=emb.model_id if emb else None,
-            reranker=None,
-            engine=gen.stats() if gen else None,
-        )
+        return status_of(self.generator, self.embedder, None)
 
     def close(self) -> None:
         for model in (self.generator, self.embedder):
