@@ -121,7 +121,7 @@ class Asker:
             self.generator.count_tokens,
             self.settings.chunking.max_tokens,
         )
-        budget = self.settings.llm.prompt_budget or (CPU_PROMPT_BUDGET if info.on_cpu else None)
+        budget = self._prompt_budget()
         if budget is not None:
             share = focus.per_source(budget, len(sources))
             sources = [
@@ -149,6 +149,11 @@ class Asker:
         mode: Mode = "thinking" if thinking else "non-thinking"
         return _Prepared(mode, plan, params, started, retrieval_ms, warnings)
 
+    def _prompt_budget(self) -> int | None:
+        """Tokens of document text a prompt may hold: the setting, else the CPU's default; None: no cut."""
+        on_cpu = self.generator is not None and self.generator.info.on_cpu
+        return self.settings.llm.prompt_budget or (CPU_PROMPT_BUDGET if on_cpu else None)
+
     def _max_tokens(self, request: AskRequest) -> int:
         explicit = request.max_tokens or self.settings.llm.max_tokens
         if explicit:
@@ -175,6 +180,7 @@ class Asker:
             retrieval=self.retriever.signature(),
             earlier=(earlier,) if (earlier := request.follows()) else (),
             generation=self.store.generation(collection_id),  # read before retrieval, checked when cached
+            prompt_budget=self._prompt_budget(),
         )
 
 

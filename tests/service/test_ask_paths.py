@@ -70,6 +70,14 @@ def test_a_repeated_question_is_replayed_from_the_cache_without_generating(fake_
     assert done.timings.completion_tokens == first.timings.completion_tokens > 0
 
 
+def test_a_prompt_budget_is_part_of_the_cache_key(fake_qa: DocQA) -> None:
+    first = fake_qa.ask(AskRequest(QUESTION))
+    fake_qa.settings.llm.prompt_budget = 1024  # sources cut to a budget: another prompt, another answer
+    cut = fake_qa.ask(AskRequest(QUESTION))
+    assert first.cached is False and cut.cached is False
+    assert fake_qa.ask(AskRequest(QUESTION)).cached is True  # the same budget: the cut answer again
+
+
 def test_a_blank_answer_is_never_cached(fake_qa: DocQA) -> None:
     generator = fake_qa.generator
     assert isinstance(generator, FakeGenerator)
