@@ -1,4 +1,4 @@
-"""Row-level checks of one collection in SQLite: every document complete or failed, no orphans.
+"""Row-level checks of one collection in the store: every document complete or failed, no orphans.
 
 Documents are written in one transaction with their chunks, so none of this should ever fire; it is
 here to prove that after crashes (tests kill ingests at random) and to repair a database that was
@@ -10,8 +10,8 @@ from __future__ import annotations
 from sqlalchemy import text
 
 from docqa.store.db import Store
-from docqa.store.keyword import passages
 from docqa.store.keyword.passage_stems import Stemmer
+from docqa.store.keyword.tables import MISSING_PASSAGES
 
 _REINDEX_MISSING = "reindex missing passages"  # a fix done in Python, not one SQL statement
 
@@ -39,30 +39,23 @@ _CHECKS: list[tuple[str, str, list[str]]] = [
     ),
 ]
 
-# Not tied to a collection: rows that belong to nothing, and chunks the keyword index (its FTS5
-# passages and their stems, docqa.store.keyword.index) lacks.
-_PER_CHUNK = passages.PASSAGES_PER_CHUNK
-_GLOBAL_CHECKS: list[tuple[str, str, list[str]]] = [
-    (
-        "SELECT count(*) FROM chunks WHERE document_id NOT IN (SELECT id FROM documents)",
-        "orphan chunk rows without a document",
-        ["DELETE FROM chunks WHERE document_id NOT IN (SELECT id FROM documents)"],
-    ),
-    *(
+
+def _global_checks(store: Store) -> list[tuple[str, str, list[str]]]:
+    """Not tied to a collection: rows that belong to nothing, and chunks the keyword index
+    (docqa.store.keyword.tables) lacks."""
+    tables = store.keyword_tables
+    keyword = [
+        (count_sql, what, [_REINDEX_MISSING] if what == MISSING_PASSAGES else tables.orphan_fixes())
+        for count_sql, what in tables.checks()
+    ]
+    return [
         (
-            f"SELECT count(*) FROM {table} WHERE {key} / {_PER_CHUNK} NOT IN (SELECT id FROM chunks)",
-            f"orphan {what} rows without a chunk",
-            [f"DELETE FROM {table} WHERE {key} / {_PER_CHUNK} NOT IN (SELECT id FROM chunks)"],
-        )
-        for table, key, what in (("passage_fts", "rowid", "keyword-index"), ("passage_stems", "id", "passage-stem"))
-    ),
-    (
-        f"SELECT count(*) FROM chunks WHERE id * {_PER_CHUNK} NOT IN (SELECT rowid FROM passage_fts) "
-        f"OR id * {_PER_CHUNK} NOT IN (SELECT id FROM passage_stems)",
-        "chunk rows missing from the keyword index or its stems",
-        [_REINDEX_MISSING],
-    ),
-]
+            "SELECT count(*) FROM chunks WHERE document_id NOT IN (SELECT id FROM documents)",
+            "orphan chunk rows without a document",
+            ["DELETE FROM chunks WHERE document_id NOT IN (SELECT id FROM documents)"],
+        ),
+        *keyword,
+    ]
 
 
 def _run(store: Store, checks: list[tuple[str, str, list[str]]], params: dict[str, int], repair: bool) -> list[str]:
@@ -75,7 +68,7 @@ def _run(store: Store, checks: list[tuple[str, str, list[str]]], params: dict[st
                 if repair:
                     for fix in fixes:
                         if fix == _REINDEX_MISSING:
-                            passages.reindex_all(s.connection(), Stemmer(), only_missing=True)
+                            store.keyword_tables.reindex_all(s.connection(), Stemmer(), only_missing=True)
                         else:
                             s.execute(text(fix), params)
     return problems
@@ -88,4 +81,4 @@ def document_problems(store: Store, collection_id: int, *, repair: bool = False)
 
 
 def orphan_problems(store: Store, *, repair: bool = False) -> list[str]:
-    return _run(store, _GLOBAL_CHECKS, {}, repair)
+    return _run(store, _global_checks(store), {}, repair)

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 from sqlalchemy import (
     Engine,
+    Executable,
     create_engine,
     delete,
     event,
@@ -30,7 +31,9 @@ from docqa.core.types import ChunkDraft, RetrievedChunk
 from docqa.store.keyword import index as keyword_index
 from docqa.store.keyword import lexical, passages
 from docqa.store.keyword.filing_choice import FilingIdentities
+from docqa.store.keyword.fts5_tables import Fts5Tables
 from docqa.store.keyword.passage_stems import Stemmer
+from docqa.store.keyword.tables import DocumentPassages, KeywordTables
 from docqa.store.keyword.term_stats import TermStats
 from docqa.store.keyword.titles import DocumentTitles
 from docqa.store.models import Base, ChunkRow, CollectionRow, DocumentRow, SavedDocument, now
@@ -76,18 +79,24 @@ def is_row_id(value: int) -> bool:
 
 
 class Store:
-    """All SQL lives here. Methods open their own short sessions, so the store is thread-safe."""
+    """All SQL lives here. Methods open their own short sessions, so the store is thread-safe.
+
+    This class is the SQLite store; docqa.store.postgres.store.PostgresStore is the same store on
+    Postgres, overriding only what a database does differently (the keyword tables, where vectors
+    live, how rows are locked)."""
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self.engine: Engine = create_engine(
+        self.location = str(path)  # what errors name: the file, or a database URL without its password
+        engine: Engine = create_engine(
             f"sqlite:///{path}",
             connect_args={"check_same_thread": False, "timeout": 30},
             hide_parameters=True,  # an error's message and log hold the statement, never document text
         )
-        event.listen(self.engine, "connect", _configure_connection)
-        self._stemmer = Stemmer()  # searches and writes share its memo of words' stems
+        event.listen(engine, "connect", _configure_connection)
+        fts5 = Fts5Tables()
+        self._open(engine, fts5)
         Base.metadata.create_all(self.engine)
         with self.engine.begin() as conn:
             for ddl in _EXTRA_DDL:
@@ -96,10 +105,15 @@ class Store:
             for column in ("recipe", "ocr_pages"):  # added after the table: older stores lack them
                 if column not in columns:
                     conn.execute(text(f"ALTER TABLE documents ADD COLUMN {column} TEXT"))
-            passages.create_or_migrate(conn, self._stemmer)
+            fts5.create_or_migrate(conn, self._stemmer)
+
+    def _open(self, engine: Engine, keyword_tables: KeywordTables) -> None:
+        self.engine = engine
+        self.keyword_tables = keyword_tables
+        self._stemmer = Stemmer()  # searches and writes share its memo of words' stems
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
-        self._term_stats = TermStats(self._stemmer)
-        self._titles = DocumentTitles()
+        self._term_stats = TermStats(keyword_tables, self._stemmer)
+        self._titles = DocumentTitles(keyword_tables)
         self._filing_identities = FilingIdentities()
 
     def close(self) -> None:
@@ -120,11 +134,15 @@ class Store:
             if not create:
                 raise CollectionNotFoundError(name)
             # Two uploads may create the same new collection at once: insert-or-ignore, then read.
-            s.execute(sqlite_insert(CollectionRow).values(name=name, created_at=now()).on_conflict_do_nothing())
+            s.execute(self._insert_new_collection(name))
         with self.session() as s:
             found = s.scalar(select(CollectionRow).where(CollectionRow.name == name))
             assert found is not None
             return found
+
+    @staticmethod
+    def _insert_new_collection(name: str) -> Executable:
+        return sqlite_insert(CollectionRow).values(name=name, created_at=now()).on_conflict_do_nothing()
 
     def collections(self) -> list[CollectionRow]:
         with self.session() as s:
@@ -180,11 +198,13 @@ class Store:
                 select(DocumentRow).where(DocumentRow.collection_id == collection_id, DocumentRow.source == source)
             )
             removed: list[int] = []
+            self._lock_for_writing(s)
             if doc is None:
                 doc = DocumentRow(collection_id=collection_id, source=source)
                 s.add(doc)
             else:
                 removed = list(s.scalars(select(ChunkRow.id).where(ChunkRow.document_id == doc.id)))
+                self.keyword_tables.forget(s, doc.id)
                 s.execute(delete(ChunkRow).where(ChunkRow.document_id == doc.id))
             doc.name, doc.sha256, doc.size_bytes, doc.pages = name, sha256, size_bytes, pages
             doc.status, doc.error, doc.warnings = "ready", None, json.dumps(list(warnings))
@@ -203,7 +223,7 @@ class Store:
                     char_end=c.char_end,
                     n_tokens=c.n_tokens,
                     page_breaks=json.dumps(c.page_breaks),
-                    embedding=None if embeddings is None else embeddings[i].astype(np.float32).tobytes(),
+                    embedding=self._embedding_column(embeddings, i),
                 )
                 for i, c in enumerate(chunks)
             ]
@@ -211,9 +231,24 @@ class Store:
             s.flush()
             if rows:
                 title = passages.title_of(name, chunks[0].text)
-                passages.index_chunks(s, title, [(r.id, r.text) for r in rows], self._stemmer)
+                cut = passages.passages_of([(r.id, r.text) for r in rows])
+                self.keyword_tables.write(s, DocumentPassages(doc.id, collection_id, title, cut), self._stemmer)
+                self._write_vectors(s, collection_id, [r.id for r in rows], embeddings)
             self._forget_answers(s, collection_id)
             return SavedDocument(doc.id, [r.id for r in rows], removed)
+
+    def _lock_for_writing(self, session: Session) -> None:
+        """SQLite has one writer at a time already: a document's chunk IDs are one range."""
+
+    @staticmethod
+    def _embedding_column(embeddings: np.ndarray | None, i: int) -> bytes | None:
+        """What a chunk row keeps of its embedding: in SQLite, the vector itself (FAISS is rebuilt from it)."""
+        return None if embeddings is None else embeddings[i].astype(np.float32).tobytes()
+
+    def _write_vectors(
+        self, session: Session, collection_id: int, chunk_ids: list[int], embeddings: np.ndarray | None
+    ) -> None:
+        """Vectors kept outside the chunk rows: none in SQLite (FAISS files are written after the commit)."""
 
     def record_failure(
         self, *, collection_id: int, source: str, name: str, sha256: str, size_bytes: int, error: str
@@ -242,6 +277,8 @@ class Store:
             if doc is None or doc.collection_id != collection.id:
                 raise DocumentNotFoundError(document_id, collection.name)
             ids = list(s.scalars(select(ChunkRow.id).where(ChunkRow.document_id == document_id)))
+            self._lock_for_writing(s)
+            self.keyword_tables.forget(s, document_id)
             s.execute(delete(ChunkRow).where(ChunkRow.document_id == document_id))
             s.delete(doc)
             self._forget_answers(s, collection.id)

@@ -14,8 +14,9 @@ from docqa.store.audit import orphan_problems
 from docqa.store.db import Store
 from docqa.store.keyword import index as keyword_index
 from docqa.store.keyword import lexical, passage_bm25, passage_stems, passages
+from docqa.store.keyword.fts5_tables import Fts5Tables, varints
 from docqa.store.keyword.statements import CASH_FLOW_STATEMENT, asked_statements
-from docqa.store.keyword.term_stats import TermStats, index_totals, varints
+from docqa.store.keyword.term_stats import TermStats
 from tests.support.store_rows import save
 
 CLAUSES = [
@@ -57,7 +58,7 @@ def _store(tmp_path: Path) -> tuple[Store, list[int]]:
 )
 def test_scores_equal_fts5_bm25(tmp_path: Path, question: str, weights: tuple[float, float]) -> None:
     store, documents = _store(tmp_path)
-    stats = TermStats()
+    stats = TermStats(Fts5Tables())
     terms = lexical.query_terms(question)
     query = lexical.match_expression(terms)
     assert query is not None
@@ -88,10 +89,10 @@ def test_counts_are_forgotten_when_the_index_changes(tmp_path: Path) -> None:
     """The document frequencies are cached; a write changes FTS5's totals and the cache starts over,
     so scores never use counts from before a write."""
     store, _ = _store(tmp_path)
-    stats = TermStats()
+    stats = TermStats(Fts5Tables())
     with store.session() as session:
         before = stats.refresh(session)
-        assert before == index_totals(session) and before.rows > 0
+        assert before == Fts5Tables().totals(session) and before.rows > 0
         assert stats.document_frequency(session, "indemnifi") > 0
         old = stats.document_frequency(session, "zebra")
     coll = store.collection("c")
@@ -165,7 +166,7 @@ def _rankings(
     its passages' rowids ranked by the second pass for each HeadingBonus's arguments."""
     store, _ = _store(tmp_path)
     saved = save(store, store.collection("c").id, "d.txt", chunks, None)
-    stats = TermStats()
+    stats = TermStats(Fts5Tables())
     terms = lexical.query_terms(question)
     with store.session() as session:
         stats.refresh(session)

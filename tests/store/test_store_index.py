@@ -185,7 +185,9 @@ def test_bm25_ranks_the_clause_asked_about_above_the_preamble_naming_the_parties
     # A question that names no document keeps the first pass's ranking across documents.
     generic = "which law governs the agreement?"
     with store.session() as session:
-        plain = keyword_index._in_collection(session, coll.id, lexical.query_terms(generic), 5)[:5]
+        plain = store.keyword_tables.rank(
+            session, coll.id, lexical.query_terms(generic), keyword_index.TITLE_WEIGHT, 5
+        )[:5]
     assert store.bm25(coll.id, generic, 5) == plain
 
 
@@ -201,7 +203,7 @@ def test_collection_wide_search_uses_the_rarest_terms_within_its_row_budget(
     for n in range(20):
         extra = " The zebra clause governs." if n == 7 else ""
         save(store, coll.id, f"d{n}.txt", [f"This agreement governs the supply of parts number {n}.{extra}"], None)
-    stats = term_stats.TermStats()
+    stats = term_stats.TermStats(store.keyword_tables)
     with store.session() as session:
         assert stats.refresh(session).rows == 20  # a search reads the index's totals first
         assert stats.stems(["governs", "zebra", "agreement"]) == [["govern"], ["zebra"], ["agreement"]]

@@ -17,7 +17,8 @@ from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from docqa.store.keyword import filings
-from docqa.store.keyword.term_stats import IndexTotals, IndexVersion
+from docqa.store.keyword.tables import IndexTotals
+from docqa.store.keyword.term_stats import IndexVersion
 
 
 class FilingIdentities:
@@ -39,7 +40,7 @@ class FilingIdentities:
                 for doc, coll, head, name in session.execute(
                     text(
                         "SELECT c.document_id, d.collection_id, min(c.id), d.name FROM chunks c "
-                        "JOIN documents d ON d.id = c.document_id GROUP BY c.document_id"
+                        "JOIN documents d ON d.id = c.document_id GROUP BY c.document_id, d.collection_id, d.name"
                     )
                 )
             }

@@ -14,16 +14,13 @@ Passages are written by docqa.store.keyword.passages, with their chunks, in the 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
-
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from docqa.store.keyword import lexical, passage_bm25
 from docqa.store.keyword.filing_choice import FilingIdentities
-from docqa.store.keyword.passages import PASSAGES_PER_CHUNK
 from docqa.store.keyword.statements import asked_statements
+from docqa.store.keyword.tables import PASSAGES_PER_CHUNK, chunk_scores
 from docqa.store.keyword.term_stats import TermStats, index_version
 from docqa.store.keyword.titles import DocumentTitles, title_words
 
@@ -110,7 +107,7 @@ def search(
         if rows is None:
             return []
     else:
-        ranked = _in_collection(session, collection_id, stats.selective(session, terms), limit)
+        ranked = stats.tables.rank(session, collection_id, stats.selective(session, terms), TITLE_WEIGHT, limit)
         if not ranked:
             return []
         filing_identities.refresh(session, version)
@@ -123,7 +120,7 @@ def search(
         rows = _document_rows(session, top_document)  # the passage rowid range the second pass re-ranks
         if rows is None:
             return ranked[:limit]
-    rest, asking = _split_terms(session, rows, question, terms)
+    rest, asking = _split_terms(session, stats, rows, question, terms)
     must_name = document_id is None and not chosen
     statements = tuple(asked_statements(question))
     focused = _focused(session, top_document, rows, terms, rest, asking, must_name, stats, statements)
@@ -184,7 +181,7 @@ def _with_twin(
     rows = _document_rows(session, twin) if twin is not None else None
     if twin is None or rows is None:
         return merged
-    rest, asking = _split_terms(session, rows, question, terms)
+    rest, asking = _split_terms(session, stats, rows, question, terms)
     theirs = _focused(session, twin, rows, terms, rest, asking, True, stats, statements)
     if not theirs:
         return merged
@@ -227,66 +224,6 @@ def _with_head(rows: tuple[int, int], rest: list[str], merged: list[tuple[int, f
     return [*others[:slot], (head, score), *others[slot:]]
 
 
-def _chunk_scores(rows: Iterable[Any], other_passages: float = 0.0) -> list[tuple[int, float]]:
-    """Passage rows (chunk ID, score), best first -> each chunk once, scored by its best passage plus
-    other_passages x the sum of its other ones, best first."""
-    best: dict[int, float] = {}
-    others: dict[int, float] = {}
-    for chunk_id, score in rows:
-        if int(chunk_id) in best:
-            others[int(chunk_id)] = others.get(int(chunk_id), 0.0) + float(score)
-        else:
-            best[int(chunk_id)] = float(score)
-    if not other_passages:
-        return list(best.items())
-    scored = {c: s + other_passages * others.get(c, 0.0) for c, s in best.items()}
-    return sorted(scored.items(), key=lambda item: -item[1])
-
-
-def _in_collection(session: Session, collection_id: int, terms: list[str], limit: int) -> list[tuple[int, float]]:
-    """Rank passages index-wide, then keep the collection's. Filtering each of possibly 100k matches
-    through a join on chunks and documents doubled the cost; the join runs only when the first
-    page holds too few of this collection's chunks (a small collection in a large store)."""
-    query = lexical.match_expression(terms)
-    if query is None:
-        return []
-    rank = f"bm25(passage_fts, {TITLE_WEIGHT}, 1.0)"
-    fetch = limit * 4  # a chunk can own several of the best passages
-    rows = session.execute(
-        text(f"SELECT rowid / {PASSAGES_PER_CHUNK}, -{rank} FROM passage_fts WHERE passage_fts MATCH :q "
-             f"ORDER BY {rank} LIMIT :k"),
-        {"q": query, "k": fetch},
-    ).all()  # fmt: skip
-    ranked = _chunk_scores(rows)
-    mine = _chunks_of_collection(session, collection_id, [chunk_id for chunk_id, _ in ranked])
-    kept = [(chunk_id, score) for chunk_id, score in ranked if chunk_id in mine]
-    if len(kept) >= limit or len(rows) < fetch:
-        return kept
-    joined = session.execute(
-        text(
-            f"SELECT p.rowid / {PASSAGES_PER_CHUNK}, -{rank} FROM passage_fts p "
-            f"JOIN chunks c ON c.id = p.rowid / {PASSAGES_PER_CHUNK} JOIN documents d ON d.id = c.document_id "
-            f"WHERE passage_fts MATCH :q AND d.collection_id = :cid ORDER BY {rank} LIMIT :k"
-        ),
-        {"q": query, "cid": collection_id, "k": fetch},
-    )
-    return _chunk_scores(joined)
-
-
-def _chunks_of_collection(session: Session, collection_id: int, chunk_ids: list[int]) -> set[int]:
-    if not chunk_ids:
-        return set()
-    # Look the chunks up by ID and compare collections here: with the collection in the WHERE
-    # clause, SQLite's planner walked every chunk of the collection (40 ms at 100k chunks).
-    rows = session.execute(
-        text(
-            "SELECT c.id, d.collection_id FROM chunks c JOIN documents d ON d.id = c.document_id "
-            f"WHERE c.id IN ({','.join(str(int(i)) for i in chunk_ids)})"
-        )
-    )
-    return {int(chunk_id) for chunk_id, owner in rows if owner == collection_id}
-
-
 def _document_of(session: Session, chunk_id: int) -> int:
     return int(session.execute(text("SELECT document_id FROM chunks WHERE id = :id"), {"id": chunk_id}).scalar_one())
 
@@ -324,17 +261,17 @@ def _in_document(
         PASSAGES_PER_CHUNK,
         headings,
     )
-    return _chunk_scores(((rowid // PASSAGES_PER_CHUNK, score) for rowid, score in scored), other_passages)
+    return chunk_scores(((rowid // PASSAGES_PER_CHUNK, score) for rowid, score in scored), other_passages)
 
 
 def _split_terms(
-    session: Session, rows: tuple[int, int], question: str, terms: list[str]
+    session: Session, stats: TermStats, rows: tuple[int, int], question: str, terms: list[str]
 ) -> tuple[list[str], list[str]]:
     """The question's terms that are not in the document's title column (file name and head), and
     those that the second pass ranks by: all but the runs of two or more consecutive title words
     (see NAMING_RUN). The first list says whether the question names the document and how much it
     asks beyond that (the head rule); the second keeps a lone word that the head happens to use."""
-    title = title_words(session, rows[0])
+    title = title_words(session, stats.tables, rows[0])
     names = lexical.naming_runs(lexical.word_sequences(question), title, NAMING_RUN)
     return [t for t in terms if t not in title], [t for t in terms if t not in names]
 

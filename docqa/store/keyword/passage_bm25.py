@@ -15,12 +15,10 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from docqa.store.keyword import passage_stems
-from docqa.store.keyword.term_stats import TermStats, index_totals, varints
-from docqa.store.keyword.titles import title_text
+from docqa.store.keyword.term_stats import TermStats
 
 K1 = 1.2  # fts5_aux.c's constants
 B = 0.75
@@ -60,27 +58,16 @@ def document_passages(
         return []
     phrases = [[passage_stems.stem_id(stem) for stem in term_stems] for term_stems in stems]
     # Every passage of a document has the same title: its stems are counted once.
-    title = title_text(session, rows[0])
+    tables = stats.tables
+    title = tables.title(session, rows[0])
     in_title = passage_stems.counts([passage_stems.encode(stats.stemmer.ids(title))], phrases)[:, 0]
-    found = session.execute(
-        text(
-            f"SELECT s.id, s.body, s.headings FROM passage_stems s JOIN chunks c ON c.id = s.id / {passages_per_chunk} "
-            "WHERE s.id >= :lo AND s.id < :hi AND c.document_id = :did ORDER BY s.id"
-        ),
-        {"lo": rows[0], "hi": rows[1], "did": document_id},
-    ).all()
-    in_body = passage_stems.counts([bytes(body) for _, body, _ in found], phrases)  # (phrase, passage)
+    found = tables.stored_stems(session, rows, document_id)
+    in_body = passage_stems.counts([body for _, body, _ in found], phrases)  # (phrase, passage)
     matching = list(range(len(found))) if in_title.any() else np.flatnonzero(in_body.any(axis=0)).tolist()
     if not matching:
         return []
-    sizes = {
-        int(rowid): sum(varints(bytes(size)))
-        for rowid, size in session.execute(
-            text("SELECT id, sz FROM passage_fts_docsize WHERE id >= :lo AND id < :hi"),
-            {"lo": rows[0], "hi": rows[1]},
-        )
-    }
-    totals = index_totals(session)  # this session's own view (stats.totals may be another thread's)
+    sizes = tables.lengths(session, rows)
+    totals = tables.totals(session)  # this session's own view (stats.totals may be another thread's)
     idf = np.array(
         [
             _idf(totals.rows, stats.phrase_frequency(session, term, tuple(term_stems)))
@@ -94,7 +81,7 @@ def document_passages(
     frequency = weights[0] * in_title[:, None].astype(float) + weights[1] * in_body[:, matching].astype(float)
     scores = (idf * ((frequency * (K1 + 1.0)) / (frequency + K1 * (1 - B + B * lengths / average_length)))).sum(axis=0)
     if headings.weight and weights[1]:
-        heading_stems = [bytes(found[p][2]) for p in matching]
+        heading_stems = [found[p][2] for p in matching]
         in_headings = passage_stems.counts(heading_stems, phrases) > 0
         scores = scores + headings.weight * (idf * in_headings).sum(axis=0)
         if headings.statement and headings.statements:

@@ -18,48 +18,17 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from docqa.store.keyword.passage_stems import Stemmer
+from docqa.store.keyword.tables import IndexTotals, KeywordTables
 
-VOCABULARY_DDL = "CREATE VIRTUAL TABLE IF NOT EXISTS passage_vocab USING fts5vocab(passage_fts, 'row')"
 ROW_BUDGET = 10_000  # the first pass scores at most about this many passages (the rarest terms')
 TTL_S = 600.0
-
-
-@dataclass(frozen=True)
-class IndexTotals:
-    """What FTS5's averages record holds: rows, and tokens in all columns together."""
-
-    rows: int
-    tokens: int
-
-    @property
-    def average_length(self) -> float:
-        return self.tokens / self.rows if self.rows else 0.0
-
-
-def varints(blob: bytes) -> list[int]:
-    """The SQLite varints packed in blob (7 bits a byte, the high bit set on all but the last; a
-    ninth byte carries 8)."""
-    values: list[int] = []
-    i = 0
-    while i < len(blob):
-        value = 0
-        for n in range(9):
-            byte = blob[i]
-            i += 1
-            if n == 8:
-                value = (value << 8) | byte
-                break
-            value = (value << 7) | (byte & 0x7F)
-            if byte < 0x80:
-                break
-        values.append(value)
-    return values
 
 
 @dataclass(frozen=True)
@@ -76,15 +45,9 @@ def index_version(session: Session, totals: IndexTotals) -> IndexVersion:
     return IndexVersion(totals, int(newest or 0))
 
 
-def index_totals(session: Session) -> IndexTotals:
-    """passage_fts's row count and token total, from FTS5's averages record (one row, no scan)."""
-    block = session.execute(text("SELECT block FROM passage_fts_data WHERE id = 1")).scalar()
-    counts = varints(bytes(block)) if block else [0]
-    return IndexTotals(counts[0], sum(counts[1:]))
-
-
 class TermStats:
-    def __init__(self, stemmer: Stemmer | None = None) -> None:
+    def __init__(self, tables: KeywordTables, stemmer: Stemmer | None = None) -> None:
+        self.tables = tables
         self._lock = threading.Lock()
         self.stemmer = stemmer or Stemmer()
         self._df: dict[str, tuple[int, float]] = {}
@@ -93,7 +56,7 @@ class TermStats:
     def refresh(self, session: Session) -> IndexTotals:
         """Read the index's totals; when they changed (a write), forget the counts. A search calls
         this once, first."""
-        totals = index_totals(session)
+        totals = self.tables.totals(session)
         if totals != self.totals:
             with self._lock:
                 self._df.clear()
@@ -105,7 +68,7 @@ class TermStats:
         return self.stemmer.stems(terms)
 
     def document_frequency(self, session: Session, stem: str) -> int:
-        return self._count(session, stem, "SELECT doc FROM passage_vocab WHERE term = :q", stem)
+        return self._count(stem, lambda: self.tables.document_frequency(session, stem))
 
     def phrase_frequency(self, session: Session, term: str, stems: tuple[str, ...]) -> int:
         """Passages holding the term: its one stem's count, or for a term the tokenizer splits
@@ -114,16 +77,15 @@ class TermStats:
             return self.document_frequency(session, stems[0])
         if not stems:
             return 0
-        phrase = '"' + term.replace('"', '""') + '"'
         key = "\x00" + " ".join(stems)  # no stem holds a NUL: phrase entries never meet stems
-        return self._count(session, key, "SELECT count(*) FROM passage_fts WHERE passage_fts MATCH :q", phrase)
+        return self._count(key, lambda: self.tables.phrase_frequency(session, term, stems))
 
-    def _count(self, session: Session, key: str, query: str, value: str) -> int:
-        """A passage count, from the cache while it is fresh, else from `query` (one parameter, :q)."""
+    def _count(self, key: str, count: Callable[[], int]) -> int:
+        """A passage count, from the cache while it is fresh, else counted."""
         cached = self._df.get(key)
         if cached is not None and time.monotonic() - cached[1] <= TTL_S:
             return cached[0]
-        found = int(session.execute(text(query), {"q": value}).scalar() or 0)
+        found = count()
         if len(self._df) > 100_000:  # bound the cache; it refills from the queries that follow
             self._df.clear()
         self._df[key] = (found, time.monotonic())

@@ -20,7 +20,8 @@ from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from docqa.store.keyword import lexical
-from docqa.store.keyword.term_stats import IndexTotals, IndexVersion
+from docqa.store.keyword.tables import IndexTotals, KeywordTables
+from docqa.store.keyword.term_stats import IndexVersion
 
 # The title-named document replaces the first pass's when its naming score is above RATIO times the
 # first pass's document's score plus MARGIN (about one and a half words that one title in a few
@@ -36,15 +37,9 @@ MARGIN = 8.0
 CJK_BIGRAM_SHARE = 0.5
 
 
-def title_text(session: Session, passage_rowid: int) -> str:
-    """A passage's title column: its document's file name and head, as indexed ("" for no such row)."""
-    title = session.execute(text("SELECT title FROM passage_fts WHERE rowid = :r"), {"r": passage_rowid}).scalar()
-    return title or ""
-
-
-def title_words(session: Session, passage_rowid: int) -> frozenset[str]:
+def title_words(session: Session, tables: KeywordTables, passage_rowid: int) -> frozenset[str]:
     """The words of a passage's title column."""
-    return frozenset(lexical.words(title_text(session, passage_rowid)))
+    return frozenset(lexical.words(tables.title(session, passage_rowid)))
 
 
 class DocumentTitles:
@@ -52,7 +47,8 @@ class DocumentTitles:
     passes the index's version, and when it changed (a write) the documents added, replaced or
     deleted since are read again."""
 
-    def __init__(self) -> None:
+    def __init__(self, tables: KeywordTables) -> None:
+        self._tables = tables
         self._lock = threading.Lock()
         self._version = IndexVersion(IndexTotals(-1, -1), -1)
         self._titles: dict[int, tuple[int, int, frozenset[str]]] = {}  # document -> (collection, head chunk, words)
@@ -69,7 +65,7 @@ class DocumentTitles:
                 for doc, coll, head in session.execute(
                     text(
                         "SELECT c.document_id, d.collection_id, min(c.id) FROM chunks c "
-                        "JOIN documents d ON d.id = c.document_id GROUP BY c.document_id"
+                        "JOIN documents d ON d.id = c.document_id GROUP BY c.document_id, d.collection_id"
                     )
                 )
             }
@@ -77,7 +73,7 @@ class DocumentTitles:
                 del self._titles[doc]
             for doc, (coll, head) in current.items():
                 if doc not in self._titles:
-                    self._titles[doc] = (coll, head, title_words(session, head * passages_per_chunk))
+                    self._titles[doc] = (coll, head, title_words(session, self._tables, head * passages_per_chunk))
             postings: dict[int, dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
             for doc, (coll, _, words) in self._titles.items():
                 for word in words:
