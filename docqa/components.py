@@ -21,8 +21,23 @@ from docqa.remote.openai_embedder import OpenAIEmbedder
 from docqa.remote.openai_generator import OpenAIGenerator
 from docqa.remote.tokenize import ServerTokenCounter
 from docqa.retrieval.retriever import Retriever
+from docqa.store.consistency import VectorIndexes
+from docqa.store.db import Store
+from docqa.store.index_protocols import VectorIndexSet
+from docqa.store.postgres.store import PostgresStore
+from docqa.store.postgres.vectors import PgVectorIndexes
 
 logger = logging.getLogger(__name__)
+
+
+def open_store(settings: Settings) -> tuple[Store, VectorIndexSet]:
+    """The store and its vector indexes: Postgres with pgvector when DOCQA_DATABASE_URL names one, else
+    SQLite with FAISS files in the data home."""
+    if settings.database_url:
+        store = PostgresStore(settings.database_url)
+        return store, PgVectorIndexes(store)
+    sqlite = Store(settings.database_path)
+    return sqlite, VectorIndexes(sqlite, settings.vectors_dir, settings.auto_repair)
 
 
 def load_generator(settings: Settings) -> Generator:

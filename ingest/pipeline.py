@@ -27,8 +27,8 @@ from docqa.core.files import PDF_SUFFIXES, is_supported, sha256_file, unsupporte
 from docqa.core.protocols import Embedder
 from docqa.core.settings import ChunkingSettings, IngestSettings
 from docqa.core.types import ChunkDraft, ParsedDocument
-from docqa.store.consistency import VectorIndexes
 from docqa.store.db import CollectionRow, DocumentRow, Store
+from docqa.store.index_protocols import VectorIndexSet
 from ingest import bounds
 from ingest.chunking import chunk_pages, tiktoken_counter
 from ingest.isolation import read_document_safely
@@ -105,7 +105,7 @@ class Ingestor:
     def __init__(
         self,
         store: Store,
-        indexes: VectorIndexes,
+        indexes: VectorIndexSet,
         embedder: Embedder | None,
         chunking: ChunkingSettings,
         limits: IngestSettings,
@@ -300,7 +300,7 @@ class Ingestor:
             if not is_disk_full(exc):
                 raise
             logger.error("disk full writing %s", source.name)
-            return FileResult(source.name, "failed", error=f"disk full at {self._store.path.parent}: nothing written")
+            return FileResult(source.name, "failed", error=f"disk full at {self._store.location}: nothing written")
         vector_index = self._indexes.get(collection)
         if vector_index is not None:
             vector_index.remove(np.asarray(saved.removed_chunk_ids, dtype=np.int64))

@@ -24,6 +24,8 @@ from docqa.service import DocQA
 from tests.support.fake_generator import SCRIPT, FakeGenerator
 from tests.support.live_server import free_port, serve_app
 from tests.support.paths import QWEN_VOCAB, SAMPLE_DOCS, make_settings
+from tests.support.postgres import TestPostgres
+from tests.support.postgres import start as start_postgres
 from tests.support.tiny_qwen3 import build_tiny_qwen3
 
 # Fixtures that load a model, or hand out a model file for the test to load: a test that uses any of
@@ -148,3 +150,15 @@ def live_server(sample_qa: DocQA) -> Iterator[str]:
     """The app over a copy of the sample index."""
     with serve_app(sample_qa.settings, sample_qa, free_port()) as base:
         yield base
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[TestPostgres]:
+    """A real Postgres with pgvector, started once per session (tests/support/postgres.py)."""
+    yield from start_postgres()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: TestPostgres) -> str:
+    """A fresh, empty database on the session's Postgres (SQLAlchemy URL)."""
+    return postgres_server.new_database()

@@ -153,9 +153,11 @@ class AnswerCache:
             # (the change emptied the cache; this answer may cite what is gone) is not cached.
             s.execute(
                 text(
-                    "INSERT OR REPLACE INTO answer_cache(collection_id, key, answer, created_at) "
+                    "INSERT INTO answer_cache(collection_id, key, answer, created_at) "
                     "SELECT :cid, :key, :answer, CURRENT_TIMESTAMP WHERE coalesce((SELECT generation FROM "
-                    "collection_generations WHERE collection_id = :cid), 0) = :generation"
+                    "collection_generations WHERE collection_id = :cid), 0) = :generation "
+                    "ON CONFLICT (collection_id, key) DO UPDATE SET answer = excluded.answer, "
+                    "created_at = excluded.created_at"
                 ),
                 {
                     "cid": key.collection_id,
@@ -164,10 +166,11 @@ class AnswerCache:
                     "generation": key.generation,
                 },
             )
+            order = self._store.cache_order  # the column that orders entries by their writing
             s.execute(  # keep the newest max_entries of the collection
                 text(
-                    "DELETE FROM answer_cache WHERE collection_id = :cid AND rowid NOT IN (SELECT rowid FROM "
-                    "answer_cache WHERE collection_id = :cid ORDER BY rowid DESC LIMIT :n)"
+                    f"DELETE FROM answer_cache WHERE collection_id = :cid AND {order} NOT IN (SELECT {order} FROM "
+                    f"answer_cache WHERE collection_id = :cid ORDER BY {order} DESC LIMIT :n)"
                 ),
                 {"cid": key.collection_id, "n": self._max_entries},
             )

@@ -97,7 +97,7 @@ def quiet_native_logs(verbose: bool) -> Iterator[None]:
 def open_docqa(settings: Settings, verbose: bool, *, embedder: bool, generator: bool, read_only: bool = False) -> DocQA:
     """read_only: a command that only reads (ask, docs, check) never creates a data home: where there is
     none, it says so before loading any model."""
-    if read_only and not settings.database_path.is_file():
+    if read_only and settings.database_url is None and not settings.database_path.is_file():
         raise DataHomeNotFoundError(str(settings.data_dir.resolve()))
     # Imported here to keep start-up light: `docqa --help` and `docqa completion` load no model backend.
     from docqa.service import DocQA

@@ -383,6 +383,12 @@ class Settings(BaseSettings):
         description="Where `docqa models pull` puts GGUF files, and where a model named instead of a path "
         "(DOCQA_LLM_MODEL=qwen3-14b) is looked for; default <data_dir>/models.",
     )
+    database_url: str | None = Field(
+        default=None,
+        description="A Postgres database (with pgvector) that keeps collections, documents, vectors and cached "
+        "answers, shared by every docqa process that names it: postgresql+psycopg://user:password@host/db. "
+        "Unset: SQLite and FAISS files under data_dir.",
+    )
     collection: str = Field(default="default", description="Collection used when none is named.")
     max_upload_mb: int = Field(
         default=100, ge=1, description="Largest upload request body, in MiB (DOCQA_MAX_UPLOAD_MB)."

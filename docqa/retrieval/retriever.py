@@ -21,8 +21,8 @@ from docqa.core.protocols import Embedder, Reranker
 from docqa.core.settings import RerankSettings, RetrievalSettings
 from docqa.core.types import RetrievedChunk
 from docqa.retrieval.rerank import rerank
-from docqa.store.consistency import VectorIndexes
 from docqa.store.db import CollectionRow, Store
+from docqa.store.index_protocols import VectorIndexSet
 
 logger = logging.getLogger(__name__)
 
@@ -43,7 +43,7 @@ class Retriever:
     def __init__(
         self,
         store: Store,
-        indexes: VectorIndexes,
+        indexes: VectorIndexSet,
         embedder: Embedder | None,
         settings: RetrievalSettings,
         reranker: Reranker | None = None,

@@ -36,8 +36,8 @@ from docqa.service import node
 from docqa.service.asking import Asker
 from docqa.service.status import AnswerOutcome, CacheStats, CollectionSummary, ServiceStatus
 from docqa.store.audit import document_problems, orphan_problems
-from docqa.store.consistency import ConsistencyReport, VectorIndexes
-from docqa.store.db import CollectionRow, DocumentRow, Store
+from docqa.store.consistency import ConsistencyReport
+from docqa.store.db import CollectionRow, DocumentRow
 from ingest.pipeline import Ingestor, collect_sources
 
 logger = logging.getLogger(__name__)
@@ -56,8 +56,7 @@ class DocQA:
         self.embedder = embedder
         self.generator = generator
         self.reranker = reranker
-        self.store = Store(settings.database_path)
-        self.indexes = VectorIndexes(self.store, settings.vectors_dir, settings.auto_repair)
+        self.store, self.indexes = components.open_store(settings)
         self.retriever = Retriever(self.store, self.indexes, embedder, settings.retrieval, reranker, settings.rerank)
         self.ingestor = Ingestor(self.store, self.indexes, embedder, settings.chunking, settings.ingest)
         self.answer_cache = AnswerCache(self.store, settings.answer_cache_entries)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -54,7 +54,7 @@ _FORGET_ANSWERS = [
     text("DELETE FROM answer_cache WHERE collection_id = :cid"),
     text(
         "INSERT INTO collection_generations(collection_id, generation) VALUES (:cid, 1) "
-        "ON CONFLICT(collection_id) DO UPDATE SET generation = generation + 1"
+        "ON CONFLICT(collection_id) DO UPDATE SET generation = collection_generations.generation + 1"
     ),
 ]
 
@@ -85,10 +85,12 @@ class Store:
     Postgres, overriding only what a database does differently (the keyword tables, where vectors
     live, how rows are locked)."""
 
+    cache_order = "rowid"  # answer_cache's column in the order entries were written (docqa.answering.cache)
+
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self.location = str(path)  # what errors name: the file, or a database URL without its password
+        self.location = str(path.parent)  # what errors name: the data directory, or a database URL (no password)
         engine: Engine = create_engine(
             f"sqlite:///{path}",
             connect_args={"check_same_thread": False, "timeout": 30},
@@ -96,7 +98,7 @@ class Store:
         )
         event.listen(engine, "connect", _configure_connection)
         fts5 = Fts5Tables()
-        self._open(engine, fts5)
+        self._open(engine, lambda _: fts5)
         Base.metadata.create_all(self.engine)
         with self.engine.begin() as conn:
             for ddl in _EXTRA_DDL:
@@ -107,13 +109,13 @@ class Store:
                     conn.execute(text(f"ALTER TABLE documents ADD COLUMN {column} TEXT"))
             fts5.create_or_migrate(conn, self._stemmer)
 
-    def _open(self, engine: Engine, keyword_tables: KeywordTables) -> None:
+    def _open(self, engine: Engine, keyword_tables: Callable[[Stemmer], KeywordTables]) -> None:
         self.engine = engine
-        self.keyword_tables = keyword_tables
         self._stemmer = Stemmer()  # searches and writes share its memo of words' stems
+        self.keyword_tables = keyword_tables(self._stemmer)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
-        self._term_stats = TermStats(keyword_tables, self._stemmer)
-        self._titles = DocumentTitles(keyword_tables)
+        self._term_stats = TermStats(self.keyword_tables, self._stemmer)
+        self._titles = DocumentTitles(self.keyword_tables)
         self._filing_identities = FilingIdentities()
 
     def close(self) -> None:

@@ -1,0 +1,339 @@
+"""The keyword index in Postgres: docqa's own stems in a tsvector to find candidates, docqa's BM25 to rank them.
+
+Postgres's `ts_rank` is not BM25, and its text search configurations stem differently from SQLite's
+FTS5. So nothing here lets Postgres tokenise: a passage's words are cut and stemmed by docqa
+(docqa.store.keyword.passage_stems.Stemmer, FTS5's porter stemmer, CJK as bigrams) and written as a
+tsvector of those stems with their positions (lexemes given verbatim, as the `simple` configuration
+would keep them), with a GIN index that finds the passages holding any of a question's stems. The
+counts BM25 needs (passages per stem, passages and tokens in all) are kept in tables written in the
+ingest's transaction, and the score is FTS5's `bm25()` formula (docqa.store.keyword.passage_bm25), so
+a question ranks the same chunks on both databases.
+
+A document's title (its name and head, FTS5's `title` column) is stored once per document, with its
+own tsvector: a passage matches a term when its body or its document's title holds it, as in FTS5.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+
+from sqlalchemy import Connection, bindparam, text
+from sqlalchemy.dialects.postgresql import ARRAY, BIGINT, TEXT
+from sqlalchemy.orm import Session
+
+from docqa.store.keyword import lexical, passage_stems, passages
+from docqa.store.keyword.passage_bm25 import K1, B
+from docqa.store.keyword.passage_stems import Stemmer
+from docqa.store.keyword.tables import (
+    FETCH_PER_CHUNK,
+    MISSING_PASSAGES,
+    PASSAGES_PER_CHUNK,
+    DocumentPassages,
+    IndexTotals,
+    chunk_scores,
+)
+
+# Postgres keeps at most 256 positions of one lexeme in a tsvector and positions up to 16,383; a
+# passage is about 500 tokens, so only a passage repeating one word hundreds of times loses counts.
+MAX_POSITIONS = 255
+MAX_POSITION = 16_383
+_LEXEMES = bindparam("lexemes", type_=ARRAY(TEXT))
+
+
+def stems_of(stemmer: Stemmer, indexed: str) -> list[str]:
+    """The stems of an indexed text (CJK already as bigrams), in order, as FTS5 would index them."""
+    return [stem for word_stems in stemmer.stems(lexical.words_of(indexed)) for stem in word_stems]
+
+
+def tsvector_literal(stems: Sequence[str]) -> str:
+    """A tsvector's text form holding the stems verbatim, each with its positions (1-based)."""
+    positions: dict[str, list[int]] = defaultdict(list)
+    for n, stem in enumerate(stems, start=1):
+        kept = positions[stem]
+        if len(kept) < MAX_POSITIONS:
+            kept.append(min(n, MAX_POSITION))
+    return " ".join(f"{_quoted(stem)}:{','.join(map(str, sorted(set(ns))))}" for stem, ns in positions.items())
+
+
+def tsquery_literal(phrases: Sequence[Sequence[str]]) -> str:
+    """The phrases OR-ed; a phrase of several stems (a term the tokenizer splits) as adjacent lexemes."""
+    return " | ".join("(" + " <-> ".join(_quoted(stem) for stem in phrase) + ")" for phrase in phrases if phrase)
+
+
+def _quoted(lexeme: str) -> str:
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def _phrase_count(positions: Sequence[Sequence[int]]) -> int:
+    """How often the stems occur adjacent and in order, from each stem's positions."""
+    if not positions or any(not p for p in positions):
+        return 0
+    later = [set(p) for p in positions[1:]]
+    return sum(all(start + k + 1 in nexts for k, nexts in enumerate(later)) for start in positions[0])
+
+
+class PostgresKeywordTables:
+    """docqa.store.keyword.tables.KeywordTables on Postgres (tables made by docqa's migrations)."""
+
+    def __init__(self, stemmer: Stemmer) -> None:
+        self._stemmer = stemmer
+
+    def totals(self, session: Session) -> IndexTotals:
+        passages_in_all, tokens = session.execute(
+            text("SELECT passages, tokens FROM keyword_totals WHERE id = 1")
+        ).one()
+        return IndexTotals(int(passages_in_all), int(tokens))
+
+    def document_frequency(self, session: Session, stem: str) -> int:
+        found = session.execute(text("SELECT passages FROM keyword_terms WHERE lexeme = :s"), {"s": stem}).scalar()
+        return int(found or 0)
+
+    def phrase_frequency(self, session: Session, term: str, stems: Sequence[str]) -> int:
+        query = tsquery_literal([stems])
+        if not query:
+            return 0
+        found = session.execute(
+            text(
+                "SELECT count(*) FROM passages p WHERE p.terms @@ CAST(:q AS tsquery) OR p.document_id IN "
+                "(SELECT document_id FROM keyword_documents WHERE title_terms @@ CAST(:q AS tsquery))"
+            ),
+            {"q": query},
+        ).scalar()
+        return int(found or 0)
+
+    def title(self, session: Session, passage_id: int) -> str:
+        found = session.execute(
+            text(
+                "SELECT k.title FROM passages p JOIN keyword_documents k ON k.document_id = p.document_id "
+                "WHERE p.id = :r"
+            ),
+            {"r": passage_id},
+        ).scalar()
+        return found or ""
+
+    def stored_stems(self, session: Session, rows: tuple[int, int], document_id: int) -> list[tuple[int, bytes, bytes]]:
+        found = session.execute(
+            text(
+                "SELECT id, body, headings FROM passages WHERE id >= :lo AND id < :hi AND document_id = :did "
+                "ORDER BY id"
+            ),
+            {"lo": rows[0], "hi": rows[1], "did": document_id},
+        ).all()
+        return [(int(rowid), bytes(body), bytes(headings)) for rowid, body, headings in found]
+
+    def lengths(self, session: Session, rows: tuple[int, int]) -> dict[int, int]:
+        found = session.execute(
+            text("SELECT id, length FROM passages WHERE id >= :lo AND id < :hi"), {"lo": rows[0], "hi": rows[1]}
+        )
+        return {int(rowid): int(length) for rowid, length in found}
+
+    def rank(
+        self, session: Session, collection_id: int, terms: list[str], title_weight: float, limit: int
+    ) -> list[tuple[int, float]]:
+        """Candidates from the GIN index (body) and the titles' index; each scored by FTS5's bm25()."""
+        phrases = [stems for stems in self._stemmer.stems(terms) if stems]
+        query = tsquery_literal(phrases)
+        if not query:
+            return []
+        titled = {
+            int(document): bytes(stems)
+            for document, stems in session.execute(
+                text(
+                    "SELECT document_id, title_stems FROM keyword_documents "
+                    "WHERE collection_id = :cid AND title_terms @@ CAST(:q AS tsquery)"
+                ),
+                {"cid": collection_id, "q": query},
+            )
+        }
+        lexemes = sorted({stem for phrase in phrases for stem in phrase})
+        # Each candidate with the positions of the question's stems in its body only: setweight marks
+        # those lexemes 'A' and ts_filter keeps them, so the rest of the passage never leaves Postgres.
+        found = session.execute(
+            text(
+                "WITH candidates AS (SELECT id FROM passages WHERE collection_id = :cid AND terms @@ CAST(:q AS "
+                "tsquery) UNION SELECT id FROM passages WHERE document_id = ANY(:titled)) "
+                "SELECT p.id, p.document_id, p.length, u.lexeme, u.positions FROM candidates c "
+                "JOIN passages p ON p.id = c.id "
+                "LEFT JOIN LATERAL unnest(ts_filter(setweight(p.terms, 'A', :lexemes), '{a}')) u ON true"
+            ).bindparams(_LEXEMES, bindparam("titled", type_=ARRAY(BIGINT))),
+            {"cid": collection_id, "q": query, "lexemes": lexemes, "titled": sorted(titled)},
+        ).all()
+        positions: dict[int, dict[str, list[int]]] = defaultdict(dict)
+        owner: dict[int, tuple[int, int]] = {}
+        for passage, document, length, lexeme, at in found:
+            owner[int(passage)] = (int(document), int(length))
+            if lexeme is not None:
+                positions[int(passage)][str(lexeme)] = list(at)
+        if not owner:
+            return []
+        idf = self._idf(session, terms, phrases)
+        in_title = {document: self._title_counts(stems, phrases) for document, stems in titled.items()}
+        average = self.totals(session).average_length or 1.0
+        scored = []
+        for passage, (document, length) in owner.items():
+            title_hits = in_title.get(document)
+            score = 0.0
+            for n, phrase in enumerate(phrases):  # fts5_aux.c's bm25, phrase by phrase in query order
+                body = _phrase_count([positions[passage].get(stem, []) for stem in phrase])
+                frequency = title_weight * (title_hits[n] if title_hits is not None else 0) + body
+                score += idf[n] * ((frequency * (K1 + 1.0)) / (frequency + K1 * (1 - B + B * length / average)))
+            scored.append((passage, score))
+        scored.sort(key=lambda item: (-item[1], item[0]))
+        return chunk_scores(
+            (passage // PASSAGES_PER_CHUNK, score) for passage, score in scored[: limit * FETCH_PER_CHUNK]
+        )
+
+    def _idf(self, session: Session, terms: list[str], phrases: list[list[str]]) -> list[float]:
+        """fts5_aux.c's IDF of each phrase, from the passage counts (a phrase of several stems counted)."""
+        totals = self.totals(session)
+        texts = [term for term, stems in zip(terms, self._stemmer.stems(terms), strict=True) if stems]
+        idf = []
+        for term, phrase in zip(texts, phrases, strict=True):
+            hits = (
+                self.document_frequency(session, phrase[0])
+                if len(phrase) == 1
+                else self.phrase_frequency(session, term, phrase)
+            )
+            value = math.log((totals.rows - hits + 0.5) / (hits + 0.5))
+            idf.append(value if value > 0.0 else 1e-6)
+        return idf
+
+    @staticmethod
+    def _title_counts(title_stems: bytes, phrases: list[list[str]]) -> list[int]:
+        ids = [[passage_stems.stem_id(stem) for stem in phrase] for phrase in phrases]
+        return [int(n) for n in passage_stems.counts([title_stems], ids)[:, 0]]
+
+    def write(self, session: Session | Connection, document: DocumentPassages, stemmer: Stemmer) -> None:
+        if not document.passages:
+            return
+        title_stems = stems_of(stemmer, document.title)
+        title_set = set(title_stems)
+        stored = passage_stems.stored_rows(stemmer, document.passages)
+        rows = []
+        per_stem: Counter[str] = Counter()
+        tokens = 0
+        for (passage_id, passage_text), stems_row in zip(document.passages, stored, strict=True):
+            body = stems_of(stemmer, lexical.index_text(passage_text))
+            length = len(title_stems) + len(body)
+            tokens += length
+            per_stem.update(set(body) - title_set)
+            rows.append(
+                {
+                    "id": passage_id,
+                    "chunk": passage_id // PASSAGES_PER_CHUNK,
+                    "doc": document.document_id,
+                    "cid": document.collection_id,
+                    "length": length,
+                    "terms": tsvector_literal(body),
+                    "body": stems_row["body"],
+                    "headings": stems_row["headings"],
+                }
+            )
+        for stem in title_set:  # every passage holds its title's stems (FTS5's title column)
+            per_stem[stem] = len(rows)
+        session.execute(
+            text(
+                "INSERT INTO passages(id, chunk_id, document_id, collection_id, length, terms, body, headings) "
+                "VALUES (:id, :chunk, :doc, :cid, :length, CAST(:terms AS tsvector), :body, :headings)"
+            ),
+            rows,
+        )
+        session.execute(
+            text(
+                "INSERT INTO keyword_documents(document_id, collection_id, title, title_terms, title_stems, "
+                "term_counts, passages, tokens) VALUES (:doc, :cid, :title, CAST(:terms AS tsvector), :stems, "
+                "CAST(:counts AS jsonb), :n, :tokens)"
+            ),
+            {
+                "doc": document.document_id,
+                "cid": document.collection_id,
+                "title": document.title,
+                "terms": tsvector_literal(title_stems),
+                "stems": passage_stems.encode(stemmer.ids(document.title)),
+                "counts": json.dumps(per_stem, ensure_ascii=False),
+                "n": len(rows),
+                "tokens": tokens,
+            },
+        )
+        _add_counts(session, per_stem, len(rows), tokens, sign=1)
+
+    def forget(self, session: Session | Connection, document_id: int) -> None:
+        found = session.execute(
+            text("SELECT term_counts, passages, tokens FROM keyword_documents WHERE document_id = :d FOR UPDATE"),
+            {"d": document_id},
+        ).one_or_none()
+        if found is None:
+            return
+        counts, n, tokens = found
+        _add_counts(session, Counter(counts), int(n), int(tokens), sign=-1)
+        session.execute(text("DELETE FROM passages WHERE document_id = :d"), {"d": document_id})
+        session.execute(text("DELETE FROM keyword_documents WHERE document_id = :d"), {"d": document_id})
+
+    def checks(self) -> list[tuple[str, str]]:
+        """Missing passages first: repair indexes them again, then counts every total afresh."""
+        return [
+            (
+                f"SELECT count(*) FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM passages p WHERE p.id = c.id * "
+                f"{PASSAGES_PER_CHUNK})",
+                MISSING_PASSAGES,
+            ),
+            (
+                "SELECT count(*) FROM keyword_totals t WHERE t.passages != (SELECT count(*) FROM passages) "
+                "OR t.tokens != (SELECT coalesce(sum(length), 0) FROM passages)",
+                "keyword-index totals that disagree with its passages",
+            ),
+        ]
+
+    def orphan_fixes(self) -> list[str]:
+        """Foreign keys delete a chunk's passages with it; the totals and each stem's passages are
+        counted again from the passages and their documents' records."""
+        return [
+            "UPDATE keyword_totals SET passages = (SELECT count(*) FROM passages), "
+            "tokens = (SELECT coalesce(sum(length), 0) FROM passages) WHERE id = 1",
+            "DELETE FROM keyword_terms",
+            "INSERT INTO keyword_terms(lexeme, passages) SELECT c.key, sum(c.value::bigint) FROM keyword_documents k, "
+            "jsonb_each_text(k.term_counts) c GROUP BY c.key",
+        ]
+
+    def reindex_all(self, conn: Connection, stemmer: Stemmer, only_missing: bool = False) -> int:
+        """Index again every document (or every document one of whose chunks the index lacks)."""
+        where = (
+            f" WHERE EXISTS (SELECT 1 FROM chunks m WHERE m.document_id = d.id AND NOT EXISTS "
+            f"(SELECT 1 FROM passages p WHERE p.id = m.id * {PASSAGES_PER_CHUNK}))"
+            if only_missing
+            else ""
+        )
+        documents = conn.execute(text("SELECT d.id, d.collection_id, d.name FROM documents d" + where)).all()
+        done = 0
+        for document_id, collection_id, name in documents:
+            self.forget(conn, document_id)
+            chunks = conn.execute(
+                text("SELECT id, text FROM chunks WHERE document_id = :d ORDER BY ordinal"), {"d": document_id}
+            ).all()
+            if not chunks:
+                continue
+            title = passages.title_of(name, chunks[0][1])
+            cut = passages.passages_of([(int(i), t) for i, t in chunks])
+            self.write(conn, DocumentPassages(document_id, collection_id, title, cut), stemmer)
+            done += len(chunks)
+        return done
+
+
+def _add_counts(session: Session | Connection, per_stem: Counter[str], n: int, tokens: int, sign: int) -> None:
+    """Add (sign 1) or take away (-1) a document's passages from the index's counts. Stems in sorted
+    order, so two writers never wait on each other's rows in opposite orders."""
+    stems = sorted(per_stem)
+    session.execute(
+        text(
+            "INSERT INTO keyword_terms(lexeme, passages) SELECT * FROM unnest(:lexemes, :counts) "
+            "ON CONFLICT (lexeme) DO UPDATE SET passages = keyword_terms.passages + excluded.passages"
+        ).bindparams(_LEXEMES, bindparam("counts", type_=ARRAY(BIGINT))),
+        {"lexemes": stems, "counts": [sign * per_stem[s] for s in stems]},
+    )
+    session.execute(
+        text("UPDATE keyword_totals SET passages = passages + :n, tokens = tokens + :t WHERE id = 1"),
+        {"n": sign * n, "t": sign * tokens},
+    )

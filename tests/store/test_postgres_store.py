@@ -1,0 +1,163 @@
+"""The store on a real Postgres (with pgvector) answers as the SQLite store does: the same BM25 scores,
+the same top chunks, the same counts after replacing and deleting, cached answers dropped with a change,
+vectors searched within their collection, and `check` finding and repairing what is broken."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sqlalchemy import text
+
+from docqa.answering.cache import AnswerCache, CacheKey
+from docqa.core.types import Answer, Timings
+from docqa.store.audit import document_problems, orphan_problems
+from docqa.store.db import Store
+from docqa.store.keyword import index as keyword_index
+from docqa.store.keyword import lexical
+from docqa.store.postgres import schema
+from docqa.store.postgres.keyword_tables import tsquery_literal, tsvector_literal
+from docqa.store.postgres.store import PostgresStore
+from docqa.store.postgres.vectors import PgVectorIndexes
+from tests.store.test_passage_bm25 import CLAUSES
+from tests.support.store_rows import save
+
+QUESTIONS = [
+    "Can the supplier terminate on notice, and what does termination end?",
+    "Which fees are late and how is notice given by e_mail?",  # e_mail: a phrase of two stems
+    "naive readings of the governing laws",
+    "Who indemnifies whom against claims?",
+    "Acme2 Beta2 master agreement",  # title words
+    "In the Master Agreement between Acme3 Corp and Beta3 LLC, how long does information stay confidential?",
+    "zebra",
+]
+
+
+def _same(first: list[tuple[int, float]], second: list[tuple[int, float]]) -> bool:
+    """The same chunks in the same order, with the same scores (to float rounding)."""
+    return [c for c, _ in first] == [c for c, _ in second] and [s for _, s in first] == pytest.approx(
+        [s for _, s in second], rel=1e-9
+    )
+
+
+def _fill(store: Store, documents: int = 6) -> int:
+    coll = store.collection("c", create=True)
+    for n in range(documents):
+        chunks = [f"Master Agreement {n} between Acme{n} Corp and Beta{n} LLC. " + CLAUSES[n % len(CLAUSES)]]
+        chunks += [CLAUSES[(n + k) % len(CLAUSES)] * (k + 1) for k in range(1, 4)]
+        save(store, coll.id, f"d{n}.txt", chunks, None)
+    return coll.id
+
+
+@pytest.fixture
+def both(tmp_path: Path, postgres_url: str) -> tuple[Store, PostgresStore]:
+    return Store(tmp_path / "db.sqlite3"), PostgresStore(postgres_url)
+
+
+def test_scores_and_rankings_equal_sqlite(both: tuple[Store, PostgresStore]) -> None:
+    sqlite, postgres = both
+    for store in both:
+        _fill(store)
+    for question in QUESTIONS:
+        terms = lexical.query_terms(question)
+        with sqlite.session() as a, postgres.session() as b:
+            first = sqlite.keyword_tables.rank(a, 1, terms, keyword_index.TITLE_WEIGHT, 10)
+            second = postgres.keyword_tables.rank(b, 1, terms, keyword_index.TITLE_WEIGHT, 10)
+        assert _same(first, second), question
+        assert _same(sqlite.bm25(1, question, 5), postgres.bm25(1, question, 5)), question
+    assert QUESTIONS and any(sqlite.bm25(1, q, 3) for q in QUESTIONS)  # the comparison compared something
+
+
+def test_counts_follow_replacements_and_deletes(both: tuple[Store, PostgresStore]) -> None:
+    for store in both:
+        cid = _fill(store)
+        save(store, cid, "d2.txt", ["A short replacement about zebras and termination."], None, sha="new")
+        store.delete_document(store.collection("c"), store.documents(cid)[0].id)
+    sqlite, postgres = both
+    with sqlite.session() as a, postgres.session() as b:
+        assert sqlite.keyword_tables.totals(a) == postgres.keyword_tables.totals(b)
+        for stem in ("termin", "zebra", "agreement", "acme2", "fee"):
+            found = sqlite.keyword_tables.document_frequency(a, stem)
+            assert found == postgres.keyword_tables.document_frequency(b, stem), stem
+        assert postgres.keyword_tables.document_frequency(b, "acme0") == 0  # the deleted document's title
+    for question in QUESTIONS:
+        assert _same(sqlite.bm25(1, question, 5), postgres.bm25(1, question, 5)), question
+    assert orphan_problems(postgres) == [] and document_problems(postgres, 1) == []
+
+
+def test_search_is_scoped_to_its_collection(postgres_url: str) -> None:
+    store = PostgresStore(postgres_url)
+    mine = _fill(store, documents=2)
+    other = store.collection("other", create=True)
+    save(store, other.id, "z.txt", ["The zebra clause: zebras graze the zebra field."], None)
+    assert store.bm25(other.id, "zebra clause", 3) and store.bm25(mine, "zebra clause", 3) == []
+
+
+def test_cached_answers_go_with_a_change_and_the_oldest_are_evicted(postgres_url: str) -> None:
+    store = PostgresStore(postgres_url)
+    cid = _fill(store, documents=1)
+    cache = AnswerCache(store, max_entries=2)
+    answer = Answer("It ends.", "", "non-thinking", [], Timings(), "stop")
+    for n in range(3):
+        cache.put(CacheKey(cid, f"k{n}", store.generation(cid)), answer)
+    assert cache.get(CacheKey(cid, "k0")) is None and cache.get(CacheKey(cid, "k2")) is not None
+    stale = store.generation(cid)
+    save(store, cid, "new.txt", ["Another contract."], None)
+    assert cache.get(CacheKey(cid, "k2")) is None  # the change emptied the collection's cache
+    cache.put(CacheKey(cid, "late", stale), answer)  # retrieved before the change: not cached
+    assert cache.get(CacheKey(cid, "late")) is None
+
+
+def test_vectors_are_found_within_their_collection_and_document(postgres_url: str) -> None:
+    store = PostgresStore(postgres_url)
+    rng = np.random.default_rng(0)
+    collections = []
+    for name in ("a", "b"):
+        coll = store.collection(name, create=True)
+        store.set_embedder(coll.id, "m", 8)
+        vectors = rng.normal(size=(6, 8)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        saved = save(store, coll.id, f"{name}.txt", [f"chunk {i}" for i in range(6)], vectors)
+        collections.append((store.collection(name), saved.chunk_ids, vectors))
+    indexes = PgVectorIndexes(store)
+    (a, a_ids, a_vectors), (_, b_ids, _) = collections
+    index = indexes.get(a)
+    assert index is not None and len(index) == 6
+    found = index.search(a_vectors[3], 3)
+    exact = np.argsort(-(a_vectors @ a_vectors[3]))[:3]
+    assert [cid for cid, _ in found] == [a_ids[i] for i in exact]  # exact order on a small set
+    assert found[0][1] == pytest.approx(1.0, abs=1e-3)  # cosine similarity, halfvec precision
+    assert not {cid for cid, _ in index.search(a_vectors[3], 12)} & set(b_ids)
+    assert [cid for cid, _ in index.search(a_vectors[3], 2, np.array(a_ids[4:]))] == sorted(
+        a_ids[4:], key=lambda i: -float(a_vectors[a_ids.index(i)] @ a_vectors[3])
+    )
+    ids, stored = store.embeddings(a.id, 8)
+    assert list(ids) == a_ids and np.allclose(stored, a_vectors, atol=1e-3)
+    assert indexes.check(a).ok
+
+
+def test_check_finds_and_repairs_a_damaged_keyword_index(postgres_url: str) -> None:
+    store = PostgresStore(postgres_url)
+    cid = _fill(store, documents=3)
+    before = store.bm25(cid, QUESTIONS[0], 5)
+    with store.session() as s:
+        s.execute(text("DELETE FROM passages WHERE document_id = (SELECT min(id) FROM documents)"))
+        s.execute(text("UPDATE keyword_totals SET tokens = tokens + 5"))
+    problems = orphan_problems(store, repair=True)
+    assert any("keyword-index totals" in p for p in problems) and any("missing" in p for p in problems)
+    assert orphan_problems(store) == []
+    assert _same(store.bm25(cid, QUESTIONS[0], 5), before)
+
+
+def test_the_schema_is_migrated_once_and_checked(postgres_url: str) -> None:
+    first = PostgresStore(postgres_url)
+    assert schema.current(first.engine) == schema.head() and first.integrity_ok()
+    PostgresStore(postgres_url)  # a second process at start: nothing left to do
+    assert "password" not in first.location and first.location.startswith("postgresql+psycopg://")
+
+
+def test_tsvector_and_tsquery_literals_quote_what_postgres_would_misread() -> None:
+    assert tsvector_literal(["it's", "a\\b", "it's"]) == "'it''s':1,3 'a\\\\b':2"
+    assert tsquery_literal([["e", "mail"], ["fee"]]) == "('e' <-> 'mail') | ('fee')"
+    assert tsvector_literal(["w"] * 300).count(",") == 254  # Postgres keeps 256 positions at most
