@@ -23,6 +23,10 @@ class VectorIndex(Protocol):
         """(chunk ID, similarity; higher is better), best first, among allowed_ids when given."""
         ...
 
+    def ids(self) -> np.ndarray:
+        """Every chunk ID the index holds."""
+        ...
+
     def __len__(self) -> int: ...
 
 

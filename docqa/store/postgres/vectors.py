@@ -53,6 +53,9 @@ class PgVectorIndex:
             s.execute(text("SET LOCAL hnsw.iterative_scan = relaxed_order"))
             return [(int(i), float(score)) for i, score in s.execute(statement, params)]
 
+    def ids(self) -> np.ndarray:
+        return self._store.chunk_ids(self._collection)
+
     def __len__(self) -> int:
         with self._store.session() as s:
             found = s.execute(
