@@ -15,7 +15,7 @@ with contextlib.suppress(ImportError):  # a missing llama_cpp is reported when a
 
 import click
 
-from docqa.cli import ask, documents, eval, models, serve
+from docqa.cli import ask, database, documents, eval, models, serve
 from docqa.cli.options import DocqaGroup
 
 
@@ -45,6 +45,7 @@ for command in (
     documents.check,
     eval.eval_,
     models.models,
+    database.db,
     serve.serve,
     serve.completion,
 ):

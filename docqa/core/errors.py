@@ -42,6 +42,33 @@ class DataHomeNotFoundError(ConfigError):
         )
 
 
+class NoDatabaseError(ConfigError):
+    """`docqa db` was asked about a database, and none is configured."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "no database is configured: set DOCQA_DATABASE_URL=postgresql+psycopg://user:password@host/db "
+            "(without it docqa keeps SQLite and FAISS files in the data home, which migrate themselves)"
+        )
+
+
+class DatabaseUnavailableError(DocqaError):
+    """The database behind DOCQA_DATABASE_URL cannot be reached or refused docqa (named without its password)."""
+
+    http_status = 503
+
+    def __init__(self, location: str, reason: str) -> None:
+        super().__init__(f"database {location} is unavailable: {reason}")
+
+
+class SchemaOutdatedError(ConfigError):
+    def __init__(self, location: str, found: str | None, head: str) -> None:
+        super().__init__(
+            f"the database {location} has docqa schema {found or '(none)'}, this docqa needs {head}: "
+            "run `docqa db upgrade`"
+        )
+
+
 class UnknownModelError(DocqaError):
     """An OpenAI-style request named a model docqa does not serve."""
 

@@ -13,14 +13,21 @@ from __future__ import annotations
 import numpy as np
 from sqlalchemy import Executable, create_engine, text
 from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
+from docqa.core.errors import DatabaseUnavailableError, SchemaOutdatedError
 from docqa.store.db import Store
 from docqa.store.models import CollectionRow, now
 from docqa.store.postgres import schema
 from docqa.store.postgres.keyword_tables import PostgresKeywordTables
 
 _WRITE_LOCK = 7_410_000_002  # pg_advisory_xact_lock key held while a document's rows are written
+CONNECT_TIMEOUT_S = 10  # an unreachable host fails in this time, not the system's TCP timeout (minutes)
+
+
+def _first_line(error: BaseException | None) -> str:
+    return str(error).strip().splitlines()[0] if error is not None and str(error).strip() else "no answer"
 
 
 def vector_literal(vector: np.ndarray) -> str:
@@ -32,14 +39,23 @@ class PostgresStore(Store):
     cache_order = "id"
 
     def __init__(self, url: str, *, migrate: bool = True) -> None:
-        engine = create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20, hide_parameters=True)
+        engine = create_engine(
+            url,
+            pool_pre_ping=True,
+            pool_size=10,
+            max_overflow=20,
+            hide_parameters=True,
+            connect_args={"connect_timeout": CONNECT_TIMEOUT_S},
+        )
         self.location = engine.url.render_as_string(hide_password=True)
-        if migrate:
-            schema.upgrade(engine)
-        elif schema.current(engine) != schema.head():
-            raise RuntimeError(
-                f"the database at {self.location} is not at docqa's schema {schema.head()}: run `docqa db upgrade`"
-            )
+        try:
+            if migrate:
+                schema.upgrade(engine)
+            elif (found := schema.current(engine)) != schema.head():
+                raise SchemaOutdatedError(self.location, found, schema.head())
+        except OperationalError as exc:
+            engine.dispose()
+            raise DatabaseUnavailableError(self.location, _first_line(exc.orig)) from None
         self._open(engine, PostgresKeywordTables)
 
     @staticmethod

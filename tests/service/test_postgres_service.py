@@ -1,0 +1,82 @@
+"""docqa with DOCQA_DATABASE_URL: the whole service on a real Postgres (pgvector) answers as it does on
+SQLite and FAISS, and the database's errors name it (without its password)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from docqa.cli.main import main
+from docqa.core.errors import DatabaseUnavailableError
+from docqa.core.settings import ChunkingSettings, RetrievalSettings
+from docqa.llama.embedder import LlamaEmbedder
+from docqa.service import DocQA
+from tests.support.paths import SAMPLE_DOCS, make_settings
+
+QUESTIONS = [
+    "When is the Effective Date of the services agreement?",
+    "Who is the account manager replaced by, and within how many days?",
+    "What are the support hours?",
+    "What is the first response target for a severity 1 incident?",
+    "合同编号是多少？",
+    "乙方是哪家公司？",
+    "What was the revenue in 2025?",
+    "Which law governs the agreement?",
+    "How are invoices paid?",
+]
+
+
+def _top3(qa: DocQA) -> list[list[tuple[str, int]]]:
+    return [[(c.document_name, c.ordinal) for c in qa.retrieve(q, 3)] for q in QUESTIONS]
+
+
+@pytest.mark.slow
+def test_hybrid_retrieval_gives_the_same_top3_on_both_stores(
+    tmp_path: Path, postgres_url: str, embedder: LlamaEmbedder
+) -> None:
+    options = {
+        "retrieval": RetrievalSettings(retriever="hybrid"),
+        "chunking": ChunkingSettings(max_tokens=160, overlap_tokens=16),
+    }
+    sqlite = DocQA(make_settings(tmp_path / "a", **options), embedder=embedder)
+    postgres = DocQA(make_settings(tmp_path / "b", database_url=postgres_url, **options), embedder=embedder)
+    try:
+        for qa in (sqlite, postgres):
+            report = qa.ingest([SAMPLE_DOCS])
+            assert report.embeddings and all(f.status == "added" for f in report.files), report.files
+        assert postgres.indexes.get(postgres.collection()) is not None
+        assert sqlite.count_chunks() == postgres.count_chunks() > 12
+        assert _top3(sqlite) == _top3(postgres)
+        assert not (tmp_path / "b").exists()  # nothing of the store in a data home
+        assert postgres.check()[0].ok and all(report.ok for report in postgres.check())
+    finally:
+        sqlite.close()
+        postgres.close()
+
+
+def test_cli_ingests_lists_and_upgrades_on_postgres(tmp_path: Path, postgres_url: str) -> None:
+    env = {"DOCQA_DATABASE_URL": postgres_url, "DOCQA_DATA_DIR": str(tmp_path / "home")}
+    runner = CliRunner()
+    status = runner.invoke(main, ["db", "status", "--json"], env=env)
+    assert status.exit_code == 0 and json.loads(status.output)["revision"] is None  # a new, empty database
+    first = runner.invoke(main, ["db", "upgrade"], env=env)
+    assert first.exit_code == 0 and "schema (none) -> 0001" in first.output
+    assert "already at schema 0001" in runner.invoke(main, ["db", "upgrade"], env=env).output
+    ingest = runner.invoke(main, ["ingest", str(SAMPLE_DOCS / "services_agreement_en.txt")], env=env)
+    assert ingest.exit_code == 0, ingest.output
+    listed = runner.invoke(main, ["docs", "list", "--json"], env=env)
+    assert listed.exit_code == 0 and "services_agreement_en.txt" in listed.output
+    assert runner.invoke(main, ["check"], env=env).exit_code == 0
+
+
+def test_an_unreachable_database_is_named_without_its_password(tmp_path: Path) -> None:
+    url = "postgresql+psycopg://docqa:s3cret@127.0.0.1:1/docqa"
+    with pytest.raises(DatabaseUnavailableError) as caught:
+        DocQA(make_settings(tmp_path, database_url=url))
+    assert "127.0.0.1:1/docqa" in str(caught.value) and "s3cret" not in str(caught.value)
+    result = CliRunner().invoke(main, ["docs", "list"], env={"DOCQA_DATABASE_URL": url})
+    assert result.exit_code != 0 and "127.0.0.1:1" in result.output and "s3cret" not in result.output
+    assert "Traceback" not in result.output
