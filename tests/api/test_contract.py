@@ -20,9 +20,11 @@ QUESTION = "Which law governs the services agreement?"
 ANSWER = "The agreement is governed by the laws of England [1]."
 
 
-@pytest.fixture
-def fake_server(fake_generator: FakeGenerator, tmp_path: Path) -> Iterator[str]:
-    qa = DocQA(make_settings(tmp_path / "data"), None, fake_generator)
+@pytest.fixture(params=["sqlite", "postgres"])
+def fake_server(fake_generator: FakeGenerator, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
+    """The API on either store: SQLite + FAISS files, or Postgres (DOCQA_DATABASE_URL)."""
+    database = request.getfixturevalue("postgres_url") if request.param == "postgres" else None
+    qa = DocQA(make_settings(tmp_path / "data", database_url=database), None, fake_generator)
     qa.ingest([SAMPLE_DOCS / "services_agreement_en.txt", SAMPLE_DOCS / "operations_handbook.md"])
     try:
         with serve_app(qa.settings, qa, free_port()) as base:

@@ -1,0 +1,76 @@
+"""The REST API on a Postgres store (DOCQA_DATABASE_URL) over real HTTP, with the scripted generator:
+collections stay isolated, uploads get 413 and 415 as on SQLite, a delete drops cached answers, and
+`docqa check` finds the database consistent."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from docqa.service import DocQA
+from tests.support.fake_generator import FakeGenerator
+from tests.support.live_server import free_port, serve_app
+from tests.support.paths import make_settings
+
+
+@pytest.fixture
+def pg_server(fake_generator: FakeGenerator, tmp_path: Path, postgres_url: str) -> Iterator[tuple[str, DocQA]]:
+    qa = DocQA(make_settings(tmp_path / "data", database_url=postgres_url, max_upload_mb=1), None, fake_generator)
+    try:
+        with serve_app(qa.settings, qa, free_port()) as base:
+            yield base, qa
+    finally:
+        qa.close()
+
+
+def _upload(base: str, collection: str, files: list[tuple[str, bytes]]) -> httpx.Response:
+    parts = [("files", (name, data, "text/plain")) for name, data in files]
+    return httpx.post(f"{base}/v1/collections/{collection}/documents", files=parts, timeout=60)
+
+
+def test_collections_are_isolated_on_postgres(pg_server: tuple[str, DocQA]) -> None:
+    base, _ = pg_server
+    r = _upload(base, "alpha", [("vault.txt", b"The vault code of Project Heliotrope is 4471-ZETA.")])
+    assert r.status_code == 200, r.text
+    doc_id = r.json()["files"][0]["document_id"]
+    assert _upload(base, "beta", [("menu.txt", b"The canteen serves soup on Mondays.")]).status_code == 200
+    answer = httpx.post(
+        f"{base}/v1/ask",
+        json={"question": "What is the vault code of Project Heliotrope, and what is served on Mondays?",
+              "collection": "beta"},
+        timeout=60,
+    ).json()  # fmt: skip
+    assert [c["document"] for c in answer["citations"]] == ["menu.txt"]
+    assert httpx.delete(f"{base}/v1/collections/beta/documents/{doc_id}").status_code == 404
+    r = httpx.post(f"{base}/v1/ask", json={"question": "vault?", "collection": "beta", "document_id": doc_id})
+    assert r.status_code == 404
+    assert [d["id"] for d in httpx.get(f"{base}/v1/collections/alpha/documents").json()["documents"]] == [doc_id]
+
+
+def test_uploads_get_413_and_415_on_postgres(pg_server: tuple[str, DocQA]) -> None:
+    base, qa = pg_server
+    r = _upload(base, "default", [("big.txt", b"a" * (2 * 2**20))])
+    assert r.status_code == 413 and "1 MiB limit" in r.json()["error"]["message"]
+    r = httpx.post(
+        f"{base}/v1/collections/default/documents",
+        files=[("files", ("notes.docx", b"PK\x03\x04", "application/octet-stream"))],
+    )
+    assert r.status_code == 415
+    assert [c.name for c in qa.store.collections()] == []  # nothing recorded for either
+
+
+def test_a_delete_drops_the_cached_answer_and_check_is_clean(pg_server: tuple[str, DocQA]) -> None:
+    base, qa = pg_server
+    r = _upload(base, "default", [("law.txt", b"This agreement is governed by the laws of England.")])
+    doc_id = r.json()["files"][0]["document_id"]
+    _upload(base, "default", [("other.txt", b"Invoices are paid within thirty days of receipt.")])
+    body = {"question": "Which law governs the agreement?"}
+    assert not httpx.post(f"{base}/v1/ask", json=body, timeout=60).json().get("cached")
+    assert httpx.post(f"{base}/v1/ask", json=body, timeout=60).json()["cached"]
+    assert httpx.delete(f"{base}/v1/collections/default/documents/{doc_id}").status_code == 204
+    again = httpx.post(f"{base}/v1/ask", json=body, timeout=60).json()
+    assert not again.get("cached") and all(c["document"] != "law.txt" for c in again["citations"])
+    assert all(report.ok for report in qa.check())
