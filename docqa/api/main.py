@@ -22,6 +22,7 @@ from docqa.api.routes import (
     completions,
     documents,
     health,
+    jobs,
     metrics,
     openai_compat,
     web,
@@ -69,6 +70,7 @@ def create_app(settings: Settings | None = None, *, state: AppState | None = Non
         web.mount(app)  # the page itself is open; its API calls carry the key
         app.include_router(collections.router, dependencies=authenticated)
         app.include_router(documents.router, dependencies=authenticated)
+        app.include_router(jobs.router, dependencies=authenticated)
         app.include_router(ask.router, dependencies=authenticated)
         app.include_router(openai_compat.router, dependencies=authenticated)
     else:

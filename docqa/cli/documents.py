@@ -12,6 +12,7 @@ from docqa.cli.options import common_options, emit_json, make_settings, open_doc
 from docqa.cli.progress import ProgressLine
 from docqa.core.documents import IngestReport
 from docqa.core.files import SUPPORTED_SUFFIXES
+from docqa.core.settings import Settings
 
 
 def _interrupt(_signum: int, _frame: object) -> None:
@@ -23,6 +24,12 @@ def _interrupt(_signum: int, _frame: object) -> None:
 @click.option("--collection", "-c", default=None, help="Collection to add to (default: 'default').")
 @click.option("--no-embeddings", is_flag=True, help="Skip dense embeddings: BM25 keyword search only (fast on CPU).")
 @click.option("--password", default=None, help="Password for encrypted PDFs.")
+@click.option(
+    "--queue",
+    is_flag=True,
+    help="Hand the files to `docqa worker` processes (needs DOCQA_DATABASE_URL) and return at once; "
+    "`docqa docs list` shows their progress.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @common_options
 def ingest(
@@ -30,12 +37,16 @@ def ingest(
     collection: str | None,
     no_embeddings: bool,
     password: str | None,
+    queue: bool,
     as_json: bool,
     data_dir: Path | None,
     verbose: bool,
 ) -> None:
     """Index PDF, text and Markdown files (folders are searched recursively)."""
     settings = make_settings(data_dir, verbose)
+    if queue:
+        _enqueue(settings, list(paths), collection, as_json, verbose)
+        return
     qa = open_docqa(settings, verbose, embedder=not no_embeddings, generator=False)
     progress = ProgressLine()
     # SIGTERM ends the run like Ctrl+C: the document being written rolls back, FAISS is saved.
@@ -58,6 +69,22 @@ def ingest(
     if not (report.count("added") or report.count("updated") or report.count("unchanged")):
         if not as_json and not report.files:
             click.secho("nothing to ingest: no PDF, text or Markdown file in " + ", ".join(map(str, paths)), err=True)
+        sys.exit(1)
+
+
+def _enqueue(settings: Settings, paths: list[Path], collection: str | None, as_json: bool, verbose: bool) -> None:
+    qa = open_docqa(settings, verbose, embedder=False, generator=False)
+    try:
+        jobs, report = qa.ingest_queue().enqueue_paths(paths, collection)
+    finally:
+        qa.close()
+    if as_json:
+        emit_json({"jobs": [job.as_dict() for job in jobs], **report.as_dict()})
+    else:
+        for f in report.files:
+            click.secho(f"failed   {f.path}: {f.error}", fg="red", err=True)
+        click.echo(f"{len(jobs)} queued for `docqa worker`; `docqa docs list` shows their progress")
+    if not jobs:
         sys.exit(1)
 
 
@@ -103,19 +130,25 @@ def docs() -> None:
 @common_options
 def docs_list(collection: str | None, as_json: bool, data_dir: Path | None, verbose: bool) -> None:
     """List the documents of a collection."""
-    qa = open_docqa(make_settings(data_dir, verbose), verbose, embedder=False, generator=False, read_only=True)
+    settings = make_settings(data_dir, verbose)
+    qa = open_docqa(settings, verbose, embedder=False, generator=False, read_only=True)
     try:
         rows = [d.as_dict() for d in qa.documents(collection)]
+        jobs = [job.as_dict() for job in qa.ingest_queue().active(collection)] if settings.database_url else []
     finally:
         qa.close()
     if as_json:
-        emit_json(rows)
+        emit_json(rows + jobs)  # a job still running: {"job_id", "status", "progress", ...}
         return
-    click.echo(f"{'ID':>5}  {'STATUS':7} {'PAGES':>5} {'CHUNKS':>6}  NAME")
+    click.echo(f"{'ID':>5}  {'STATUS':9} {'PAGES':>5} {'CHUNKS':>6}  NAME")
     for d in rows:
-        click.echo(f"{d['id']:>5}  {d['status']:7} {d['pages']:>5} {d['chunks']:>6}  {d['name']}")
+        click.echo(f"{d['id']:>5}  {d['status']:9} {d['pages']:>5} {d['chunks']:>6}  {d['name']}")
         if d["error"]:
             click.secho(f"       {d['error']}", fg="red")
+    for job in jobs:
+        progress = job["progress"]
+        pages = f"{progress['done']}/{progress['total']}" if progress["total"] else "-"
+        click.echo(f"{'job ' + str(job['job_id']):>5}  {job['status']:9} {pages:>5} {'-':>6}  {job['name']}")
 
 
 @docs.command("rm")

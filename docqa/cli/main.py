@@ -15,7 +15,7 @@ with contextlib.suppress(ImportError):  # a missing llama_cpp is reported when a
 
 import click
 
-from docqa.cli import ask, database, documents, eval, models, serve
+from docqa.cli import ask, database, documents, eval, models, serve, worker
 from docqa.cli.options import DocqaGroup
 
 
@@ -46,6 +46,7 @@ for command in (
     eval.eval_,
     models.models,
     database.db,
+    worker.worker,
     serve.serve,
     serve.completion,
 ):

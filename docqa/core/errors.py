@@ -98,6 +98,25 @@ class CollectionNotFoundError(DocqaError):
         self.name = name
 
 
+class JobNotFoundError(DocqaError):
+    http_status = 404
+
+    def __init__(self, job_id: int) -> None:
+        super().__init__(f"ingest job {job_id} not found")
+
+
+class QueueNotConfiguredError(DocqaError):
+    """Queued ingestion needs the shared database (the queue lives there)."""
+
+    http_status = 400
+
+    def __init__(self) -> None:
+        super().__init__(
+            "ingestion jobs need a database: set DOCQA_DATABASE_URL=postgresql+psycopg://... (the queue is kept "
+            "there) and run `docqa worker`"
+        )
+
+
 class DocumentNotFoundError(DocqaError):
     http_status = 404
 

@@ -345,6 +345,18 @@ class IngestSettings(BaseModel):
         description="Tesseract languages for OCR, joined by '+'; those not installed are left out (Debian: "
         "tesseract-ocr-eng, tesseract-ocr-chi-sim).",
     )
+    uploads: Literal["queue", "inline"] = Field(
+        default="queue",
+        description="With DOCQA_DATABASE_URL: queue, an upload is kept in the database and answered 202 with its "
+        "job's status URL, and `docqa worker` processes ingest it; inline, it is ingested inside the request. "
+        "Without a database, uploads are always ingested inline.",
+    )
+    worker_stalled_s: float = Field(
+        default=30.0,
+        gt=0,
+        description="A worker silent (no heartbeat) this long is taken for dead, and its running jobs are queued "
+        "again for another worker.",
+    )
 
 
 class APISettings(BaseModel):

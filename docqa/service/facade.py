@@ -34,6 +34,7 @@ from docqa.core.types import Answer, GeneratorInfo, RetrievedChunk
 from docqa.retrieval.retriever import Retriever
 from docqa.service import node
 from docqa.service.asking import Asker
+from docqa.service.jobs import IngestQueue
 from docqa.service.status import AnswerOutcome, CacheStats, CollectionSummary, ServiceStatus
 from docqa.store.audit import document_problems, orphan_problems
 from docqa.store.consistency import ConsistencyReport
@@ -66,6 +67,7 @@ class DocQA:
         self._asker = Asker(
             settings, self.store, self.retriever, self.answer_cache, generator, self.collection, self._notify
         )
+        self._queue: IngestQueue | None = None  # ingestion jobs (a database URL), opened at first use
         # The models open() loaded, which close() frees; models handed in belong to the caller.
         self._close_models: list[Callable[[], None]] = []
 
@@ -81,6 +83,8 @@ class DocQA:
         return qa
 
     def close(self) -> None:
+        if self._queue is not None:
+            self._queue.close()
         self.indexes.save_all()
         if self.generator is not None:
             self.generator.close()
@@ -170,6 +174,17 @@ class DocQA:
         for callback in self.on_ingest:
             callback(report)
         return report
+
+    @property
+    def queues_uploads(self) -> bool:
+        """Whether uploads become jobs for `docqa worker` (a database, and DOCQA_INGEST_UPLOADS=queue)."""
+        return bool(self.settings.database_url) and self.settings.ingest.uploads == "queue"
+
+    def ingest_queue(self) -> IngestQueue:
+        """Ingestion jobs: files kept in the database, ingested by worker processes."""
+        if self._queue is None:
+            self._queue = IngestQueue(self)
+        return self._queue
 
     def documents(self, collection: str | None = None) -> list[DocumentRow]:
         return self.store.documents(self.collection(collection).id)

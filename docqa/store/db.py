@@ -146,6 +146,10 @@ class Store:
     def _insert_new_collection(name: str) -> Executable:
         return sqlite_insert(CollectionRow).values(name=name, created_at=now()).on_conflict_do_nothing()
 
+    def collection_by_id(self, collection_id: int) -> CollectionRow:
+        with self.session() as s:
+            return s.get_one(CollectionRow, collection_id)
+
     def collections(self) -> list[CollectionRow]:
         with self.session() as s:
             return list(s.scalars(select(CollectionRow).order_by(CollectionRow.name)))

@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from docqa.core.sampling_params import NON_THINKING_SAMPLING
+from docqa.core.settings import IngestSettings
 from docqa.service import DocQA
 from tests.support.fake_generator import SCRIPT, FakeGenerator
 from tests.support.live_server import free_port, serve_app, sse_events
@@ -24,7 +25,8 @@ ANSWER = "The agreement is governed by the laws of England [1]."
 def fake_server(fake_generator: FakeGenerator, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
     """The API on either store: SQLite + FAISS files, or Postgres (DOCQA_DATABASE_URL)."""
     database = request.getfixturevalue("postgres_url") if request.param == "postgres" else None
-    qa = DocQA(make_settings(tmp_path / "data", database_url=database), None, fake_generator)
+    inline = IngestSettings(uploads="inline")  # uploads answered when ingested, as on SQLite (queued: test_jobs)
+    qa = DocQA(make_settings(tmp_path / "data", database_url=database, ingest=inline), None, fake_generator)
     qa.ingest([SAMPLE_DOCS / "services_agreement_en.txt", SAMPLE_DOCS / "operations_handbook.md"])
     try:
         with serve_app(qa.settings, qa, free_port()) as base:

@@ -10,6 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from docqa.core.settings import IngestSettings
 from docqa.service import DocQA
 from tests.support.fake_generator import FakeGenerator
 from tests.support.live_server import free_port, serve_app
@@ -18,7 +19,10 @@ from tests.support.paths import make_settings
 
 @pytest.fixture
 def pg_server(fake_generator: FakeGenerator, tmp_path: Path, postgres_url: str) -> Iterator[tuple[str, DocQA]]:
-    qa = DocQA(make_settings(tmp_path / "data", database_url=postgres_url, max_upload_mb=1), None, fake_generator)
+    settings = make_settings(
+        tmp_path / "data", database_url=postgres_url, max_upload_mb=1, ingest=IngestSettings(uploads="inline")
+    )
+    qa = DocQA(settings, None, fake_generator)
     try:
         with serve_app(qa.settings, qa, free_port()) as base:
             yield base, qa

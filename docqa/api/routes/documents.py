@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request, Response
+from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -17,6 +18,7 @@ from docqa.api.staging import staging_folder
 from docqa.core.documents import FileResult, Source
 from docqa.core.files import PDF_SUFFIXES, SUPPORTED_SUFFIXES, unsupported_type
 from docqa.core.requests import validate_collection_name
+from docqa.service import DocQA
 
 router = APIRouter(prefix="/v1/collections/{name}/documents", tags=["documents"])
 
@@ -54,7 +56,7 @@ def content_problem(name: str, head: bytes) -> str | None:
     "",
     summary="Upload and ingest files (multipart: parts named 'files', optional field 'password' for encrypted PDFs)",
 )
-async def upload(name: str, request: Request, qa: QADep, settings: SettingsDep) -> dict[str, Any]:
+async def upload(name: str, request: Request, qa: QADep, settings: SettingsDep) -> Any:
     validate_collection_name(name)
     try:
         form = await request.form(max_files=settings.api.max_files, max_fields=20)
@@ -86,6 +88,16 @@ async def upload(name: str, request: Request, qa: QADep, settings: SettingsDep) 
                 sources.append(Source(path, f"upload:{display}", display))
             if not sources:
                 raise HTTPException(415, "; ".join(f"{f.path}: {f.error}" for f in rejected))
+            if qa.queues_uploads:  # kept in the database for `docqa worker`: 202 with each job's status URL
+                jobs = await run_in_threadpool(_enqueue, qa, name, sources)
+                return JSONResponse(
+                    {
+                        "collection": name,
+                        "jobs": jobs,
+                        "failed": [{"path": f.path, "error": f.error} for f in rejected],
+                    },
+                    status_code=202,
+                )
             password = form.get("password")  # for encrypted PDFs; never logged or stored
             report = await run_in_threadpool(
                 qa.ingest_sources, sources, name, None, password if isinstance(password, str) else None
@@ -98,12 +110,30 @@ async def upload(name: str, request: Request, qa: QADep, settings: SettingsDep) 
     return report.as_dict()
 
 
-@router.get("", summary="List the documents of a collection")
+def _enqueue(qa: DocQA, collection: str, sources: list[Source]) -> list[dict[str, Any]]:
+    queue = qa.ingest_queue()
+    jobs = []
+    for source in sources:
+        job = queue.enqueue(collection, source.name, source.key, source.path.read_bytes())
+        jobs.append({**job.as_dict(), "status_url": job_url(collection, job.id)})
+    return jobs
+
+
+def job_url(collection: str, job_id: int) -> str:
+    return f"/v1/collections/{collection}/jobs/{job_id}"
+
+
+@router.get("", summary="List the documents of a collection (and, with a database, the ingest jobs still running)")
 def list_documents(name: str, qa: QADep) -> dict[str, Any]:
     rows = [d.as_dict() for d in qa.documents(name)]
     for row in rows:
         row.pop("source", None)  # server-side paths are not the client's business
-    return {"collection": name, "documents": rows}
+    listing: dict[str, Any] = {"collection": name, "documents": rows}
+    if qa.settings.database_url:
+        listing["jobs"] = [
+            {**job.as_dict(), "status_url": job_url(name, job.id)} for job in qa.ingest_queue().active(name)
+        ]
+    return listing
 
 
 @router.delete("/{document_id}", status_code=204, summary="Delete a document, its chunks and vectors")

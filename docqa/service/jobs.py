@@ -1,0 +1,140 @@
+"""Ingestion as jobs (with DOCQA_DATABASE_URL): a file is stored in Postgres and queued at once; a
+`docqa worker` process on any machine ingests it, and every API process shows its progress.
+
+A job goes queued -> parsing -> embedding -> ready | failed. A file that cannot be read ends `failed`
+with the reason, as in-process ingestion reports it; a worker that dies mid-job leaves the job to be
+queued again (docqa.store.postgres.job_queue), and the write that ends it replaces any earlier version
+of the document in one transaction: ready exactly once, never half-visible to a question.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Protocol
+
+from docqa.core.documents import IngestReport, Progress, ProgressCallback, Source
+from docqa.core.errors import JobNotFoundError, QueueNotConfiguredError
+from docqa.core.settings import Settings
+from docqa.store.db import CollectionRow, Store
+from docqa.store.postgres.ingest_jobs import IngestJob, IngestJobs
+from docqa.store.postgres.job_queue import JobQueue
+from docqa.store.postgres.store import PostgresStore
+from ingest.pipeline import collect_sources
+
+logger = logging.getLogger(__name__)
+
+# A worker that dies this many times on one file (the machine's memory, a native crash) gives up on it.
+MAX_ATTEMPTS = 3
+PROGRESS_EVERY_S = 0.5  # how often a running job writes its progress
+
+
+class Ingesting(Protocol):
+    """What the queue needs of the service (docqa.service.facade.DocQA)."""
+
+    settings: Settings
+    store: Store
+
+    def collection(self, name: str | None = None, *, create: bool = False) -> CollectionRow: ...
+
+    def ingest_sources(
+        self,
+        sources: list[Source],
+        collection: str | None = None,
+        progress: ProgressCallback | None = None,
+        password: str | None = None,
+    ) -> IngestReport: ...
+
+
+class IngestQueue:
+    def __init__(self, qa: Ingesting) -> None:
+        if not isinstance(qa.store, PostgresStore) or not qa.settings.database_url:
+            raise QueueNotConfiguredError()
+        self._qa = qa
+        self.rows = IngestJobs(qa.store)
+        self.queue = JobQueue(qa.settings.database_url)
+
+    def close(self) -> None:
+        self.queue.close()
+
+    def enqueue(self, collection: str | None, name: str, source: str, data: bytes) -> IngestJob:
+        """Keep the file in the database and queue its ingestion."""
+        coll = self._qa.collection(collection, create=True)
+        job_id = self.rows.add(coll.id, name, source, hashlib.sha256(data).hexdigest(), data)
+        self.queue.enqueue(job_id)
+        found = self.rows.get(job_id)
+        assert found is not None
+        return found
+
+    def enqueue_paths(self, paths: list[Path], collection: str | None) -> tuple[list[IngestJob], IngestReport]:
+        """Queue every file docqa reads under the paths (folders searched as `docqa ingest` searches them);
+        the report holds the paths that were missing and the files skipped by type."""
+        sources, missing, skipped = collect_sources(paths)
+        jobs = [self.enqueue(collection, s.name, s.key, s.path.read_bytes()) for s in sources]
+        return jobs, IngestReport(files=missing, skipped=skipped)
+
+    def job(self, job_id: int, collection: str | None = None) -> IngestJob:
+        found = self.rows.get(job_id)
+        if found is None or (collection is not None and found.collection_id != self._qa.collection(collection).id):
+            raise JobNotFoundError(job_id)
+        return found
+
+    def active(self, collection: str | None = None) -> list[IngestJob]:
+        return self.rows.active(self._qa.collection(collection).id)
+
+    def run(self, job_id: int) -> None:
+        """Ingest one job's file (a worker's handler). Exceptions mean "try again" (the database went away)."""
+        job = self.rows.get(job_id)
+        if job is None or job.status in ("ready", "failed"):
+            return  # deleted with its collection, or already done by an earlier run
+        attempts = self.rows.start(job_id)
+        if attempts > MAX_ATTEMPTS:
+            self.rows.finish(job_id, None, f"a worker stopped {attempts - 1} times while ingesting this file")
+            return
+        data = self.rows.data(job_id)
+        if data is None:
+            self.rows.finish(job_id, None, "the file was not kept in the database")
+            return
+        folder = Path(tempfile.mkdtemp(prefix="docqa-job-"))
+        try:
+            path = folder / f"file{Path(job.name).suffix.lower()}"
+            path.write_bytes(data)
+            collection = self._qa.store.collection_by_id(job.collection_id)
+            report = self._qa.ingest_sources(
+                [Source(path, job.source, job.name)], collection.name, self._progress(job_id)
+            )
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        result = report.files[0]
+        self.rows.finish(job_id, result.document_id, result.error if result.status == "failed" else None)
+        logger.info("ingest job %d (%s): %s", job_id, job.name, result.status)
+
+    def _progress(self, job_id: int) -> ProgressWriter:
+        return ProgressWriter(self.rows, job_id)
+
+    def run_worker(self, concurrency: int, stalled_s: float) -> None:
+        self.queue.run_worker(self.run, concurrency, stalled_s)
+
+
+class ProgressWriter:
+    """Ingest progress -> the job's row: embedding, with the pages done out of the file's pages (pages
+    count as their chunks are embedded), at most every PROGRESS_EVERY_S."""
+
+    def __init__(self, rows: IngestJobs, job_id: int) -> None:
+        self._rows = rows
+        self._job = job_id
+        self._last = 0.0
+
+    def __call__(self, progress: Progress) -> None:
+        if progress.stage != "embedding" or not progress.chunks:
+            return
+        now = time.monotonic()
+        if progress.chunks_embedded and now - self._last < PROGRESS_EVERY_S:
+            return
+        self._last = now
+        done = progress.pages * progress.chunks_embedded // progress.chunks
+        self._rows.progress(self._job, "embedding", done, progress.pages, "pages")
