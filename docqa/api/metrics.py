@@ -8,11 +8,13 @@ from the live objects at scrape time, so they are never stale. Each app has its 
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Callable, Iterator
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -47,7 +49,8 @@ class Metrics:
         )
         self.ingest_tokens = Counter("docqa_ingest_tokens", "Tokens chunked and embedded.", registry=self.registry)
         self.ingest_seconds = Counter("docqa_ingest_seconds", "Seconds spent ingesting.", registry=self.registry)
-        self.registry.register(_LiveState(current))
+        self._live = _LiveState(current)
+        self.registry.register(self._live)
         self._attached: DocQA | None = None
 
     def attach(self, qa: DocQA) -> None:
@@ -71,7 +74,14 @@ class Metrics:
         self.ingest_seconds.inc(report.seconds)
 
     def render(self) -> bytes:
-        return generate_latest(self.registry)
+        """This process's metrics; under `docqa serve --workers N` (PROMETHEUS_MULTIPROC_DIR set), the
+        counters and histograms of every API process summed, beside this process's live gauges."""
+        if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+            return generate_latest(self.registry)
+        merged = CollectorRegistry()
+        MultiProcessCollector(merged)
+        merged.register(self._live)
+        return generate_latest(merged)
 
 
 class _LiveState(Collector):

@@ -10,8 +10,16 @@ that point is safe: every document is written in one transaction, and FAISS heal
 from __future__ import annotations
 
 import logging
+import multiprocessing
+import multiprocessing.process
+import os
+import shutil
+import signal
+import socket
+import tempfile
 import threading
 import time
+from pathlib import Path
 from types import FrameType
 
 import uvicorn
@@ -21,6 +29,7 @@ from docqa.api.main import create_app
 from docqa.api.state import AppState
 
 logger = logging.getLogger(__name__)
+STARTUP_S = 10.0  # an API process that ends sooner after its start is taken for one that cannot start
 
 
 class DrainingServer(uvicorn.Server):
@@ -60,3 +69,67 @@ def serve(app_state: AppState, host: str, port: int, log_level: str) -> None:
     )
     access_log.install()  # after uvicorn.Config, which configures its loggers
     DrainingServer(config, app_state, app_state.settings.api.shutdown_grace_s).run()
+
+
+def serve_processes(workers: int, host: str, port: int, log_level: str) -> None:
+    """Run `workers` API processes on one listening socket (the kernel spreads connections over them).
+
+    Each process is a whole docqa API with its own models, stateless beside the shared database; they
+    count requests into one Prometheus directory, so /metrics from any of them reports all of them. A
+    child that dies is started again (one that dies within STARTUP_S of its start stops them all: it
+    would die again). SIGTERM is passed on to every child, which drains as `serve` drains; Ctrl+C in a
+    terminal reaches the children itself."""
+    metrics_dir = Path(tempfile.mkdtemp(prefix="docqa-metrics-"))
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(metrics_dir)  # read by prometheus_client in each child
+    sock = uvicorn.Config(create_app, host=host, port=port).bind_socket()
+    spawn = multiprocessing.get_context("spawn")  # fresh interpreters: no inherited threads or model handles
+    children: list[tuple[multiprocessing.process.BaseProcess, float]] = []
+
+    def start() -> tuple[multiprocessing.process.BaseProcess, float]:
+        child = spawn.Process(target=_serve_child, args=(sock, log_level), name="docqa-api")
+        child.start()
+        return child, time.monotonic()
+
+    stopping = threading.Event()
+
+    def on_signal(number: int, _frame: FrameType | None) -> None:
+        stopping.set()
+        if number == signal.SIGTERM:
+            for child, _ in children:
+                if child.pid is not None and child.is_alive():
+                    os.kill(child.pid, signal.SIGTERM)
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    children.extend(start() for _ in range(workers))
+    try:
+        while any(child.is_alive() for child, _ in children):
+            time.sleep(0.2)
+            for n, (child, started) in enumerate(children):
+                if stopping.is_set() or child.is_alive():
+                    continue
+                if time.monotonic() - started < STARTUP_S:
+                    logger.error("API process %s failed at start (exit code %s): stopping", child.pid, child.exitcode)
+                    on_signal(signal.SIGTERM, None)
+                    continue
+                logger.warning("API process %s ended (exit code %s): starting another", child.pid, child.exitcode)
+                children[n] = start()
+    finally:
+        sock.close()
+        shutil.rmtree(metrics_dir, ignore_errors=True)
+
+
+def _serve_child(sock: socket.socket, log_level: str) -> None:
+    """One API process of serve_processes: the settings from the environment, the models its own."""
+    from docqa.core.settings import Settings
+
+    logging.basicConfig(level=logging.INFO if log_level == "info" else logging.WARNING)
+    state = AppState(Settings())
+    config = uvicorn.Config(
+        create_app(state=state, owns_state=True),
+        log_level=log_level,
+        access_log=False,
+        timeout_graceful_shutdown=2,
+    )
+    access_log.install()
+    DrainingServer(config, state, state.settings.api.shutdown_grace_s).run(sockets=[sock])

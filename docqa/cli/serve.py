@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -18,19 +19,40 @@ from docqa.cli.options import common_options, make_settings
     help="A generation node: load the models only (no data home) and serve /v1/completions, /v1/embeddings "
     "and /v1/tokenize to other docqa processes (their DOCQA_LLM_ENDPOINT / DOCQA_EMBED_ENDPOINT).",
 )
+@click.option(
+    "--workers",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 64),
+    help="API processes on the one port, each with its own models (needs DOCQA_DATABASE_URL: they share the "
+    "database; on a GPU, point them at one generation node with DOCQA_LLM_ENDPOINT).",
+)
 @common_options
-def serve(host: str, port: int, generator_only: bool, data_dir: Path | None, verbose: bool) -> None:
+def serve(host: str, port: int, generator_only: bool, workers: int, data_dir: Path | None, verbose: bool) -> None:
     """Serve the REST API (models load in the background; /health says when ready)."""
     # Imported here: FastAPI and uvicorn load only for the one command that serves.
     from docqa.api.server import serve as serve_app
+    from docqa.api.server import serve_processes
     from docqa.api.state import AppState
 
     settings = make_settings(data_dir, verbose)
+    if workers > 1 and not settings.database_url and not generator_only:
+        raise click.UsageError(
+            "--workers needs DOCQA_DATABASE_URL: API processes share a Postgres database, not one SQLite file"
+        )
     shown = f"[{host}]" if ":" in host else host
     home = "generator only: no data home" if generator_only else f"data: {settings.data_dir.resolve()}"
     click.echo(f"docqa serving on http://{shown}:{port}  ({home})")
     click.echo("models load in the background: GET /health says when they are ready; Ctrl+C stops")
-    serve_app(AppState(settings, generator_only=generator_only), host, port, "info" if verbose else "warning")
+    log_level = "info" if verbose else "warning"
+    if workers > 1:
+        if generator_only:
+            raise click.UsageError("--workers with --generator-only: run one node per GPU instead")
+        os.environ["DOCQA_DATA_DIR"] = str(settings.data_dir)  # what each API process reads its settings from
+        click.echo(f"{workers} API processes; /metrics sums them, /health answers for the one it reaches")
+        serve_processes(workers, host, port, log_level)
+        return
+    serve_app(AppState(settings, generator_only=generator_only), host, port, log_level)
 
 
 @click.command()

@@ -4,6 +4,8 @@ the engine's queue, why loading failed)."""
 
 from __future__ import annotations
 
+import os
+
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
@@ -28,6 +30,7 @@ def health(state: StateDep, request: Request) -> JSONResponse:
         {
             "status": "ok",
             "mode": "generator-only" if state.generator_only else "full",
+            "process": os.getpid(),  # under `serve --workers N`, each process answers for itself
             "generator": loaded.generator,
             "embedder": loaded.embedder,
             "reranker": loaded.reranker,
