@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Protocol
 
 from docqa.core.documents import IngestReport, Progress, ProgressCallback, Source
-from docqa.core.errors import JobNotFoundError, QueueNotConfiguredError
+from docqa.core.errors import DatabaseUnavailableError, JobNotFoundError, QueueNotConfiguredError
 from docqa.core.settings import Settings
 from docqa.store.db import CollectionRow, Store
 from docqa.store.postgres.ingest_jobs import IngestJob, IngestJobs
@@ -65,7 +65,11 @@ class IngestQueue:
         """Keep the file in the database and queue its ingestion."""
         coll = self._qa.collection(collection, create=True)
         job_id = self.rows.add(coll.id, name, source, hashlib.sha256(data).hexdigest(), data)
-        self.queue.enqueue(job_id)
+        try:
+            self.queue.enqueue(job_id)
+        except Exception as exc:  # Procrastinate's own connection failed: the row says why, the caller too
+            self.rows.finish(job_id, None, "could not be queued")
+            raise DatabaseUnavailableError(self._qa.store.location, f"queueing failed ({type(exc).__name__})") from exc
         found = self.rows.get(job_id)
         assert found is not None
         return found

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import psycopg
 import pytest
 
 from docqa.core.settings import IngestSettings
@@ -15,6 +16,7 @@ from docqa.service import DocQA
 from tests.support.fake_generator import FakeGenerator
 from tests.support.live_server import free_port, serve_app
 from tests.support.paths import make_settings
+from tests.support.postgres import TestPostgres
 
 
 @pytest.fixture
@@ -78,3 +80,20 @@ def test_a_delete_drops_the_cached_answer_and_check_is_clean(pg_server: tuple[st
     again = httpx.post(f"{base}/v1/ask", json=body, timeout=60).json()
     assert not again.get("cached") and all(c["document"] != "law.txt" for c in again["citations"])
     assert all(report.ok for report in qa.check())
+
+
+def test_a_database_gone_mid_run_is_a_503_naming_it(
+    pg_server: tuple[str, DocQA], postgres_server: TestPostgres, postgres_url: str
+) -> None:
+    base, _ = pg_server
+    assert _upload(base, "default", [("a.txt", b"Some text to keep.")]).status_code == 200
+    name = postgres_url.split("?")[0].rsplit("/", 1)[-1]
+    with psycopg.connect(postgres_server.uri, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')  # every connection of the pool cut off
+    for request in (
+        lambda: httpx.get(f"{base}/v1/collections/default/documents"),
+        lambda: httpx.post(f"{base}/v1/ask", json={"question": "What is kept?"}),
+    ):
+        r = request()
+        assert r.status_code == 503, r.text
+        assert r.json()["error"]["type"] == "DatabaseUnavailableError" and name in r.json()["error"]["message"]

@@ -10,6 +10,9 @@ by one writer at a time.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import numpy as np
 from sqlalchemy import Executable, create_engine, text
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -57,6 +60,15 @@ class PostgresStore(Store):
             engine.dispose()
             raise DatabaseUnavailableError(self.location, _first_line(exc.orig)) from None
         self._open(engine, PostgresKeywordTables)
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        """A transaction; the database gone (restarted, unreachable) is DatabaseUnavailableError, named."""
+        try:
+            with super().session() as s:
+                yield s
+        except OperationalError as exc:
+            raise DatabaseUnavailableError(self.location, _first_line(exc.orig)) from None
 
     @staticmethod
     def _insert_new_collection(name: str) -> Executable:
