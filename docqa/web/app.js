@@ -92,11 +92,12 @@ async function loadDocuments() {
   const list = $("documents");
   try {
     const data = await (await api(`/v1/collections/${encodeURIComponent(collection())}/documents`)).json();
-    if (!data.documents.length) {
+    const jobs = data.jobs || []; // with a shared database: files still queued or being ingested by workers
+    if (!data.documents.length && !jobs.length) {
       list.replaceChildren(el("li", "no documents yet: drop files above"));
       return;
     }
-    list.replaceChildren(...data.documents.map(documentItem));
+    list.replaceChildren(...data.documents.map(documentItem), ...jobs.map(jobItem));
   } catch (err) {
     list.replaceChildren(el("li", `no documents yet (${err.message})`));
   }
@@ -124,6 +125,39 @@ function documentItem(d) {
   return item;
 }
 
+function jobProgress(job) {
+  const p = job.progress || {};
+  return p.total ? `${job.status} ${p.done}/${p.total} ${p.unit}` : job.status;
+}
+
+function jobItem(job) {
+  const item = el("li", undefined, "pending");
+  item.append(el("span", `${job.name} · ${jobProgress(job)}`, "doc-name"));
+  return item;
+}
+
+async function followJob(job, label) {
+  // A queued upload (202): a worker ingests it; its status URL says how far it got.
+  for (;;) {
+    let now;
+    try {
+      now = await (await api(job.status_url)).json();
+    } catch (err) {
+      label.textContent = `${job.name}: ${err.message}`;
+      label.className = "failed";
+      return;
+    }
+    if (now.status === "ready" || now.status === "failed") {
+      label.textContent = now.status === "ready" ? `${job.name}: ready` : `${job.name}: failed: ${now.error}`;
+      label.className = now.status === "ready" ? "ok" : "failed";
+      loadDocuments();
+      return;
+    }
+    label.textContent = `${job.name}: ${jobProgress(now)}`;
+    await new Promise((done) => setTimeout(done, 1000));
+  }
+}
+
 function uploadFile(file) {
   // One request per file, so each file has its own progress bar and its own verdict.
   const item = el("li");
@@ -145,7 +179,17 @@ function uploadFile(file) {
     let body = {};
     try { body = JSON.parse(xhr.responseText); } catch (_) { /* keep empty */ }
     const f = body.files && body.files[0];
-    if (xhr.status !== 200 || !f) {
+    const job = xhr.status === 202 && body.jobs && body.jobs[0];
+    if (job) {
+      label.textContent = `${file.name}: queued`;
+      followJob(job, label);
+      loadDocuments();
+      return;
+    }
+    if (xhr.status === 202 && body.failed && body.failed[0]) {
+      label.textContent = `${file.name}: failed: ${body.failed[0].error}`;
+      label.className = "failed";
+    } else if (xhr.status !== 200 || !f) {
       label.textContent = `${file.name}: failed: ${(body.error && body.error.message) || xhr.status}`;
       label.className = "failed";
     } else if (f.status === "failed") {
