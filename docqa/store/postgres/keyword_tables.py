@@ -19,7 +19,9 @@ import json
 import math
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from typing import cast
 
+import numpy as np
 from sqlalchemy import Connection, bindparam, text
 from sqlalchemy.dialects.postgresql import ARRAY, BIGINT, TEXT
 from sqlalchemy.orm import Session
@@ -35,6 +37,7 @@ from docqa.store.keyword.tables import (
     IndexTotals,
     chunk_scores,
 )
+from docqa.store.postgres import postings
 
 # Postgres keeps at most 256 positions of one lexeme in a tsvector and positions up to 16,383; a
 # passage is about 500 tokens, so only a passage repeating one word hundreds of times loses counts.
@@ -134,10 +137,59 @@ class PostgresKeywordTables:
         self, session: Session, collection_id: int, terms: list[str], title_weight: float, limit: int
     ) -> list[tuple[int, float]]:
         """Candidates from the GIN index (body) and the titles' index; each scored by FTS5's bm25()."""
-        phrases = [stems for stems in self._stemmer.stems(terms) if stems]
+        stems = self._stemmer.stems(terms)
+        phrases = [s for s in stems if s]
         query = tsquery_literal(phrases)
         if not query:
             return []
+        texts = [term for term, s in zip(terms, stems, strict=True) if s]
+        idf = self._idf(session, texts, phrases)
+        average = self.totals(session).average_length or 1.0
+        fetch = limit * FETCH_PER_CHUNK
+        if all(len(phrase) == 1 for phrase in phrases):
+            scored = self._scored_in_sql(session, collection_id, phrases, idf, query, (title_weight, average, fetch))
+        else:
+            scored = self._scored_here(session, collection_id, phrases, idf, query, (title_weight, average, fetch))
+        return chunk_scores((passage // PASSAGES_PER_CHUNK, score) for passage, score in scored)
+
+    def _scored_in_sql(
+        self,
+        session: Session,
+        collection_id: int,
+        phrases: list[list[str]],
+        idf: list[float],
+        query: str,
+        shape: tuple[float, float, int],
+    ) -> list[tuple[int, float]]:
+        """Every phrase one stem (nearly every question): scored in Postgres over the posting lists
+        (docqa.store.postgres.postings), so only the best `fetch` passages leave it."""
+        title_weight, average, fetch = shape
+        ids = [passage_stems.stem_id(phrase[0]) for phrase in phrases]
+        unique = sorted(set(ids))
+        titles = []
+        for document, stems in session.execute(
+            text(
+                "SELECT document_id, title_stems FROM keyword_documents "
+                "WHERE collection_id = :cid AND title_terms @@ CAST(:q AS tsquery)"
+            ),
+            {"cid": collection_id, "q": query},
+        ):
+            counts = passage_stems.counts([bytes(stems)], [[stem] for stem in unique])[:, 0]
+            titles += [(int(document), stem, int(n)) for stem, n in zip(unique, counts, strict=True) if n]
+        terms = list(zip(ids, idf, strict=True))
+        return postings.score(session, collection_id, terms, titles, (title_weight, average, K1, B, fetch))
+
+    def _scored_here(
+        self,
+        session: Session,
+        collection_id: int,
+        phrases: list[list[str]],
+        idf: list[float],
+        query: str,
+        shape: tuple[float, float, int],
+    ) -> list[tuple[int, float]]:
+        """A phrase of several stems (a term the tokenizer splits): positions fetched, scored here."""
+        title_weight, average, fetch = shape
         titled = {
             int(document): bytes(stems)
             for document, stems in session.execute(
@@ -149,8 +201,6 @@ class PostgresKeywordTables:
             )
         }
         lexemes = sorted({stem for phrase in phrases for stem in phrase})
-        # Each candidate with the positions of the question's stems in its body only: setweight marks
-        # those lexemes 'A' and ts_filter keeps them, so the rest of the passage never leaves Postgres.
         found = session.execute(
             text(
                 "WITH candidates AS (SELECT id FROM passages WHERE collection_id = :cid AND terms @@ CAST(:q AS "
@@ -167,11 +217,7 @@ class PostgresKeywordTables:
             owner[int(passage)] = (int(document), int(length))
             if lexeme is not None:
                 positions[int(passage)][str(lexeme)] = list(at)
-        if not owner:
-            return []
-        idf = self._idf(session, terms, phrases)
         in_title = {document: self._title_counts(stems, phrases) for document, stems in titled.items()}
-        average = self.totals(session).average_length or 1.0
         scored = []
         for passage, (document, length) in owner.items():
             title_hits = in_title.get(document)
@@ -182,22 +228,21 @@ class PostgresKeywordTables:
                 score += idf[n] * ((frequency * (K1 + 1.0)) / (frequency + K1 * (1 - B + B * length / average)))
             scored.append((passage, score))
         scored.sort(key=lambda item: (-item[1], item[0]))
-        return chunk_scores(
-            (passage // PASSAGES_PER_CHUNK, score) for passage, score in scored[: limit * FETCH_PER_CHUNK]
-        )
+        return scored[:fetch]
 
-    def _idf(self, session: Session, terms: list[str], phrases: list[list[str]]) -> list[float]:
+    def _idf(self, session: Session, texts: list[str], phrases: list[list[str]]) -> list[float]:
         """fts5_aux.c's IDF of each phrase, from the passage counts (a phrase of several stems counted)."""
-        totals = self.totals(session)
-        texts = [term for term, stems in zip(terms, self._stemmer.stems(terms), strict=True) if stems]
+        rows = self.totals(session).rows
+        single = sorted({phrase[0] for phrase in phrases if len(phrase) == 1})
+        found = session.execute(
+            text("SELECT lexeme, passages FROM keyword_terms WHERE lexeme = ANY(:lexemes)").bindparams(_LEXEMES),
+            {"lexemes": single},
+        )
+        counts = {str(lexeme): int(n) for lexeme, n in found}
         idf = []
         for term, phrase in zip(texts, phrases, strict=True):
-            hits = (
-                self.document_frequency(session, phrase[0])
-                if len(phrase) == 1
-                else self.phrase_frequency(session, term, phrase)
-            )
-            value = math.log((totals.rows - hits + 0.5) / (hits + 0.5))
+            hits = int(counts.get(phrase[0], 0)) if len(phrase) == 1 else self.phrase_frequency(session, term, phrase)
+            value = math.log((rows - hits + 0.5) / (hits + 0.5))
             idf.append(value if value > 0.0 else 1e-6)
         return idf
 
@@ -213,6 +258,7 @@ class PostgresKeywordTables:
         title_set = set(title_stems)
         stored = passage_stems.stored_rows(stemmer, document.passages)
         rows = []
+        lists: list[tuple[int, int, list[int]]] = []  # (passage, length, body stem IDs) for the posting lists
         per_stem: Counter[str] = Counter()
         tokens = 0
         for (passage_id, passage_text), stems_row in zip(document.passages, stored, strict=True):
@@ -220,6 +266,7 @@ class PostgresKeywordTables:
             length = len(title_stems) + len(body)
             tokens += length
             per_stem.update(set(body) - title_set)
+            lists.append((passage_id, length, np.frombuffer(cast(bytes, stems_row["body"]), dtype="<i8").tolist()))
             rows.append(
                 {
                     "id": passage_id,
@@ -258,6 +305,7 @@ class PostgresKeywordTables:
                 "tokens": tokens,
             },
         )
+        postings.write(session, document.collection_id, document.document_id, lists)
         _add_counts(session, per_stem, len(rows), tokens, sign=1)
 
     def forget(self, session: Session | Connection, document_id: int) -> None:
@@ -269,6 +317,7 @@ class PostgresKeywordTables:
             return
         counts, n, tokens = found
         _add_counts(session, Counter(counts), int(n), int(tokens), sign=-1)
+        postings.forget(session, document_id)
         session.execute(text("DELETE FROM passages WHERE document_id = :d"), {"d": document_id})
         session.execute(text("DELETE FROM keyword_documents WHERE document_id = :d"), {"d": document_id})
 

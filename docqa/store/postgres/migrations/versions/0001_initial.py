@@ -87,6 +87,17 @@ _TABLES = [
         passages INTEGER NOT NULL,
         tokens BIGINT NOT NULL)""",
     "CREATE INDEX ix_keyword_documents_title_terms ON keyword_documents USING gin (title_terms)",
+    # Each passage's term frequencies, one row per (stem, passage), kept in stem order by the covering index:
+    # a question's posting lists are read by index-only scans, as an inverted index reads them.
+    """CREATE TABLE keyword_postings (
+        stem BIGINT NOT NULL,
+        collection_id INTEGER NOT NULL,
+        passage_id BIGINT NOT NULL,
+        document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        length INTEGER NOT NULL,
+        tf INTEGER NOT NULL)""",
+    "CREATE INDEX ix_keyword_postings_stem ON keyword_postings (stem, collection_id) INCLUDE (passage_id, length, tf)",
+    "CREATE INDEX ix_keyword_postings_document_id ON keyword_postings (document_id)",
     "CREATE TABLE keyword_terms (lexeme TEXT PRIMARY KEY, passages BIGINT NOT NULL)",
     """CREATE TABLE keyword_totals (
         id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -109,7 +120,7 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     for table in (
-        "chunk_vectors", "keyword_totals", "keyword_terms", "keyword_documents", "passages",
+        "chunk_vectors", "keyword_totals", "keyword_terms", "keyword_postings", "keyword_documents", "passages",
         "collection_generations", "answer_cache", "chunks", "documents", "collections",
     ):  # fmt: skip
         op.execute(f"DROP TABLE IF EXISTS {table} CASCADE")
