@@ -19,6 +19,7 @@ import json
 import math
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import cast
 
 import numpy as np
@@ -76,6 +77,19 @@ def _phrase_count(positions: Sequence[Sequence[int]]) -> int:
         return 0
     later = [set(p) for p in positions[1:]]
     return sum(all(start + k + 1 in nexts for k, nexts in enumerate(later)) for start in positions[0])
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """A collection-wide ranking's question: its phrases (stems) with their IDFs, as a tsquery too."""
+
+    collection_id: int
+    phrases: list[list[str]]
+    idf: list[float]
+    query: str
+    title_weight: float
+    average: float  # the index's average passage length
+    fetch: int  # passages to return
 
 
 class PostgresKeywordTables:
@@ -136,70 +150,57 @@ class PostgresKeywordTables:
     def rank(
         self, session: Session, collection_id: int, terms: list[str], title_weight: float, limit: int
     ) -> list[tuple[int, float]]:
-        """Candidates from the GIN index (body) and the titles' index; each scored by FTS5's bm25()."""
+        """Posting lists (or, for a phrase of several stems, the GIN-indexed tsvectors) and the titles' index
+        find the candidates; each is scored by FTS5's bm25()."""
         stems = self._stemmer.stems(terms)
         phrases = [s for s in stems if s]
         query = tsquery_literal(phrases)
         if not query:
             return []
         texts = [term for term, s in zip(terms, stems, strict=True) if s]
-        idf = self._idf(session, texts, phrases)
-        average = self.totals(session).average_length or 1.0
-        fetch = limit * FETCH_PER_CHUNK
-        if all(len(phrase) == 1 for phrase in phrases):
-            scored = self._scored_in_sql(session, collection_id, phrases, idf, query, (title_weight, average, fetch))
-        else:
-            scored = self._scored_here(session, collection_id, phrases, idf, query, (title_weight, average, fetch))
+        asked = _Asked(
+            collection_id,
+            phrases,
+            self._idf(session, texts, phrases),
+            query,
+            title_weight,
+            self.totals(session).average_length or 1.0,
+            limit * FETCH_PER_CHUNK,
+        )
+        one_stem_each = all(len(phrase) == 1 for phrase in phrases)
+        scored = self._scored_in_sql(session, asked) if one_stem_each else self._scored_here(session, asked)
         return chunk_scores((passage // PASSAGES_PER_CHUNK, score) for passage, score in scored)
 
-    def _scored_in_sql(
-        self,
-        session: Session,
-        collection_id: int,
-        phrases: list[list[str]],
-        idf: list[float],
-        query: str,
-        shape: tuple[float, float, int],
-    ) -> list[tuple[int, float]]:
-        """Every phrase one stem (nearly every question): scored in Postgres over the posting lists
-        (docqa.store.postgres.postings), so only the best `fetch` passages leave it."""
-        title_weight, average, fetch = shape
-        ids = [passage_stems.stem_id(phrase[0]) for phrase in phrases]
-        unique = sorted(set(ids))
-        titles = []
-        for document, stems in session.execute(
+    @staticmethod
+    def _titled(session: Session, asked: _Asked) -> dict[int, bytes]:
+        """The collection's documents whose title holds any of the phrases: their title stems."""
+        found = session.execute(
             text(
                 "SELECT document_id, title_stems FROM keyword_documents "
                 "WHERE collection_id = :cid AND title_terms @@ CAST(:q AS tsquery)"
             ),
-            {"cid": collection_id, "q": query},
-        ):
-            counts = passage_stems.counts([bytes(stems)], [[stem] for stem in unique])[:, 0]
-            titles += [(int(document), stem, int(n)) for stem, n in zip(unique, counts, strict=True) if n]
-        terms = list(zip(ids, idf, strict=True))
-        return postings.score(session, collection_id, terms, titles, (title_weight, average, K1, B, fetch))
+            {"cid": asked.collection_id, "q": asked.query},
+        )
+        return {int(document): bytes(stems) for document, stems in found}
 
-    def _scored_here(
-        self,
-        session: Session,
-        collection_id: int,
-        phrases: list[list[str]],
-        idf: list[float],
-        query: str,
-        shape: tuple[float, float, int],
-    ) -> list[tuple[int, float]]:
+    def _scored_in_sql(self, session: Session, asked: _Asked) -> list[tuple[int, float]]:
+        """Every phrase one stem (nearly every question): scored in Postgres over the posting lists
+        (docqa.store.postgres.postings), so only the best `fetch` passages leave it."""
+        ids = [passage_stems.stem_id(phrase[0]) for phrase in asked.phrases]
+        unique = sorted(set(ids))
+        titles = []
+        for document, stems in self._titled(session, asked).items():
+            counts = passage_stems.counts([stems], [[stem] for stem in unique])[:, 0]
+            titles += [(document, stem, int(n)) for stem, n in zip(unique, counts, strict=True) if n]
+        terms = list(zip(ids, asked.idf, strict=True))
+        shape = (asked.title_weight, asked.average, K1, B, asked.fetch)
+        return postings.score(session, asked.collection_id, terms, titles, shape)
+
+    def _scored_here(self, session: Session, asked: _Asked) -> list[tuple[int, float]]:
         """A phrase of several stems (a term the tokenizer splits): positions fetched, scored here."""
-        title_weight, average, fetch = shape
-        titled = {
-            int(document): bytes(stems)
-            for document, stems in session.execute(
-                text(
-                    "SELECT document_id, title_stems FROM keyword_documents "
-                    "WHERE collection_id = :cid AND title_terms @@ CAST(:q AS tsquery)"
-                ),
-                {"cid": collection_id, "q": query},
-            )
-        }
+        collection_id, phrases, idf, query = asked.collection_id, asked.phrases, asked.idf, asked.query
+        title_weight, average, fetch = asked.title_weight, asked.average, asked.fetch
+        titled = self._titled(session, asked)
         lexemes = sorted({stem for phrase in phrases for stem in phrase})
         found = session.execute(
             text(
