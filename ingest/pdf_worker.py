@@ -21,8 +21,9 @@ from pathlib import Path
 from typing import IO
 
 from docqa.core.errors import ReadError
+from docqa.core.files import PDF_SUFFIXES
 from ingest.ocr import TIME_SHARE, OcrOptions
-from ingest.readers import read_pdf
+from ingest.readers import read_pdf, read_text
 
 _FRAME = struct.Struct(">Q")
 
@@ -60,22 +61,30 @@ _NEAR_THE_LIMIT = 0.75
 _POLL_S = 0.05
 
 
-def failure_message(wait_status: int, peak_mib: float, memory_mb: int) -> str:
+def reader_name(path: str) -> str:
+    """What errors call the reader of this file."""
+    return "PDF parser" if Path(path).suffix.lower() in PDF_SUFFIXES else "text reader"
+
+
+def failure_message(wait_status: int, peak_mib: float, memory_mb: int, reader: str = "PDF parser") -> str:
     """Why a child that sent no result died: its memory limit where it crashed near it, else the crash."""
     if os.WIFSIGNALED(wait_status) and peak_mib >= _NEAR_THE_LIMIT * memory_mb:
-        return f"PDF parser went over its memory limit of {memory_mb} MiB"
+        return f"{reader} went over its memory limit of {memory_mb} MiB"
     return crash_message(wait_status)
 
 
 def _parse(path: str, password: str | None, memory_mb: int, ocr: OcrOptions, ocr_budget_s: float) -> tuple[str, object]:
+    reader = reader_name(path)
     try:
-        return ("ok", read_pdf(Path(path), password, ocr, ocr_budget_s))
+        if reader == "PDF parser":
+            return ("ok", read_pdf(Path(path), password, ocr, ocr_budget_s))
+        return ("ok", read_text(Path(path)))
     except ReadError as exc:
         return ("error", str(exc))
     except MemoryError:
-        return ("error", f"PDF parser went over its memory limit of {memory_mb} MiB")
+        return ("error", f"{reader} went over its memory limit of {memory_mb} MiB")
     except BaseException as exc:  # anything else still becomes that file's recorded error
-        return ("error", f"PDF parser failed: {type(exc).__name__}: {exc}")
+        return ("error", f"{reader} failed: {type(exc).__name__}: {exc}")
 
 
 def _child(
@@ -89,7 +98,7 @@ def _child(
         try:
             payload = pickle.dumps(result)
         except MemoryError:
-            payload = pickle.dumps(("error", f"PDF parser went over its memory limit of {memory_mb} MiB"))
+            payload = pickle.dumps(("error", f"{reader_name(path)} went over its memory limit of {memory_mb} MiB"))
         with os.fdopen(write_fd, "wb") as out:
             out.write(payload)
     except BaseException:
@@ -117,7 +126,7 @@ def parse_in_child(path: str, password: str | None, timeout_s: float, memory_mb:
             if remaining <= 0:
                 os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
-                return pickle.dumps(("error", f"PDF parser timed out after {timeout_s:g} s"))
+                return pickle.dumps(("error", f"{reader_name(path)} timed out after {timeout_s:g} s"))
             ready = select.select([pipe], [], [], min(remaining, _POLL_S))[0]
             peak_mib = max(peak_mib, _address_space_mib(pid, "VmPeak"))
             if not ready:
@@ -129,7 +138,8 @@ def parse_in_child(path: str, password: str | None, timeout_s: float, memory_mb:
     _, status, usage = os.wait4(pid, 0)
     if blocks and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
         return b"".join(blocks)
-    return pickle.dumps(("error", failure_message(status, max(peak_mib, usage.ru_maxrss / 1024), memory_mb)))
+    peak = max(peak_mib, usage.ru_maxrss / 1024)
+    return pickle.dumps(("error", failure_message(status, peak, memory_mb, reader_name(path))))
 
 
 def _address_space_mib(pid: int, field: str) -> float:

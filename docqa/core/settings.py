@@ -313,14 +313,14 @@ class IngestSettings(BaseModel):
     )
     isolate_pdf: bool = Field(
         default=True,
-        description="Parse each PDF in a child process, so a PDF that hangs, bloats or crashes the parser "
-        "fails that file only.",
+        description="Read each file (PDF, text, Markdown) in a child process, so one that hangs, bloats or crashes "
+        "its reader fails that file only.",
     )
     pdf_timeout_s: float = Field(
-        default=180.0, gt=0, description="Wall-clock limit for parsing one PDF in the child process."
+        default=180.0, gt=0, description="Wall-clock limit for reading one file (PDF or text) in the child process."
     )
     pdf_memory_mb: int = Field(
-        default=2048, ge=64, description="Address-space limit (MiB) of the child process that parses a PDF."
+        default=2048, ge=64, description="Address-space limit (MiB) of the child process that reads a file."
     )
     ocr: Literal["off", "auto", "force"] = Field(
         default="auto",

@@ -1,4 +1,4 @@
-"""PDFs are parsed in a child process: a PDF that hangs, bloats or crashes the parser fails that file
+"""Files are read in a child process: a PDF that hangs, bloats or crashes the parser fails that file
 only, with its reason recorded, and the parser keeps serving the next files."""
 
 from __future__ import annotations
@@ -106,3 +106,18 @@ def test_a_hostile_pdf_fails_alone_in_a_folder(qa_factory, bloated: Path, tmp_pa
     assert results["report.pdf"].status == "added"
     failed = [d for d in qa.documents() if d.status == "failed"]
     assert [(d.name, d.error) for d in failed] == [("bloated.pdf", "PDF parser timed out after 2 s")]
+
+
+def test_text_files_are_read_in_the_child_under_the_same_limits(tmp_path: Path) -> None:
+    """A text file goes through the same child: read as read_text reads it, and one that needs more memory
+    than the limit fails alone, naming the text reader (a 50 MiB one-line file once took a server to 6 GB)."""
+    from ingest.readers import read_text
+
+    memo = tmp_path / "memo.txt"
+    memo.write_text("Page one.\fPage two: the deposit is 12,500 EUR.", encoding="utf-8")
+    assert read_pdf_isolated(memo, None, timeout_s=60, memory_mb=1024) == read_text(memo)
+    huge = tmp_path / "one-line.txt"
+    huge.write_bytes(b"x" * (60 * 2**20))
+    with pytest.raises(ReadError, match=r"text reader went over its memory limit of 120 MiB"):
+        read_pdf_isolated(huge, None, timeout_s=60, memory_mb=120)
+    assert read_pdf_isolated(memo, None, timeout_s=60, memory_mb=1024).pages[1].text.endswith("12,500 EUR.")
