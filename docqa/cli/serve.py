@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from docqa.cli.options import common_options, make_settings
+from docqa.core.settings import Settings
 
 
 @click.command()
@@ -49,10 +50,28 @@ def serve(host: str, port: int, generator_only: bool, workers: int, data_dir: Pa
         if generator_only:
             raise click.UsageError("--workers with --generator-only: run one node per GPU instead")
         os.environ["DOCQA_DATA_DIR"] = str(settings.data_dir)  # what each API process reads its settings from
-        click.echo(f"{workers} API processes; /metrics sums them, /health answers for the one it reaches")
+        threads = _share_cores(settings, workers)
+        click.echo(
+            f"{workers} API processes, {threads} CPU threads each for llama.cpp; /metrics sums them, /health "
+            "answers for the one it reaches"
+        )
         serve_processes(workers, host, port, log_level)
         return
     serve_app(AppState(settings, generator_only=generator_only), host, port, log_level)
+
+
+def _share_cores(settings: Settings, workers: int) -> int:
+    """Each API process gets its share of the cores for llama.cpp, where no thread count is set: N processes
+    each using every core spin against each other (2 processes on 2 cores: 0.59 asks/s against 2.31 for one)."""
+    share = max(1, (os.cpu_count() or 1) // workers)
+    for variable, value in (
+        ("DOCQA_LLM_N_THREADS", settings.llm.n_threads),
+        ("DOCQA_EMBED_N_THREADS", settings.embed.n_threads),
+        ("DOCQA_RERANK_N_THREADS", settings.rerank.n_threads),
+    ):
+        if value is None:
+            os.environ[variable] = str(share)
+    return settings.llm.n_threads or share
 
 
 @click.command()
