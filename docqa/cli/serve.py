@@ -52,7 +52,8 @@ def serve(host: str, port: int, generator_only: bool, workers: int, data_dir: Pa
         os.environ["DOCQA_DATA_DIR"] = str(settings.data_dir)  # what each API process reads its settings from
         threads = _share_cores(settings, workers)
         click.echo(
-            f"{workers} API processes, {threads} CPU threads each for llama.cpp; /metrics sums them, /health "
+            f"{workers} API processes, {threads} CPU thread{'s' if threads != 1 else ''} each for llama.cpp; "
+            "/metrics sums them, /health "
             "answers for the one it reaches"
         )
         serve_processes(workers, host, port, log_level)
