@@ -11,6 +11,7 @@ import click
 from docqa.cli.options import common_options, emit_json, make_settings, open_docqa
 from docqa.cli.progress import ProgressLine
 from docqa.core.documents import IngestReport
+from docqa.core.errors import QueueNotConfiguredError
 from docqa.core.files import SUPPORTED_SUFFIXES
 from docqa.core.settings import Settings
 
@@ -73,6 +74,8 @@ def ingest(
 
 
 def _enqueue(settings: Settings, paths: list[Path], collection: str | None, as_json: bool, verbose: bool) -> None:
+    if not settings.database_url:
+        raise QueueNotConfiguredError()  # before a data home is made for nothing
     qa = open_docqa(settings, verbose, embedder=False, generator=False)
     try:
         jobs, report = qa.ingest_queue().enqueue_paths(paths, collection)

@@ -80,3 +80,19 @@ def test_an_unreachable_database_is_named_without_its_password(tmp_path: Path) -
     result = CliRunner().invoke(main, ["docs", "list"], env={"DOCQA_DATABASE_URL": url})
     assert result.exit_code != 0 and "127.0.0.1:1" in result.output and "s3cret" not in result.output
     assert "Traceback" not in result.output
+
+
+def test_ingest_queue_hands_files_to_workers_and_docs_list_shows_them(tmp_path: Path, postgres_url: str) -> None:
+    env = {"DOCQA_DATABASE_URL": postgres_url, "DOCQA_DATA_DIR": str(tmp_path / "home")}
+    runner = CliRunner()
+    queued = runner.invoke(main, ["ingest", "--queue", str(SAMPLE_DOCS)], env=env)
+    assert queued.exit_code == 0 and "4 queued for `docqa worker`" in queued.output, queued.output
+    listed = runner.invoke(main, ["docs", "list"], env=env)
+    assert listed.exit_code == 0 and listed.output.count("queued") == 4, listed.output
+    rows = json.loads(runner.invoke(main, ["docs", "list", "--json"], env=env).output)
+    assert sorted(r["name"] for r in rows) == sorted(p.name for p in SAMPLE_DOCS.iterdir() if p.suffix != ".py")
+    assert all(r["status"] == "queued" and r["progress"]["done"] == 0 for r in rows)
+    elsewhere = tmp_path / "nowhere"
+    no_database = runner.invoke(main, ["ingest", "--queue", str(SAMPLE_DOCS)], env={"DOCQA_DATA_DIR": str(elsewhere)})
+    assert no_database.exit_code != 0 and "DOCQA_DATABASE_URL" in no_database.output
+    assert not elsewhere.exists()  # refused before any data home is made
