@@ -4,14 +4,17 @@ DOCQA_EMBED_ENDPOINT) that ingests, searches by vectors and answers through it. 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
 from docqa.api.state import AppState
+from docqa.cli.main import main
 from docqa.core.errors import EndpointError
 from docqa.core.requests import AskRequest
 from docqa.llama.embedder import LlamaEmbedder
@@ -125,6 +128,15 @@ def test_a_model_less_docqa_answers_as_in_process_through_a_node(
                             "max_tokens": 24, "cache": False, "stream": True}  # fmt: skip
                     with httpx.stream("POST", f"{api}/v1/ask", json=body, timeout=120) as r:
                         events = list(sse_events(r))
+                    chat = {"model": "docqa/default", "messages": [{"role": "user", "content": QUESTION}],
+                            "temperature": 0.7, "seed": 5, "max_tokens": 24,
+                            "chat_template_kwargs": {"enable_thinking": thinking}}  # fmt: skip
+                    openai = httpx.post(f"{api}/v1/chat/completions", json=chat, timeout=120).json()
+                env = {"DOCQA_DATA_DIR": str(tmp_path / "client"), "DOCQA_LLM_ENDPOINT": f"{base}/v1",
+                       "DOCQA_LLM_MODEL": str(tiny_qwen3), "DOCQA_LLM_N_CTX": "4096"}  # fmt: skip
+                mode = "--think" if thinking else "--no-think"
+                options = ["--seed", "5", "--temperature", "0.7", "--max-tokens", "24", "--no-cache", "--json", mode]
+                cli = CliRunner().invoke(main, ["ask", QUESTION, *options], env=env)
             finally:
                 remote.close()
     finally:
@@ -135,3 +147,7 @@ def test_a_model_less_docqa_answers_as_in_process_through_a_node(
     assert [c.chunk_id for c in there.citations] == [c.chunk_id for c in here.citations]
     streamed = "".join(data["text"] for kind, data in events if kind == "answer").strip()
     assert streamed == here.answer
+    content = openai["choices"][0]["message"]["content"]  # the OpenAI route, through the node: the answer, then
+    assert content.split("\n\nSources:")[0].strip() == here.answer and "Sources:" in content  # its sources
+    assert cli.exit_code == 0, cli.output
+    assert json.loads(cli.stdout)["answer"] == here.answer, cli.output  # `docqa ask`, through the node
