@@ -12,9 +12,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import procrastinate
 from sqlalchemy import make_url
+
+if TYPE_CHECKING:
+    import procrastinate
+
+# Procrastinate is imported where a queue is made: it costs ~0.08 s, which every `docqa` command would pay.
 
 logger = logging.getLogger(__name__)
 
@@ -22,7 +27,8 @@ TASK = "docqa.ingest"
 QUEUE = "ingest"
 # A job that raised (the database went away mid-job) runs again after 5, 10, ... seconds, 3 times at most.
 # A file that fails to ingest does not raise: its job ends `failed` with the reason, once.
-RETRY = procrastinate.RetryStrategy(max_attempts=3, linear_wait=5)
+RETRY_ATTEMPTS = 3
+RETRY_LINEAR_WAIT_S = 5
 
 
 def conninfo(database_url: str) -> str:
@@ -32,11 +38,17 @@ def conninfo(database_url: str) -> str:
 
 class JobQueue:
     def __init__(self, database_url: str) -> None:
-        self.app = procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=conninfo(database_url)))
+        import procrastinate
+
+        self.app: procrastinate.App = procrastinate.App(
+            connector=procrastinate.PsycopgConnector(conninfo=conninfo(database_url))
+        )
         self._handler: Callable[[int], None] | None = None
         self._opened = False
 
-        @self.app.task(name=TASK, queue=QUEUE, retry=RETRY)
+        retry = procrastinate.RetryStrategy(max_attempts=RETRY_ATTEMPTS, linear_wait=RETRY_LINEAR_WAIT_S)
+
+        @self.app.task(name=TASK, queue=QUEUE, retry=retry)
         def ingest(job_id: int) -> None:
             assert self._handler is not None, "a worker runs jobs (JobQueue.run_worker)"
             self._handler(job_id)
