@@ -1,4 +1,4 @@
-"""`docqa db upgrade` and `docqa db status`: the shared Postgres database's schema (registered in docqa.cli.main)."""
+"""`docqa db upgrade` and `docqa db status`: the store's schema (registered in docqa.cli.main)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from docqa.service.database import SchemaState, database_status, upgrade_databas
 
 @click.group("db")
 def db() -> None:
-    """The Postgres database named by DOCQA_DATABASE_URL (unset: SQLite, nothing to do)."""
+    """The store's schema: the Postgres database DOCQA_DATABASE_URL names, else the data home's SQLite file."""
 
 
 def _report(state: SchemaState, as_json: bool, verb: str) -> None:

@@ -42,16 +42,6 @@ class DataHomeNotFoundError(ConfigError):
         )
 
 
-class NoDatabaseError(ConfigError):
-    """`docqa db` was asked about a database, and none is configured."""
-
-    def __init__(self) -> None:
-        super().__init__(
-            "no database is configured: set DOCQA_DATABASE_URL=postgresql+psycopg://user:password@host/db "
-            "(without it docqa keeps SQLite and FAISS files in the data home, which migrate themselves)"
-        )
-
-
 class DatabaseUnavailableError(DocqaError):
     """The database behind DOCQA_DATABASE_URL cannot be reached or refused docqa (named without its password)."""
 

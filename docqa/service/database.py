@@ -1,14 +1,16 @@
-"""Managing the shared database behind DOCQA_DATABASE_URL (`docqa db upgrade`, `docqa db status`)."""
+"""The store's schema (`docqa db upgrade`, `docqa db status`): the Postgres database DOCQA_DATABASE_URL names,
+or else the data home's SQLite file."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import create_engine
+from sqlalchemy import Engine, create_engine
 
-from docqa.core.errors import NoDatabaseError
+from docqa.core.errors import DataHomeNotFoundError
 from docqa.core.settings import Settings
-from docqa.store.postgres import schema
+from docqa.store import schema
+from docqa.store.db import sqlite_engine
 
 
 @dataclass(frozen=True)
@@ -19,26 +21,33 @@ class SchemaState:
     head: str  # the newest revision this docqa knows
 
 
-def _url(settings: Settings) -> str:
-    if not settings.database_url:
-        raise NoDatabaseError()
-    return settings.database_url
+def _engine(settings: Settings, *, create: bool) -> Engine:
+    if settings.database_url:
+        return create_engine(settings.database_url, hide_parameters=True)
+    if not create and not settings.database_path.is_file():
+        raise DataHomeNotFoundError(str(settings.data_dir.resolve()))
+    settings.database_path.parent.mkdir(parents=True, exist_ok=True)
+    return sqlite_engine(settings.database_path)
 
 
 def database_status(settings: Settings) -> SchemaState:
-    engine = create_engine(_url(settings), hide_parameters=True)
+    engine = _engine(settings, create=False)
     try:
         found = schema.current(engine)
-        return SchemaState(engine.url.render_as_string(hide_password=True), found, found, schema.head())
+        return SchemaState(_shown(engine), found, found, schema.HEADS[engine.dialect.name])
     finally:
         engine.dispose()
 
 
 def upgrade_database(settings: Settings) -> SchemaState:
-    """Apply the migrations the database lacks (safe while other docqa processes run: one migrates at a time)."""
-    engine = create_engine(_url(settings), hide_parameters=True)
+    """Apply the migrations the store lacks (safe while other docqa processes run: one migrates at a time)."""
+    engine = _engine(settings, create=True)
     try:
         before, after = schema.upgrade(engine)
-        return SchemaState(engine.url.render_as_string(hide_password=True), before, after, schema.head())
+        return SchemaState(_shown(engine), before, after, schema.HEADS[engine.dialect.name])
     finally:
         engine.dispose()
+
+
+def _shown(engine: Engine) -> str:
+    return engine.url.render_as_string(hide_password=True)

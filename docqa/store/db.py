@@ -28,6 +28,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from docqa.core.errors import CollectionNotFoundError, DocumentNotFoundError
 from docqa.core.types import ChunkDraft, RetrievedChunk
+from docqa.store import schema
 from docqa.store.chunk_reads import ChunkReads, is_row_id
 from docqa.store.keyword import index as keyword_index
 from docqa.store.keyword import lexical, passages
@@ -37,20 +38,11 @@ from docqa.store.keyword.passage_stems import Stemmer
 from docqa.store.keyword.tables import DocumentPassages, KeywordTables
 from docqa.store.keyword.term_stats import TermStats
 from docqa.store.keyword.titles import DocumentTitles
-from docqa.store.models import Base, ChunkRow, CollectionRow, DocumentRow, SavedDocument, now
+from docqa.store.models import ChunkRow, CollectionRow, DocumentRow, SavedDocument, now
 
 __all__ = ["ChunkRow", "CollectionRow", "DocumentRow", "SavedDocument", "Store"]  # the models, for callers
 
 
-_EXTRA_DDL = [
-    # Answers cached by docqa.answering.cache; emptied per collection whenever its documents change.
-    "CREATE TABLE IF NOT EXISTS answer_cache (collection_id INTEGER NOT NULL REFERENCES collections(id) "
-    "ON DELETE CASCADE, key TEXT NOT NULL, answer TEXT NOT NULL, created_at TEXT, PRIMARY KEY (collection_id, key))",
-    # A collection's generation, one more at each change of its documents: an answer is cached only if its
-    # collection's generation is still the one its retrieval saw (an ask racing a delete caches nothing).
-    "CREATE TABLE IF NOT EXISTS collection_generations (collection_id INTEGER PRIMARY KEY REFERENCES "
-    "collections(id) ON DELETE CASCADE, generation INTEGER NOT NULL)",
-]
 _FORGET_ANSWERS = [
     text("DELETE FROM answer_cache WHERE collection_id = :cid"),
     text(
@@ -72,6 +64,17 @@ def _configure_connection(dbapi_conn: sqlite3.Connection, _record: object) -> No
     cur.close()
 
 
+def sqlite_engine(path: Path) -> Engine:
+    """The engine of a SQLite store: threads share it; each connection configured as docqa needs."""
+    engine = create_engine(
+        f"sqlite:///{path}",
+        connect_args={"check_same_thread": False, "timeout": 30},
+        hide_parameters=True,  # an error's message and log hold the statement, never document text
+    )
+    event.listen(engine, "connect", _configure_connection)
+    return engine
+
+
 class Store(ChunkReads):
     """All SQL lives here (the reads of chunks in docqa.store.chunk_reads). Methods open their own short
     sessions, so the store is thread-safe.
@@ -86,23 +89,11 @@ class Store(ChunkReads):
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self.location = str(path.parent)  # what errors name: the data directory, or a database URL (no password)
-        engine: Engine = create_engine(
-            f"sqlite:///{path}",
-            connect_args={"check_same_thread": False, "timeout": 30},
-            hide_parameters=True,  # an error's message and log hold the statement, never document text
-        )
-        event.listen(engine, "connect", _configure_connection)
+        engine = sqlite_engine(path)
+        if not schema.at_head(engine):  # a new store, or one made by an older docqa: its migrations (Alembic)
+            schema.upgrade(engine)
         fts5 = Fts5Tables()
         self._open(engine, lambda _: fts5)
-        Base.metadata.create_all(self.engine)
-        with self.engine.begin() as conn:
-            for ddl in _EXTRA_DDL:
-                conn.execute(text(ddl))
-            columns = {row[1] for row in conn.execute(text("PRAGMA table_info(documents)"))}
-            for column in ("recipe", "ocr_pages"):  # added after the table: older stores lack them
-                if column not in columns:
-                    conn.execute(text(f"ALTER TABLE documents ADD COLUMN {column} TEXT"))
-            fts5.create_or_migrate(conn, self._stemmer)
 
     def _open(self, engine: Engine, keyword_tables: Callable[[Stemmer], KeywordTables]) -> None:
         self.engine = engine

@@ -273,6 +273,7 @@ def test_stems_are_built_for_an_older_index_and_repaired_when_missing(tmp_path: 
     with sqlite3.connect(path) as db:
         db.execute("DROP TABLE passage_stems")
         db.execute("PRAGMA user_version = 3")
+        db.execute("DROP TABLE alembic_version")  # index version 3 was written by a docqa from before Alembic
     store = Store(path)
     assert search() == expected
     assert orphan_problems(store) == []

@@ -20,9 +20,9 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from docqa.core.errors import DatabaseUnavailableError, SchemaOutdatedError
+from docqa.store import schema
 from docqa.store.db import Store
 from docqa.store.models import CollectionRow, now
-from docqa.store.postgres import schema
 from docqa.store.postgres.keyword_tables import PostgresKeywordTables
 
 _WRITE_LOCK = 7_410_000_002  # pg_advisory_xact_lock key held while a document's rows are written
@@ -54,8 +54,8 @@ class PostgresStore(Store):
         try:
             if migrate:
                 schema.upgrade(engine)
-            elif (found := schema.current(engine)) != schema.head():
-                raise SchemaOutdatedError(self.location, found, schema.head())
+            elif not schema.at_head(engine):
+                raise SchemaOutdatedError(self.location, schema.current(engine), schema.HEADS["postgresql"])
         except OperationalError as exc:
             engine.dispose()
             raise DatabaseUnavailableError(self.location, _first_line(exc.orig)) from None
@@ -128,4 +128,4 @@ class PostgresStore(Store):
 
     def integrity_ok(self) -> bool:
         """Postgres checks its pages itself; here, that the database answers and has docqa's schema."""
-        return schema.current(self.engine) == schema.head()
+        return schema.at_head(self.engine)
