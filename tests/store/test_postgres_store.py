@@ -12,11 +12,11 @@ from sqlalchemy import text
 
 from docqa.answering.cache import AnswerCache, CacheKey
 from docqa.core.types import Answer, Timings
+from docqa.store import schema
 from docqa.store.audit import document_problems, orphan_problems
 from docqa.store.db import Store
 from docqa.store.keyword import index as keyword_index
 from docqa.store.keyword import lexical
-from docqa.store import schema
 from docqa.store.postgres.keyword_tables import tsquery_literal, tsvector_literal
 from docqa.store.postgres.store import PostgresStore
 from docqa.store.postgres.vectors import PgVectorIndexes

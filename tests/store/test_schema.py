@@ -37,7 +37,7 @@ OLD_STORE = [
 
 
 def test_the_revision_constants_are_alembics_heads() -> None:
-    assert schema.HEADS == {dialect: schema.head(dialect) for dialect in ("postgresql", "sqlite")}
+    assert {dialect: schema.head(dialect) for dialect in ("postgresql", "sqlite")} == schema.HEADS
 
 
 def test_a_new_sqlite_store_is_made_at_the_newest_revision(tmp_path: Path) -> None:
