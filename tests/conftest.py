@@ -26,6 +26,7 @@ from tests.support.live_server import free_port, serve_app
 from tests.support.paths import QWEN_VOCAB, SAMPLE_DOCS, make_settings
 from tests.support.postgres import TestPostgres
 from tests.support.postgres import start as start_postgres
+from tests.support.s3 import start as start_s3
 from tests.support.tiny_qwen3 import build_tiny_qwen3
 
 # Fixtures that load a model, or hand out a model file for the test to load: a test that uses any of
@@ -162,3 +163,9 @@ def postgres_server() -> Iterator[TestPostgres]:
 def postgres_url(postgres_server: TestPostgres) -> str:
     """A fresh, empty database on the session's Postgres (SQLAlchemy URL)."""
     return postgres_server.new_database()
+
+
+@pytest.fixture(scope="session")
+def s3_server() -> Iterator[str]:
+    """An S3-compatible server (moto's, over HTTP), started once per session: its host:port."""
+    yield from start_s3()

@@ -51,6 +51,15 @@ class DatabaseUnavailableError(DocqaError):
         super().__init__(f"database {location} is unavailable: {reason}")
 
 
+class UploadStoreError(DocqaError):
+    """The object store that keeps queued uploads failed (named without its keys)."""
+
+    http_status = 503
+
+    def __init__(self, location: str, reason: str) -> None:
+        super().__init__(f"upload store {location} failed: {reason}")
+
+
 class SchemaOutdatedError(ConfigError):
     def __init__(self, location: str, found: str | None, head: str) -> None:
         super().__init__(

@@ -351,6 +351,12 @@ class IngestSettings(BaseModel):
         "job's status URL, and `docqa worker` processes ingest it; inline, it is ingested inside the request. "
         "Without a database, uploads are always ingested inline.",
     )
+    upload_store: str | None = Field(
+        default=None,
+        description="With DOCQA_DATABASE_URL: an S3-compatible object store (MinIO, S3) that keeps queued uploads "
+        "until a worker has ingested them, s3://ACCESS_KEY:SECRET_KEY@HOST[:PORT]/BUCKET[?secure=false]; unset: "
+        "they wait in the database.",
+    )
     worker_stalled_s: float = Field(
         default=30.0,
         gt=0,

@@ -14,16 +14,18 @@ import logging
 import shutil
 import tempfile
 import time
+import uuid
 from pathlib import Path
 from typing import Protocol
 
 from docqa.core.documents import IngestReport, Progress, ProgressCallback, Source
-from docqa.core.errors import DatabaseUnavailableError, JobNotFoundError, QueueNotConfiguredError
+from docqa.core.errors import DatabaseUnavailableError, JobNotFoundError, QueueNotConfiguredError, UploadStoreError
 from docqa.core.settings import Settings
 from docqa.store.db import CollectionRow, Store
 from docqa.store.postgres.ingest_jobs import IngestJob, IngestJobs
 from docqa.store.postgres.job_queue import JobQueue
 from docqa.store.postgres.store import PostgresStore
+from docqa.store.uploads import S3Uploads
 from ingest.pipeline import collect_sources
 
 logger = logging.getLogger(__name__)
@@ -57,6 +59,8 @@ class IngestQueue:
         self._qa = qa
         self.rows = IngestJobs(qa.store)
         self.queue = JobQueue(qa.settings.database_url)
+        store = qa.settings.ingest.upload_store
+        self.objects = S3Uploads(store) if store else None  # else the files wait in their job's row
 
     def close(self) -> None:
         self.queue.close()
@@ -64,7 +68,11 @@ class IngestQueue:
     def enqueue(self, collection: str | None, name: str, source: str, data: bytes) -> IngestJob:
         """Keep the file in the database and queue its ingestion."""
         coll = self._qa.collection(collection, create=True)
-        job_id = self.rows.add(coll.id, name, source, hashlib.sha256(data).hexdigest(), data)
+        key = None
+        if self.objects is not None:
+            key = f"docqa/uploads/{uuid.uuid4().hex}/{name}"
+            self.objects.put(key, data)
+        job_id = self.rows.add(coll.id, name, source, hashlib.sha256(data).hexdigest(), data, key)
         try:
             self.queue.enqueue(job_id)
         except Exception as exc:  # Procrastinate's own connection failed: the row says why, the caller too
@@ -99,7 +107,8 @@ class IngestQueue:
         if attempts > MAX_ATTEMPTS:
             self.rows.finish(job_id, None, f"a worker stopped {attempts - 1} times while ingesting this file")
             return
-        data = self.rows.data(job_id)
+        key = self.rows.object_key(job_id)
+        data = self.objects.get(key) if key and self.objects is not None else self.rows.data(job_id)
         if data is None:
             self.rows.finish(job_id, None, "the file was not kept in the database")
             return
@@ -115,6 +124,11 @@ class IngestQueue:
             shutil.rmtree(folder, ignore_errors=True)
         result = report.files[0]
         self.rows.finish(job_id, result.document_id, result.error if result.status == "failed" else None)
+        if key and self.objects is not None:  # after the job's end is recorded: a crash before leaves it for a retry
+            try:
+                self.objects.delete(key)
+            except UploadStoreError as exc:  # the document is in; only the uploaded copy stays behind
+                logger.warning("ingest job %d: %s; %s was not deleted", job_id, exc, key)
         logger.info("ingest job %d (%s): %s", job_id, job.name, result.status)
 
     def _progress(self, job_id: int) -> ProgressWriter:

@@ -63,8 +63,8 @@ def test_cli_ingests_lists_and_upgrades_on_postgres(tmp_path: Path, postgres_url
     status = runner.invoke(main, ["db", "status", "--json"], env=env)
     assert status.exit_code == 0 and json.loads(status.output)["revision"] is None  # a new, empty database
     first = runner.invoke(main, ["db", "upgrade"], env=env)
-    assert first.exit_code == 0 and "schema (none) -> 0002" in first.output
-    assert "already at schema 0002" in runner.invoke(main, ["db", "upgrade"], env=env).output
+    assert first.exit_code == 0 and "schema (none) -> 0003" in first.output
+    assert "already at schema 0003" in runner.invoke(main, ["db", "upgrade"], env=env).output
     ingest = runner.invoke(main, ["ingest", str(SAMPLE_DOCS / "services_agreement_en.txt")], env=env)
     assert ingest.exit_code == 0, ingest.output
     listed = runner.invoke(main, ["docs", "list", "--json"], env=env)

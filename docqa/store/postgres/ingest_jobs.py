@@ -60,16 +60,32 @@ class IngestJobs:
     def __init__(self, store: PostgresStore) -> None:
         self._store = store
 
-    def add(self, collection_id: int, name: str, source: str, sha256: str, data: bytes) -> int:
+    def add(
+        self, collection_id: int, name: str, source: str, sha256: str, data: bytes, object_key: str | None = None
+    ) -> int:
+        """A queued job; its file in the row, or (object_key) in the object store, put there by the caller."""
         with self._store.session() as s:
             found = s.execute(
                 text(
-                    "INSERT INTO ingest_jobs(collection_id, name, source, sha256, size_bytes, status, data) "
-                    "VALUES (:cid, :name, :source, :sha, :size, 'queued', :data) RETURNING id"
+                    "INSERT INTO ingest_jobs(collection_id, name, source, sha256, size_bytes, status, data, "
+                    "object_key) VALUES (:cid, :name, :source, :sha, :size, 'queued', :data, :key) RETURNING id"
                 ),
-                {"cid": collection_id, "name": name, "source": source, "sha": sha256, "size": len(data), "data": data},
+                {
+                    "cid": collection_id,
+                    "name": name,
+                    "source": source,
+                    "sha": sha256,
+                    "size": len(data),
+                    "data": None if object_key else data,
+                    "key": object_key,
+                },
             ).scalar_one()
         return int(found)
+
+    def object_key(self, job_id: int) -> str | None:
+        with self._store.session() as s:
+            found = s.execute(text("SELECT object_key FROM ingest_jobs WHERE id = :id"), {"id": job_id}).scalar()
+        return str(found) if found else None
 
     def get(self, job_id: int) -> IngestJob | None:
         with self._store.session() as s:

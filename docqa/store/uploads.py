@@ -1,0 +1,80 @@
+"""Where queued uploads wait for a worker: in Postgres by default (docqa.store.postgres.ingest_jobs keeps the
+bytes in the job's row), or in an S3-compatible object store (MinIO, S3, Ceph) when DOCQA_INGEST_UPLOAD_STORE
+names one, so large files stay out of the database and its backups.
+
+The store is named by one URL, as the database is: s3://ACCESS_KEY:SECRET_KEY@HOST[:PORT]/BUCKET, with
+`?secure=false` for plain HTTP (a MinIO on the local network) and `&region=...` where the service needs one.
+The bucket is made if it is missing. Errors name the store without its keys.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import TYPE_CHECKING
+from urllib.parse import parse_qs, unquote, urlparse
+
+from docqa.core.errors import ConfigError, UploadStoreError
+
+if TYPE_CHECKING:
+    from minio import Minio
+
+
+class S3Uploads:
+    def __init__(self, url: str) -> None:
+        from minio import Minio  # imported where an object store is configured
+
+        parsed = urlparse(url)
+        bucket = parsed.path.strip("/")
+        if parsed.scheme != "s3" or not parsed.hostname or not bucket or "/" in bucket:
+            raise ConfigError(
+                "DOCQA_INGEST_UPLOAD_STORE must look like s3://ACCESS_KEY:SECRET_KEY@HOST[:PORT]/BUCKET[?secure=false]"
+            )
+        options = {key: values[-1] for key, values in parse_qs(parsed.query).items()}
+        secure = options.get("secure", "true").lower() not in ("false", "0", "no")
+        host = f"{parsed.hostname}:{parsed.port}" if parsed.port else parsed.hostname
+        self.location = f"s3://{host}/{bucket}"  # what errors say: no keys
+        self._bucket = bucket
+        self._client: Minio = Minio(
+            host,
+            access_key=unquote(parsed.username or ""),
+            secret_key=unquote(parsed.password or ""),
+            secure=secure,
+            region=options.get("region"),
+        )
+        self._bucket_checked = False
+
+    def put(self, key: str, data: bytes) -> None:
+        def write() -> None:
+            if not self._bucket_checked:
+                if not self._client.bucket_exists(self._bucket):
+                    self._client.make_bucket(self._bucket)
+                self._bucket_checked = True
+            self._client.put_object(self._bucket, key, io.BytesIO(data), len(data))
+
+        self._guarded(write)
+
+    def get(self, key: str) -> bytes:
+        found: list[bytes] = []
+
+        def read() -> None:
+            response = self._client.get_object(self._bucket, key)
+            try:
+                found.append(response.read())
+            finally:
+                response.close()
+                response.release_conn()
+
+        self._guarded(read)
+        return found[0]
+
+    def delete(self, key: str) -> None:
+        self._guarded(lambda: self._client.remove_object(self._bucket, key))
+
+    def _guarded(self, action: object) -> None:
+        """Run an object-store call; any failure of the store or the network is UploadStoreError, named."""
+        assert callable(action)
+        try:
+            action()
+        except Exception as exc:  # minio's S3Error, urllib3's connection errors, ...
+            reason = getattr(exc, "code", None) or type(exc).__name__
+            raise UploadStoreError(self.location, str(reason)) from None
