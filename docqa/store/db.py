@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -111,6 +111,11 @@ class Store(ChunkReads):
     def session(self) -> Iterator[Session]:
         with self._sessions.begin() as session:
             yield session
+
+    def snapshot(self) -> AbstractContextManager[Session]:
+        """A transaction whose statements all see the database as it was at its first one (a search reads the
+        index's totals, then its counts, then passages). SQLite's read transactions already do."""
+        return self.session()
 
     # --- collections -------------------------------------------------------------------------
 
@@ -295,14 +300,14 @@ class Store(ChunkReads):
 
     def best_passage(self, question: str, chunk: RetrievedChunk) -> int | None:
         """The chunk's passage (docqa.store.keyword.passages.split_passages order) the question matches best."""
-        with self.session() as s:
+        with self.snapshot() as s:
             return keyword_index.best_passage(s, self._term_stats, question, chunk.chunk_id, chunk.document_id)
 
     def bm25(
         self, collection_id: int, question: str, limit: int, document_id: int | None = None
     ) -> list[tuple[int, float]]:
         """(chunk ID, BM25 score, higher is better) for a question, filtered to one collection."""
-        with self.session() as s:
+        with self.snapshot() as s:
             return keyword_index.search(
                 s, collection_id, question, limit, document_id, self._term_stats, self._titles, self._filing_identities
             )

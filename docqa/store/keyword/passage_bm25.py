@@ -70,7 +70,7 @@ def document_passages(
     totals = tables.totals(session)  # this session's own view (stats.totals may be another thread's)
     idf = np.array(
         [
-            _idf(totals.rows, stats.phrase_frequency(session, term, tuple(term_stems)))
+            term_idf(totals.rows, stats.phrase_frequency(session, term, tuple(term_stems)))
             for term, term_stems in zip(terms, stems, strict=True)
         ]
     )[:, None]
@@ -106,7 +106,7 @@ def _statement_titles(
             ids = [passage_stems.stem_id(stem) for word_stems in stems for stem in word_stems]
             present = passage_stems.counts(heading_stems, [ids])[0] > 0
             weight = sum(
-                _idf(rows, stats.phrase_frequency(session, word, tuple(word_stems)))
+                term_idf(rows, stats.phrase_frequency(session, word, tuple(word_stems)))
                 for word, word_stems in zip(words, stems, strict=True)
             )
             best = np.maximum(best, present * weight)
@@ -114,7 +114,9 @@ def _statement_titles(
     return total
 
 
-def _idf(rows: int, hits: int) -> float:
-    """fts5_aux.c: log((N - n + 0.5) / (n + 0.5)), floored at 1e-6 for terms in half the rows or more."""
-    idf = math.log((rows - hits + 0.5) / (hits + 0.5))
-    return idf if idf > 0.0 else 1e-6
+def term_idf(rows: int, hits: int) -> float:
+    """fts5_aux.c: log((N - n + 0.5) / (n + 0.5)), floored at 1e-6 for terms in half the rows or more. A count
+    read after the total (a document committed in between, or a cached count) can exceed it: floored too,
+    where log() of a ratio <= 0 would raise."""
+    ratio = (rows - hits + 0.5) / (hits + 0.5)
+    return math.log(ratio) if ratio > 1.0 else 1e-6

@@ -16,7 +16,6 @@ own tsvector: a passage matches a term when its body or its document's title hol
 from __future__ import annotations
 
 import json
-import math
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,7 +27,7 @@ from sqlalchemy.dialects.postgresql import ARRAY, BIGINT, TEXT
 from sqlalchemy.orm import Session
 
 from docqa.store.keyword import lexical, passage_stems, passages
-from docqa.store.keyword.passage_bm25 import K1, B
+from docqa.store.keyword.passage_bm25 import K1, B, term_idf
 from docqa.store.keyword.passage_stems import Stemmer
 from docqa.store.keyword.tables import (
     FETCH_PER_CHUNK,
@@ -243,8 +242,7 @@ class PostgresKeywordTables:
         idf = []
         for term, phrase in zip(texts, phrases, strict=True):
             hits = int(counts.get(phrase[0], 0)) if len(phrase) == 1 else self.phrase_frequency(session, term, phrase)
-            value = math.log((rows - hits + 0.5) / (hits + 0.5))
-            idf.append(value if value > 0.0 else 1e-6)
+            idf.append(term_idf(rows, hits))
         return idf
 
     @staticmethod

@@ -70,6 +70,14 @@ class PostgresStore(Store):
         except OperationalError as exc:
             raise DatabaseUnavailableError(self.location, _first_line(exc.orig)) from None
 
+    @contextmanager
+    def snapshot(self) -> Iterator[Session]:
+        """REPEATABLE READ: Postgres's default (READ COMMITTED) gives each statement its own snapshot, so a
+        document committed during a search could count a term in more passages than the totals it read."""
+        with self.session() as s:
+            s.connection(execution_options={"isolation_level": "REPEATABLE READ"})
+            yield s
+
     @staticmethod
     def _insert_new_collection(name: str) -> Executable:
         return pg_insert(CollectionRow).values(name=name, created_at=now()).on_conflict_do_nothing()
