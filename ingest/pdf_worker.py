@@ -161,7 +161,10 @@ def main() -> None:
     sys.stdout = sys.stderr  # nothing a library prints may corrupt the reply stream
     while (frame := read_frame(requests)) is not None:
         path, password, timeout_s, memory_mb, ocr = pickle.loads(frame)
-        write_frame(replies, parse_in_child(path, password, timeout_s, memory_mb, ocr))
+        try:
+            write_frame(replies, parse_in_child(path, password, timeout_s, memory_mb, ocr))
+        except BrokenPipeError:  # the docqa process that asked is gone (killed mid-ingest): nothing to answer
+            os._exit(0)
 
 
 if __name__ == "__main__":

@@ -83,6 +83,15 @@ class ModelNotLoadedError(DocqaError):
     http_status = 404
 
 
+class ModelClosedError(DocqaError):
+    """A model was used after the service closed it (an ingest still running at shutdown)."""
+
+    http_status = 503
+
+    def __init__(self, what: str) -> None:
+        super().__init__(f"the {what} was closed (docqa is shutting down)")
+
+
 class NotReadyError(DocqaError):
     """The models are still loading."""
 

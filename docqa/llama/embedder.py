@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from docqa.core.errors import ConfigError
+from docqa.core.errors import ConfigError, ModelClosedError
 from docqa.core.settings import EmbedSettings
 from docqa.llama.context import context_params, load_model, new_context
 from docqa.llama.model_files import cpu_threads, model_label, offloaded, unreadable_model, use_flash_attention
@@ -175,6 +175,7 @@ class LlamaEmbedder:
             else default_query_instruction(metadata)
         )
         self._lock = threading.Lock()
+        self._closed = False
         # On a GPU, llama.cpp pays ~120 ms (an H200, 0.6B model) the first time it meets a batch of a
         # new size, as much as the forward pass of a 3k-token text; chunk lengths all differ. Padding
         # each batch to a multiple of 256 tokens with a throw-away sequence makes sizes repeat.
@@ -217,10 +218,17 @@ class LlamaEmbedder:
         return [[*head, *body[i : i + width], *tail] for i in range(0, len(body), width)]
 
     def close(self) -> None:
-        """Free llama.cpp's context and model (the embedder cannot be used after)."""
+        """Free llama.cpp's context and model, after the embedding in progress; a later call is
+        ModelClosedError, never a call into freed memory (an ingest still running at shutdown crashed so)."""
         with self._lock:
+            self._closed = True
             self._ctx.close()
             self._model.close()
+
+    def _open_context(self) -> None:
+        """Under the lock, before a decode: refuse once closed."""
+        if self._closed:
+            raise ModelClosedError("embedding model")
 
     def _special_wrap(self) -> tuple[list[int], list[int]] | None:
         """The special tokens the tokenizer puts before and after a text (BOS; BERT's [CLS] and [SEP]),
@@ -300,6 +308,7 @@ class LlamaEmbedder:
             if not batch:
                 return
             with self._lock:
+                self._open_context()
                 vectors = self._embed_tokens([tokens for _, tokens in batch])
             for (i, tokens), vector in zip(batch, vectors, strict=True):
                 sums[i] += len(tokens) * vector.astype(np.float64)
@@ -322,6 +331,7 @@ class LlamaEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         windows = self._windows(self.query_instruction + text)
         with self._lock:  # one decode a piece: a question is nearly always one
+            self._open_context()
             vectors = np.vstack([self._embed_tokens([tokens]) for tokens in windows]).astype(np.float64)
         weights = np.array([len(tokens) for tokens in windows], dtype=np.float64)
         return l2_normalise((weights @ vectors)[None, :] / weights.sum())[0]

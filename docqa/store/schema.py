@@ -31,6 +31,7 @@ def _config(dialect: str) -> Config:
 
     config = Config()
     config.set_main_option("script_location", str(_MIGRATIONS))
+    config.set_main_option("path_separator", "os")
     config.set_main_option("version_locations", str(_MIGRATIONS / _folder(dialect)))
     return config
 

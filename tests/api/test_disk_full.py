@@ -1,6 +1,7 @@
 """A full disk is a clear error that loses nothing (issue 32, item 4): an upload fails per file with "disk full
 at DATA_DIR", an ask still answers when its cache cannot be written, and any other write is a 507. The disk
-is filled by making SQLite or the OS say so (a tmpfs cannot be mounted here), through real HTTP."""
+is filled by making SQLite or the OS say so, through real HTTP, to reach each path; tests/api/test_disk_full_tmpfs.py
+fills a real tmpfs."""
 
 from __future__ import annotations
 
