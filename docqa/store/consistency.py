@@ -8,11 +8,8 @@ fails with IndexInconsistentError naming the problem.
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +17,7 @@ import numpy as np
 
 from docqa.core.errors import IndexInconsistentError
 from docqa.store.db import CollectionRow, Store
+from docqa.store.file_lock import file_lock
 from docqa.store.vectors import FaissIndex, IndexFileError
 
 logger = logging.getLogger(__name__)
@@ -47,18 +45,6 @@ def compare_ids(faiss_ids: np.ndarray, sqlite_ids: np.ndarray) -> list[str]:
     if len(faiss_ids) != len(np.unique(faiss_ids)):
         problems.append("FAISS holds duplicate IDs")
     return problems
-
-
-@contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
-    """An exclusive lock across processes (flock on a lock file beside the index)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 class VectorIndexes:
@@ -140,7 +126,7 @@ class VectorIndexes:
             index = self._open.get(collection.id)
         if index is None:
             return
-        with _file_lock(self.path(collection).with_suffix(".lock")):
+        with file_lock(self.path(collection).with_suffix(".lock")):
             if not index.changed_on_disk():
                 index.save()
                 return

@@ -8,7 +8,6 @@ already at the newest revision is told so by one query, without importing Alembi
 
 from __future__ import annotations
 
-import fcntl
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,6 +15,8 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, Engine, text
 from sqlalchemy.exc import DatabaseError
+
+from docqa.store.file_lock import file_lock
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -100,9 +101,5 @@ def _one_at_a_time(engine: Engine) -> Iterator[None]:
     if lock is None:  # an in-memory database: one process by definition
         yield
         return
-    with lock.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    with file_lock(lock):
+        yield

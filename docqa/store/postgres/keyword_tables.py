@@ -157,13 +157,14 @@ class PostgresKeywordTables:
         if not query:
             return []
         texts = [term for term, s in zip(terms, stems, strict=True) if s]
+        totals = self.totals(session)  # once: the IDFs and the average length from the same read
         asked = _Asked(
             collection_id,
             phrases,
-            self._idf(session, texts, phrases),
+            self._idf(session, totals.rows, texts, phrases),
             query,
             title_weight,
-            self.totals(session).average_length or 1.0,
+            totals.average_length or 1.0,
             limit * FETCH_PER_CHUNK,
         )
         one_stem_each = all(len(phrase) == 1 for phrase in phrases)
@@ -230,9 +231,8 @@ class PostgresKeywordTables:
         scored.sort(key=lambda item: (-item[1], item[0]))
         return scored[:fetch]
 
-    def _idf(self, session: Session, texts: list[str], phrases: list[list[str]]) -> list[float]:
+    def _idf(self, session: Session, rows: int, texts: list[str], phrases: list[list[str]]) -> list[float]:
         """fts5_aux.c's IDF of each phrase, from the passage counts (a phrase of several stems counted)."""
-        rows = self.totals(session).rows
         single = sorted({phrase[0] for phrase in phrases if len(phrase) == 1})
         found = session.execute(
             text("SELECT lexeme, passages FROM keyword_terms WHERE lexeme = ANY(:lexemes)").bindparams(_LEXEMES),
