@@ -15,7 +15,7 @@ from docqa.core.errors import ReadError
 from ingest.isolation import read_pdf_isolated
 from ingest.pdf_worker import crash_message, failure_message
 from tests.support.paths import SAMPLE_DOCS
-from tests.support.pdf_factory import bloated_pdf
+from tests.support.pdf_factory import bloated_pdf, slow_pdf
 
 GOOD_PDF = SAMPLE_DOCS / "annual_report_2025.pdf"
 
@@ -25,16 +25,21 @@ def bloated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return bloated_pdf(tmp_path_factory.mktemp("hostile") / "bloated.pdf")
 
 
+@pytest.fixture(scope="module")
+def slow(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return slow_pdf(tmp_path_factory.mktemp("hostile") / "slow.pdf")
+
+
 def test_good_pdf_reads_the_same_in_the_child() -> None:
     doc = read_pdf_isolated(GOOD_PDF, None, timeout_s=60, memory_mb=1024)
     assert [p.number for p in doc.pages] == [1, 2, 3, 4]
     assert "EUR 184.6 million" in doc.pages[1].text
 
 
-def test_a_pdf_that_runs_past_the_time_limit_is_killed(bloated: Path) -> None:
+def test_a_pdf_that_runs_past_the_time_limit_is_killed(slow: Path) -> None:
     started = time.monotonic()
     with pytest.raises(ReadError, match=r"PDF parser timed out after 1 s"):
-        read_pdf_isolated(bloated, None, timeout_s=1, memory_mb=2048)
+        read_pdf_isolated(slow, None, timeout_s=1, memory_mb=2048)
     assert time.monotonic() - started < 10
     assert len(read_pdf_isolated(GOOD_PDF, None, timeout_s=60, memory_mb=1024).pages) == 4
 
@@ -58,12 +63,12 @@ def _parsing_children() -> list[int]:
     return [pid for pid, ppid in parents.items() if ppid in workers]
 
 
-def test_a_parser_that_crashes_fails_that_file_only(bloated: Path) -> None:
+def test_a_parser_that_crashes_fails_that_file_only(slow: Path) -> None:
     outcome: list[BaseException] = []
 
     def parse() -> None:
         try:
-            read_pdf_isolated(bloated, None, timeout_s=120, memory_mb=2048)
+            read_pdf_isolated(slow, None, timeout_s=120, memory_mb=2048)
         except BaseException as exc:
             outcome.append(exc)
 
@@ -93,10 +98,10 @@ def test_a_crash_near_the_memory_limit_is_named_as_the_limit() -> None:
     assert failure_message(3 << 8, 110, 120) == "PDF parser exited unexpectedly (exit code 3)"
 
 
-def test_a_hostile_pdf_fails_alone_in_a_folder(qa_factory, bloated: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_hostile_pdf_fails_alone_in_a_folder(qa_factory, slow: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     folder = tmp_path / "inbox"
     folder.mkdir()
-    (folder / "bloated.pdf").write_bytes(bloated.read_bytes())
+    (folder / "bloated.pdf").write_bytes(slow.read_bytes())
     (folder / "report.pdf").write_bytes(GOOD_PDF.read_bytes())
     qa = qa_factory(with_embedder=False, ingest={"pdf_timeout_s": 2})
     report = qa.ingest([folder])

@@ -32,8 +32,11 @@ def write_pdf(path: Path, contents: list[bytes]) -> Path:
         b"<< /Type /Pages /Kids [%s] /Count %d >>"
         % (b" ".join(b"%d 0 R" % (3 + 2 * i) for i in range(n_pages)), n_pages),
     ]
+    packed_once: dict[bytes, bytes] = {}  # pages that repeat one stream are compressed once
     for i, content in enumerate(contents):
-        packed = zlib.compress(content, 9)
+        if content not in packed_once:
+            packed_once[content] = zlib.compress(content, 9)
+        packed = packed_once[content]
         objects.append(
             b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
             b"/Resources << /Font << /F1 %d 0 R >> >> /Contents %d 0 R >>" % (font_obj, 4 + 2 * i)
@@ -60,9 +63,17 @@ def text_pdf(path: Path, pages: list[list[tuple[str, bool]]]) -> Path:
 
 def bloated_pdf(path: Path, operators: int = 2_000_000) -> Path:
     """About 230 kB on disk; its one page's content stream inflates to ~80 MB of text operators, which
-    PDFium needs 12 s and 1.2 GiB to read on the 2-core VM (a tenth of them took pypdf tens of seconds)."""
+    PDFium needs over 1.2 GiB to read (3.2 s on the 2-core VM): a file that fails on memory."""
     body = b"BT /F1 12 Tf 72 720 Td\n" + b"(lorem ipsum dolor sit amet) Tj 0 -1 Td\n" * operators + b"ET\n"
     return write_pdf(path, [body])
+
+
+def slow_pdf(path: Path, pages: int = 400, operators_per_page: int = 20_000) -> Path:
+    """About 1 MB on disk; 400 pages of 20,000 text operators each, which PDFium reads in ~10 s on the
+    2-core VM within a few hundred MiB: a file that fails on time, not memory. (One bloated page was
+    12 s once and 3.2 s with a later PDFium: a test's time limit needs this margin.)"""
+    body = b"BT /F1 12 Tf 72 720 Td\n" + b"(lorem ipsum dolor sit amet) Tj 0 -1 Td\n" * operators_per_page + b"ET\n"
+    return write_pdf(path, [body] * pages)
 
 
 def scanned_pdf(path: Path, lines: list[str]) -> Path:
