@@ -1,16 +1,22 @@
 """The whole path on the GPU, as users see it: 16 CUAD questions asked at once, streamed, through a real
 `docqa serve` over CUAD contracts ingested with BM25 (top 3 chunks, 256 answer tokens each, EOS ignored,
-the answer cache off), in two set-ups:
+the answer cache off), in three set-ups:
 
 1. `docqa serve` with the batching engine in-process;
-2. a docqa API process with no model (DOCQA_LLM_ENDPOINT) in front of `docqa serve --generator-only`.
+2. a docqa API process with no model (DOCQA_LLM_ENDPOINT) in front of `docqa serve --generator-only`;
+3. the same API process in front of `llama-server -np 16` (with --bin): llama.cpp's server fed the very prompts
+   docqa rendered (`/v1/completions`, the same token counts).
+
+With --rounds N the three run N times, one after the other each round, so that drift on the host shows.
+With --fifo, 1 and 2 run again with the engine reading prompts first come, first read (bench/fifo_docqa.py),
+the order before shortest-first.
 
 Each ask is timed at the client: time to the first answer token (the first `answer` or `reasoning` event),
 gaps between events after it, and the wall time of all 16. Contracts and questions come from a folder with
 `txt/` and `qa.jsonl` (CUAD's layout); on the device, a copy carried for the run.
 
     # on the device, after `bash bench/gpu_run.sh build`, with the contracts carried in .cuad/:
-    OUT=$OUT bash bench/gpu_run.sh serve
+    OUT=$OUT bash bench/gpu_run.sh serve        # EXTRA="--rounds 2"
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import socket
 import statistics
 import subprocess
 import sys
@@ -29,7 +36,7 @@ from typing import Any
 
 import httpx
 
-from bench.local_server import docqa_server, sse
+from bench.local_server import docqa_server, sse, wait_healthy
 from bench.traces import Trace, stream_figures
 
 ENGINE = {  # as the engine bench's RAG load, with room for three 4k-token chunks and the answer
@@ -69,10 +76,10 @@ def ask(base: str, question: str, trace: Trace, out: dict[str, int]) -> None:
                 if kind == "done":
                     timings = json.loads(data)["timings"]
                     trace.tokens = int(timings["completion_tokens"])
-                    out["prompt_tokens"] = max(out.get("prompt_tokens", 0), int(timings["prompt_tokens"]))
+                    out[question] = int(timings["prompt_tokens"])
 
 
-def run_at_once(base: str, asked: list[str], tag: str) -> dict[str, float]:
+def run_at_once(base: str, asked: list[str], tag: str) -> dict[str, Any]:
     ask(base, asked[0] + " (warm-up)", Trace(0.0), {})
     traces = [Trace(0.0) for _ in asked]
     seen: dict[str, int] = {}
@@ -82,10 +89,63 @@ def run_at_once(base: str, asked: list[str], tag: str) -> dict[str, float]:
         t.start()
     for t in threads:
         t.join()
-    figures = stream_figures(f"{tag}_16", traces, time.perf_counter() - start)
-    figures[f"{tag}_16_prompt_tokens_max"] = seen.get("prompt_tokens", 0)
+    figures: dict[str, Any] = stream_figures(f"{tag}_16", traces, time.perf_counter() - start)
+    figures[f"{tag}_16_prompt_tokens_max"] = max(seen.values())
+    # each ask's prompt tokens and first-token time, in the order they were read: the median's make-up
+    asks = [(seen[q], round(t.ttft, 3)) for q, t in zip(asked, traces, strict=True)]
+    figures[f"{tag}_16_prompt_tokens_and_ttft"] = sorted(asks, key=lambda pair: pair[1])
     figures[f"{tag}_16_tokens_each"] = statistics.median(t.tokens for t in traces)
     return figures
+
+
+def llama_server(bin_dir: Path, model: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """llama-server with 16 slots of the engine's 16,384 tokens each, flash attention, every layer on the GPU."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    command = [str(bin_dir / "llama-server"), "-m", str(model), "-np", "16", "-c", str(16 * 16384), "-ngl", "99"]
+    server = subprocess.Popen([*command, "-fa", "on", "--port", str(port)], stdout=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    wait_healthy(base, server)
+    return server, base
+
+
+def docqa_pair(env: dict[str, str], data: str, asked: list[str], module: str, tag: str) -> dict[str, Any]:
+    """Set-ups 1 and 2: in-process, then an API process in front of a generator-only node."""
+    out: dict[str, Any] = {}
+    with docqa_server(env, module=module) as (base, _):
+        out.update(run_at_once(base, asked, f"{tag}in_process"))
+    node_env = {**env, "DOCQA_DATA_DIR": os.path.join(data, "node")}
+    # DOCQA_LLM_MODEL stays: its vocabulary only; the 16th prompt waits for 15 prefills before its first token
+    api_env = {**env, "DOCQA_LLM_ENDPOINT_TIMEOUT_S": "600"}
+    with (
+        docqa_server(node_env, "--generator-only", module=module) as (node, _),
+        docqa_server({**api_env, "DOCQA_LLM_ENDPOINT": f"{node}/v1"}) as (base, _),
+    ):
+        out.update(run_at_once(base, asked, f"{tag}through_node"))
+    for key in ("16_wall_s", "16_ttft_p50_s", "16_ttft_max_s"):
+        out[f"{tag}ratio_{key}"] = out[f"{tag}through_node_{key}"] / out[f"{tag}in_process_{key}"]
+    added = out[f"{tag}through_node_16_ttft_p50_s"] - out[f"{tag}in_process_16_ttft_p50_s"]
+    out[f"{tag}through_node_ttft_p50_added_ms"] = added * 1000
+    return out
+
+
+def one_round(
+    env: dict[str, str], data: str, asked: list[str], bin_dir: Path | None, model: Path, fifo: bool
+) -> dict[str, Any]:
+    out = docqa_pair(env, data, asked, "docqa", "")
+    if fifo:
+        out.update(docqa_pair(env, data, asked, "bench.fifo_docqa", "fifo_"))
+    api_env = {**env, "DOCQA_LLM_ENDPOINT_TIMEOUT_S": "600"}
+    if bin_dir is not None:
+        server, upstream = llama_server(bin_dir, model)
+        try:
+            with docqa_server({**api_env, "DOCQA_LLM_ENDPOINT": f"{upstream}/v1"}) as (base, _):
+                out.update(run_at_once(base, asked, "through_llama_server"))
+        finally:
+            server.terminate()
+            server.wait(120)
+    return out
 
 
 def main() -> None:
@@ -96,6 +156,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("gpu_serve_bench.json"))
     parser.add_argument("--top-k", type=int, default=3)
     parser.add_argument("--answer-tokens", type=int, default=256)
+    parser.add_argument("--bin", type=Path, default=None, help="llama.cpp build/bin: also through llama-server")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--fifo", action="store_true", help="also 1 and 2 with prompts read first come, first read")
     args = parser.parse_args()
     SHAPE.update(top_k=args.top_k, max_tokens=args.answer_tokens)
     files = sorted((args.cuad / "txt").glob("*.txt"))[: args.contracts]
@@ -108,17 +171,10 @@ def main() -> None:
             [sys.executable, "-m", "docqa", "ingest", *map(str, files), "--no-embeddings"], env=env, check=True
         )
         out["ingest_s"] = time.perf_counter() - started
-        with docqa_server(env) as (base, _):
-            out.update(run_at_once(base, asked, "in_process"))
-        node_env = {**env, "DOCQA_DATA_DIR": os.path.join(data, "node")}
-        with docqa_server(node_env, "--generator-only") as (node, _):
-            # DOCQA_LLM_MODEL: its vocabulary only; the 16th prompt waits for 15 prefills before its first token
-            api_env = {**env, "DOCQA_LLM_ENDPOINT": f"{node}/v1", "DOCQA_LLM_ENDPOINT_TIMEOUT_S": "600"}
-            with docqa_server(api_env) as (base, _):
-                out.update(run_at_once(base, asked, "through_node"))
-    for key in ("16_wall_s", "16_ttft_p50_s", "16_ttft_max_s"):
-        out[f"ratio_{key}"] = out[f"through_node_{key}"] / out[f"in_process_{key}"]
-    out["through_node_ttft_p50_added_ms"] = (out["through_node_16_ttft_p50_s"] - out["in_process_16_ttft_p50_s"]) * 1000
+        for n in range(args.rounds):
+            figures = one_round(env, data, asked, args.bin, args.model, args.fifo)
+            out.update({f"r{n + 1}_{key}": value for key, value in figures.items()})
+            print(json.dumps(figures), flush=True)
     text = json.dumps(out, indent=1)
     args.out.write_text(text + "\n")
     print(text, flush=True)

@@ -15,14 +15,14 @@ import httpx
 
 
 @contextmanager
-def docqa_server(env: dict[str, str], *options: str) -> Iterator[tuple[str, int]]:
+def docqa_server(env: dict[str, str], *options: str, module: str = "docqa") -> Iterator[tuple[str, int]]:
     """(base URL, server PID) once /health says ok; the server is stopped (SIGTERM) on exit. options: more
-    of `docqa serve`'s (--generator-only)."""
+    of `docqa serve`'s (--generator-only); module: what `python -m` runs (a bench's variant of the CLI)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     base = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen([sys.executable, "-m", "docqa", "serve", "--port", str(port), *options], env=env)
+    server = subprocess.Popen([sys.executable, "-m", module, "serve", "--port", str(port), *options], env=env)
     try:
         wait_healthy(base, server)
         yield base, server.pid

@@ -1,12 +1,12 @@
 """Continuous batching: many concurrent requests share one llama.cpp context and one decode per step.
 
 Each step builds ONE batch: the next token of every sequence that is generating, then slices of the
-prompts of newly admitted ones (chunked prefill), within `n_batch` tokens, so a long prompt never
-stalls the other streams. One `llama_decode`, then each sequence is sampled with its own sampler
-chain. On a GPU, when the next step holds only the next token of every sequence, it is started as
-soon as the tokens are drawn, and their text is made and pushed to the streams while the GPU decodes it.
-Finished or cancelled sequences free their KV cells immediately. Admission waits until the KV cells
-a request may need are free.
+prompts of newly admitted ones (chunked prefill; the shortest remaining prompt first, `step_order`),
+within `n_batch` tokens, so a long prompt never stalls the other streams. One `llama_decode`, then
+each sequence is sampled with its own sampler chain. On a GPU, when the next step holds only the next
+token of every sequence, it is started as soon as the tokens are drawn, and their text is made and
+pushed to the streams while the GPU decodes it. Finished or cancelled sequences free their KV cells
+immediately. Admission waits until the KV cells a request may need are free.
 
 Prompt prefixes are reused: a finished prompt's cells stay under a cache sequence ID, and a new
 prompt starts from the cached one with the longest common prefix (`llama_memory_seq_cp`).
@@ -32,6 +32,7 @@ from docqa.core.types import GeneratorInfo, GeneratorStats
 from docqa.engine.prefix_cache import PrefixCache
 from docqa.engine.sampling import SlotSamplers
 from docqa.engine.sequences import Request, RunningSequence
+from docqa.engine.step_order import step_order
 from docqa.engine.step_outputs import StepOutputs
 from docqa.engine.step_timing import StepTiming
 from docqa.engine.teacher_forcing import teacher_forced_logits
@@ -257,8 +258,7 @@ class BatchingGenerator:
             if not self._active:
                 return
             self.samplers.adapt(len(self._active))
-            # Generating sequences first (one token each), then prompt slices in admission order.
-            ready = self._launch(sorted(self._active, key=lambda s: len(s.pending) > 1))
+            ready = self._launch(step_order(self._active))
             if ready is None:
                 return
         t_window = time.perf_counter()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -39,6 +40,7 @@ class RunningSequence:
     thinking_closed: bool = False
     recent_text: str = ""  # the last few characters, to notice a </think> spelled in several tokens
     output: OutputText = field(default_factory=lambda: OutputText(()))
+    admitted_at: float = field(default_factory=time.monotonic)  # when it got its slot (step_order's patience)
     stop_due: bool = False  # its text reached a stop string after its next token was already on its way
     finished: bool = False
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -370,3 +371,34 @@ def test_a_long_prompt_reports_how_far_it_has_read_before_the_first_token(engine
     assert done == sorted(done) and done[-1] < total and done[0] >= 256
     assert kinds.index("progress") < kinds.index("text") and kinds[-1] == "finished"
     assert "progress" not in kinds[kinds.index("text") :]
+
+
+def test_a_short_prompt_that_arrives_behind_a_long_one_is_read_first(engine: BatchingGenerator) -> None:
+    """Shortest remaining prompt first (step_order): the long prompt, admitted first, needs 6 steps of
+    256 tokens; the short one's first token comes while the long is still being read (first come, first
+    read, it came with the long's, after the long's last progress report). Neither prompt is cached: a
+    cached prompt has one token left and is served first in any order."""
+    wait_idle(engine)
+    long_prompt = " ".join(f"Crate {i} of the harbour manifest holds roof tiles." for i in range(110))  # cached nowhere
+    assert len(engine.llama.tokenize(long_prompt)) > 5 * 256
+    log: list[tuple[str, str]] = []
+    lock = threading.Lock()
+
+    def consume(name: str, stream: Iterator[GenEvent]) -> None:
+        for event in stream:
+            with lock:
+                log.append((name, event.kind))
+
+    with engine._step_lock:  # both admitted in the same step, the long one first
+        streams = {
+            "long": engine.submit(long_prompt, replace(GREEDY, max_tokens=4)),
+            "short": engine.submit("Which crate of the manifest holds roof tiles?", replace(GREEDY, max_tokens=4)),
+        }
+    threads = [threading.Thread(target=consume, args=item) for item in streams.items()]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    short_first = log.index(("short", "text"))
+    long_progress_after = [i for i, entry in enumerate(log) if entry == ("long", "progress") and i > short_first]
+    assert len(long_progress_after) >= 3, log
