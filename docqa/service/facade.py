@@ -217,12 +217,14 @@ class DocQA:
             self.indexes.save(coll)
 
     def integrity_ok(self) -> bool:
-        """SQLite's own integrity check of the data home."""
+        """The store's own check: SQLite's integrity check of the data home; on Postgres, that the database
+        answers at docqa's schema revision (Postgres checks its pages itself)."""
         return self.store.integrity_ok()
 
     def check(self, collection: str | None = None, *, repair: bool = False) -> list[ConsistencyReport]:
-        """Verify each collection: its rows (documents complete or failed, no orphans) and its FAISS
-        file against the chunk rows. With repair, fix the rows first, then rebuild FAISS from them."""
+        """Verify each collection: its rows (documents complete or failed, no orphans) and its vectors
+        (the FAISS file, or pgvector's rows on Postgres) against the chunk rows. With repair, fix the rows
+        first, then the indexes from them."""
         names = [collection] if collection else [c.name for c in self.store.collections()]
         reports = [ConsistencyReport("(all collections)", orphan_problems(self.store, repair=repair))]
         for name in names:
