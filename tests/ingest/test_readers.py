@@ -122,6 +122,21 @@ def test_pdf_line_breaks_between_chinese_characters_are_removed() -> None:
     assert clean_pdf_text("termi-\nnation") == "termination"
 
 
+def test_pdf_words_glued_to_section_numbers_and_enumerators_are_parted() -> None:
+    # As PDFium reads headings and clauses whose number the PDF places apart with no space character.
+    assert clean_pdf_text("1.1The initial term\n2.2Termination\n7.Notices") == (
+        "1.1 The initial term\n2.2 Termination\n7. Notices"
+    )
+    assert clean_pdf_text("terminate (a)at the option of any party or (ii)During the term") == (
+        "terminate (a) at the option of any party or (ii) During the term"
+    )
+    split = "on the 5 th day of March and the 1 st of June"
+    assert clean_pdf_text(split) == "on the 5th day of March and the 1st of June"
+    # left as they are: a company named by a number, a year, a plural, (s)he, a decimal inside a line
+    unchanged = "3Com Corporation\n2019Annual Report\nthe Party(ies) and (s)he paid 1.5Million"
+    assert clean_pdf_text(unchanged) == unchanged
+
+
 def test_pdf_no_break_and_invisible_characters_become_plain_text() -> None:
     # As PDF text layers give them: a no-break space, a narrow one, a soft hyphen, a zero-width space.
     assert clean_pdf_text("Section\u00a012.1\u202fTermi\u00adnation of the Agree\u200bment") == (
