@@ -1,0 +1,161 @@
+"""The generator's settings (`DOCQA_LLM_*`): the answer model, its context and batching, sampling
+defaults, and a remote OpenAI-compatible endpoint in its place. Part of docqa.core.settings's one
+settings object, in a module of its own for its size."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+PromptFormat = Literal["auto", "qwen3", "chatml", "gemma", "plain"]
+
+
+# Defaults for a model running on the CPU (measured on the 2-core VM with the demo model, docs/benchmarks.md
+# "CPU defaults"): the prompt is read at ~370-450 tokens/s and answers come at ~34 tokens/s. With 4,096
+# tokens of document text a long-filing ask took 10.6 s (median of 4) against 35.6 s with three whole
+# 4k-token chunks (12,900 prompt tokens), and a 512-token answer ends within another 15 s; the prompt still
+# holds an evidence page for 0.75 of FinanceBench questions in their own filing (0.84 whole, 0.69 at 3,072).
+CPU_PROMPT_BUDGET = 4096
+CPU_MAX_TOKENS = 512
+GPU_MAX_TOKENS = 1024
+MIN_PROMPT_BUDGET = 512
+
+
+class LLMSettings(BaseModel):
+    model: Path | None = Field(
+        default=None,
+        description="Path to the generator GGUF (e.g. Qwen3-14B-Q4_K_M.gguf). Unset: the offline demo model. With "
+        "an endpoint, only its vocabulary is read (no weights), to count the prompt's tokens.",
+    )
+    n_ctx: int = Field(default=16384, ge=512, description="Generator context window in tokens (prompt + answer).")
+    n_gpu_layers: int = Field(default=-1, description="Layers offloaded to the GPU; -1 offloads every layer.")
+    flash_attn: bool | None = Field(
+        default=None,
+        description="Flash attention for the generator; unset: llama.cpp's own choice in the batching engine, on "
+        "wherever the device has the kernel, CPU included (2-core CPU, demo model: 8 streams decode ~10% faster, "
+        "one ~8%), except a CPU with kv_unified (its rounding there breaks batch equivalence); the one-at-a-time "
+        "fallback turns it on with a GPU only.",
+    )
+    n_threads: int | None = Field(default=None, description="CPU threads for llama.cpp; unset uses every core.")
+    max_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        description=f"Default cap on generated tokens (reasoning + answer); unset: {GPU_MAX_TOKENS:,} with the model "
+        f"on a GPU or behind an endpoint, {CPU_MAX_TOKENS} on a CPU.",
+    )
+    prompt_budget: int | None = Field(
+        default=None,
+        ge=MIN_PROMPT_BUDGET,
+        description=f"Most tokens of document text in one prompt: a longer source keeps the lines around its best "
+        f"passage. Unset: what n_ctx leaves on a GPU or behind an endpoint, {CPU_PROMPT_BUDGET:,} on a CPU, where "
+        "reading the prompt is the wait (a 2-core CPU reads ~400 tokens/s with the demo model).",
+    )
+    prompt_format: PromptFormat = Field(
+        default="auto",
+        description="Prompt template: auto picks qwen3/chatml/gemma from the GGUF, else a plain completion prompt.",
+    )
+    seed: int = Field(default=-1, description="Sampling seed; -1 draws a random one per request.")
+    endpoint: str | None = Field(
+        default=None,
+        description="Base URL of an OpenAI-compatible server that generates instead of in-process llama.cpp "
+        "(vLLM, SGLang, llama.cpp's server, llama-cpp-python's, a docqa GPU node), e.g. http://gpu:8000/v1. "
+        "docqa renders the prompt itself and sends it to /completions, so templates, stop strings and token "
+        "counts match the in-process engine. Unset: in-process llama.cpp.",
+    )
+    endpoint_model: str | None = Field(
+        default=None, description="The model name the endpoint serves; unset: the first of its /models."
+    )
+    endpoint_api: Literal["completions", "chat"] = Field(
+        default="completions",
+        description="completions: docqa's rendered prompt to /completions (the same template and tokens as "
+        "in-process); chat: for servers with only /chat/completions, the prompt's turns as messages, Qwen3's "
+        "thinking switch as chat_template_kwargs.enable_thinking, reasoning read from reasoning_content or "
+        "reasoning (or inline <think>); there the thinking budget is left to the server.",
+    )
+    endpoint_api_key: str | None = Field(default=None, description="Bearer token for the endpoint, if it wants one.")
+    endpoint_timeout_s: float = Field(
+        default=60.0,
+        gt=0,
+        description="Longest wait for the endpoint to connect, start answering, or send the next token; past it the "
+        "ask fails with an error naming the endpoint.",
+    )
+    endpoint_max_in_flight: int = Field(
+        default=32,
+        ge=1,
+        description="Requests this process keeps open on the endpoint at once; beyond them docqa answers 'busy' "
+        "(HTTP 429) itself (vLLM's own queue has no bound).",
+    )
+    max_queue: int = Field(
+        default=32, ge=1, description="Requests allowed to wait for the generator before new ones get 'busy'."
+    )
+    engine: Literal["batching", "serial"] = Field(
+        default="batching",
+        description="batching: concurrent requests share each llama.cpp decode step; serial: one at a time.",
+    )
+    n_parallel: int = Field(default=8, ge=1, le=128, description="Sequences the batching engine runs at once.")
+    n_batch: int = Field(
+        default=2048, ge=32, description="Most tokens in one decode step (generating tokens plus prompt slices)."
+    )
+    n_ubatch: int = Field(
+        default=1024,
+        ge=32,
+        description="Most tokens llama.cpp computes in one pass; a larger step is split into passes of this "
+        "many. Capped at n_batch. 1024 evaluated long prompts 2-4% faster than llama.cpp's own 512 on an "
+        "H200 (docs/benchmarks.md), for twice the GPU memory besides the KV cache (Qwen3-14B: 1.9 against "
+        "1.0 GiB, llama.cpp's compute buffer and the CUDA pool it grows while decoding).",
+    )
+    kv_cells: int | None = Field(
+        default=None,
+        ge=512,
+        description="KV cache size in tokens for all sequences and cached prefixes; unset: n_ctx for each "
+        "sequence and cache slot (kv_unified off), or n_ctx x min(n_parallel, 4) (kv_unified on), cut to "
+        "what the GPU has free after the model (and fewer sequences where each would get under 8,192 tokens: "
+        "cached prefixes first, down to one, then parallel requests). Set, it is never cut: a clear error "
+        "where it does not fit.",
+    )
+    prefix_cache_slots: int = Field(
+        default=2, ge=0, description="Recent prompts kept in the KV cache for prefix reuse."
+    )
+    kv_unified: bool = Field(
+        default=False,
+        description="One KV pool for all sequences (cheap prefix sharing, but every sequence attends over the "
+        "whole pool); off: each sequence has its own n_ctx cells, as llama-batched-bench runs.",
+    )
+    prefix_cache_tokens: int | None = Field(
+        default=None, ge=0, description="KV cells cached prefixes may hold; unset: a quarter of kv_cells."
+    )
+    backend_sampling: bool | None = Field(
+        default=None,
+        description="Run each request's sampler chain (top-k, top-p, temperature, draw) inside llama.cpp's "
+        "decode graph, so only the chosen token leaves the GPU; unset: on when layers are offloaded to a GPU.",
+    )
+    batched_sampling_from: int | None = Field(
+        default=None,
+        ge=0,
+        description="Once this many sequences generate at once, llama.cpp's graph keeps only each row's top-k "
+        "and the host draws all rows in one vectorised pass (without backend sampling, from the full logits) "
+        "instead of one whole sampler chain each; back below half of it (from 2: back when one is left); 0: never; "
+        "unset: 16 when layers are offloaded to a GPU, 2 on the CPU (8 streams: 10 -> 4 ms of sampling a step).",
+    )
+    block_top_k: bool = Field(
+        default=True,
+        description="With sampling in llama.cpp's graph (backend_sampling), compute every row's top-k once for "
+        "all rows from block maxima (a few operations in all), both where the graph keeps the top-k for the host "
+        "(batched_sampling_from) and where a whole sampler chain runs in it; false: llama.cpp's own top-k, one "
+        "per sequence (on an H200, 64 of them added 8 ms to a 24 ms decode step).",
+    )
+    block_top_k_short_sorts: bool = Field(
+        default=True,
+        description="The block top-k through two levels of blocks, so that none of its sorts is longer than 1,024 "
+        "(ggml's CUDA backend sorts such a row in one kernel, a longer one with a multi-kernel radix sort); false: "
+        "one level (Qwen: an argsort of 1,187 block maxima and one of 2,560 candidates). On an H200, two levels "
+        "made 16 x 6,144 and 64 x 512 faster in each of three runs, whichever ran first.",
+    )
+    thinking_budget: int | None = Field(
+        default=None,
+        ge=1,
+        description="Cap on reasoning tokens in thinking mode; at the cap the reasoning is closed "
+        "and the model answers.",
+    )
