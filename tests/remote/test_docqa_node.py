@@ -3,6 +3,8 @@ docqa process's endpoint generator (docqa.remote.openai_generator) generating th
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -111,6 +113,29 @@ def test_without_a_gguf_prompts_are_counted_by_the_server(
     prompt = "Question: which law governs the agreement?\nAnswer:"
     assert client.count_tokens(prompt) == fake_generator.count_tokens(prompt)  # the node's /v1/tokenize
     assert client.info.prompt_format == "qwen3"  # none given, no GGUF to read it from: Qwen3's
+
+
+def test_counting_a_prompt_does_not_hold_the_nodes_other_requests(
+    fake_node: str, fake_generator: FakeGenerator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tokenize route counts off the event loop: a long prompt's count (here 1 s) must not stall the
+    streams and health checks the node is serving meanwhile."""
+    real = fake_generator.count_tokens
+
+    def slow_count(prompt: str) -> int:
+        time.sleep(1.0)
+        return real(prompt)
+
+    monkeypatch.setattr(fake_generator, "count_tokens", slow_count)
+    root = fake_node.removesuffix("/v1")
+    counting = threading.Thread(target=lambda: httpx.post(f"{root}/v1/tokenize", json={"prompt": "a b"}, timeout=10))
+    counting.start()
+    time.sleep(0.2)
+    started = time.monotonic()
+    assert httpx.get(f"{root}/health", timeout=10).status_code == 200
+    waited = time.monotonic() - started
+    counting.join()
+    assert waited < 0.5, f"/health waited {waited:.2f} s behind a token count"
 
 
 def test_a_server_with_no_tokenize_route_and_no_gguf_is_a_clear_error(tmp_path: Path) -> None:
