@@ -15,10 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from docqa.core.errors import ConfigError, ModelClosedError
+from docqa.core.errors import ConfigError
 from docqa.core.settings import EmbedSettings
 from docqa.llama.context import context_params, load_model, new_context
 from docqa.llama.model_files import cpu_threads, model_label, offloaded, unreadable_model, use_flash_attention
+from docqa.llama.model_uses import ModelUses
 from docqa.llama.token_batch import TokenBatch
 
 logger = logging.getLogger(__name__)
@@ -162,6 +163,7 @@ class LlamaEmbedder:
         self._model, self._ctx, params = _open_context(
             model_path, settings, pooling, self.micro_batch, MAX_OUTPUTS + 1 if self.prefill_without_outputs else 0
         )
+        self._uses = ModelUses("embedding model")
         self._max_texts = max(1, int(params.n_seq_max) - 1)  # texts in one llama_decode, besides the padding
         # The longest piece embedded at once: a BERT-style model (all-MiniLM, bge-small) has 512 learned
         # positions, and llama.cpp aborts the process past them, so longer texts go in pieces (_windows).
@@ -174,8 +176,7 @@ class LlamaEmbedder:
             if settings.query_instruction is not None
             else default_query_instruction(metadata)
         )
-        self._lock = threading.Lock()
-        self._closed = False
+        self._lock = threading.Lock()  # one decode at a time
         # On a GPU, llama.cpp pays ~120 ms (an H200, 0.6B model) the first time it meets a batch of a
         # new size, as much as the forward pass of a 3k-token text; chunk lengths all differ. Padding
         # each batch to a multiple of 256 tokens with a throw-away sequence makes sizes repeat.
@@ -190,8 +191,9 @@ class LlamaEmbedder:
             self._embed_tokens([self._tokenize("warm-up")])
         logger.info("embedder %s loaded (%d dims, %d-token micro-batches)", self.model_id, self.dim, self.micro_batch)
 
-    def _tokenize(self, text: str) -> list[int]:
-        return list(self._model.tokenize(text.encode("utf-8"), add_bos=True, special=False))
+    def _tokenize(self, text: str, *, bos: bool = True) -> list[int]:
+        with self._uses.use():
+            return list(self._model.tokenize(text.encode("utf-8"), add_bos=bos, special=False))
 
     def count_tokens(self, text: str) -> int:
         return len(self._tokenize(text))
@@ -211,30 +213,24 @@ class LlamaEmbedder:
             tail: list[int] = []
         else:
             head, tail = self._wrap
-        body = list(self._model.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+        body = self._tokenize(text, bos=False)
         if len(head) + len(body) + len(tail) <= self.window:
             return [[*head, *body, *tail]]
         width = self.window - len(head) - len(tail)
         return [[*head, *body[i : i + width], *tail] for i in range(0, len(body), width)]
 
     def close(self) -> None:
-        """Free llama.cpp's context and model, after the embedding in progress; a later call is
-        ModelClosedError, never a call into freed memory (an ingest still running at shutdown crashed so)."""
-        with self._lock:
-            self._closed = True
-            self._ctx.close()
-            self._model.close()
-
-    def _open_context(self) -> None:
-        """Under the lock, before a decode: refuse once closed."""
-        if self._closed:
-            raise ModelClosedError("embedding model")
+        """Free llama.cpp's context and model, after the tokenising and embedding in progress; a later
+        call is ModelClosedError, never a call into freed memory (docqa.llama.model_uses)."""
+        self._uses.close()
+        self._ctx.close()
+        self._model.close()
 
     def _special_wrap(self) -> tuple[list[int], list[int]] | None:
         """The special tokens the tokenizer puts before and after a text (BOS; BERT's [CLS] and [SEP]),
         or None when a text's plain tokens are not found whole inside its tokens with them."""
         marker = "x"
-        plain = list(self._model.tokenize(marker.encode(), add_bos=False, special=False))
+        plain = self._tokenize(marker, bos=False)
         wrapped = self._tokenize(marker)
         at = next((i for i in range(len(wrapped)) if wrapped[i : i + len(plain)] == plain), None)
         return None if at is None else (wrapped[:at], wrapped[at + len(plain) :])
@@ -307,8 +303,7 @@ class LlamaEmbedder:
             nonlocal batch, batch_tokens, done
             if not batch:
                 return
-            with self._lock:
-                self._open_context()
+            with self._uses.use(), self._lock:
                 vectors = self._embed_tokens([tokens for _, tokens in batch])
             for (i, tokens), vector in zip(batch, vectors, strict=True):
                 sums[i] += len(tokens) * vector.astype(np.float64)
@@ -330,8 +325,7 @@ class LlamaEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         windows = self._windows(self.query_instruction + text)
-        with self._lock:  # one decode a piece: a question is nearly always one
-            self._open_context()
+        with self._uses.use(), self._lock:  # one decode a piece: a question is nearly always one
             vectors = np.vstack([self._embed_tokens([tokens]) for tokens in windows]).astype(np.float64)
         weights = np.array([len(tokens) for tokens in windows], dtype=np.float64)
         return l2_normalise((weights @ vectors)[None, :] / weights.sum())[0]
