@@ -24,7 +24,7 @@ from typing import Any
 import llama_cpp  # noqa: F401  (before numpy: the reverse order crashed model loading on the H200 device)
 
 from bench.gpu_engine_bench import make_prompt, rag_settings, run_requests
-from bench.local_server import wait_healthy
+from bench.local_server import llama_server, wait_healthy
 from bench.machine_state import gpu_state
 from bench.traces import stream_figures
 from docqa.core.sampling_params import NON_THINKING_SAMPLING, SamplingParams
@@ -80,13 +80,6 @@ def _through(url: str, prompts: list[str], tag: str, rag: SamplingParams) -> dic
         client.close()
 
 
-def _llama_server(bin_dir: Path, model: Path, port: int) -> subprocess.Popen[bytes]:
-    command = [str(bin_dir / "llama-server"), "-m", str(model), "-np", "16", "-c", "131072", "-ngl", "99"]
-    return subprocess.Popen(
-        [*command, "-fa", "on", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", type=Path, required=True)
@@ -118,13 +111,8 @@ def main() -> None:
             node.terminate()
             node.wait(60)
     if args.bin is not None:
-        server = _llama_server(args.bin, args.model, PORT + 1)
-        try:
-            wait_healthy(f"http://127.0.0.1:{PORT + 1}", server)
-            out.update(_through(f"http://127.0.0.1:{PORT + 1}", prompts, "through_llama_server", rag))
-        finally:
-            server.terminate()
-            server.wait(60)
+        with llama_server(args.bin, args.model, 131072, quiet=True) as upstream:
+            out.update(_through(upstream, prompts, "through_llama_server", rag))
     for key in ("single_ttft_s", "16x6144_wall_s", "16x6144_ttft_p50_s", "16x6144_itl_p50_ms"):
         out[f"ratio_{key}"] = out[f"through_node_{key}"] / out[f"in_process_{key}"]
     text = json.dumps(out, indent=1)

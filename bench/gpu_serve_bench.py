@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -36,7 +35,7 @@ from typing import Any
 
 import httpx
 
-from bench.local_server import docqa_server, sse, wait_healthy
+from bench.local_server import docqa_server, llama_server, sse
 from bench.traces import Trace, stream_figures
 
 ENGINE = {  # as the engine bench's RAG load, with room for three 4k-token chunks and the answer
@@ -98,16 +97,10 @@ def run_at_once(base: str, asked: list[str], tag: str) -> dict[str, Any]:
     return figures
 
 
-def llama_server(bin_dir: Path, model: Path) -> tuple[subprocess.Popen[bytes], str]:
-    """llama-server with 16 slots of the engine's 16,384 tokens each, flash attention, every layer on the GPU."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    command = [str(bin_dir / "llama-server"), "-m", str(model), "-np", "16", "-c", str(16 * 16384), "-ngl", "99"]
-    server = subprocess.Popen([*command, "-fa", "on", "--port", str(port)], stdout=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    wait_healthy(base, server)
-    return server, base
+def api_env(env: dict[str, str], upstream: str) -> dict[str, str]:
+    """A docqa API process generating through `upstream`. DOCQA_LLM_MODEL stays: its vocabulary only; the
+    16th prompt waits for 15 prefills before its first token, hence the long timeout."""
+    return {**env, "DOCQA_LLM_ENDPOINT": f"{upstream}/v1", "DOCQA_LLM_ENDPOINT_TIMEOUT_S": "600"}
 
 
 def docqa_pair(env: dict[str, str], data: str, asked: list[str], module: str, tag: str) -> dict[str, Any]:
@@ -116,11 +109,9 @@ def docqa_pair(env: dict[str, str], data: str, asked: list[str], module: str, ta
     with docqa_server(env, module=module) as (base, _):
         out.update(run_at_once(base, asked, f"{tag}in_process"))
     node_env = {**env, "DOCQA_DATA_DIR": os.path.join(data, "node")}
-    # DOCQA_LLM_MODEL stays: its vocabulary only; the 16th prompt waits for 15 prefills before its first token
-    api_env = {**env, "DOCQA_LLM_ENDPOINT_TIMEOUT_S": "600"}
     with (
         docqa_server(node_env, "--generator-only", module=module) as (node, _),
-        docqa_server({**api_env, "DOCQA_LLM_ENDPOINT": f"{node}/v1"}) as (base, _),
+        docqa_server(api_env(env, node)) as (base, _),
     ):
         out.update(run_at_once(base, asked, f"{tag}through_node"))
     for key in ("16_wall_s", "16_ttft_p50_s", "16_ttft_max_s"):
@@ -136,15 +127,10 @@ def one_round(
     out = docqa_pair(env, data, asked, "docqa", "")
     if fifo:
         out.update(docqa_pair(env, data, asked, "bench.fifo_docqa", "fifo_"))
-    api_env = {**env, "DOCQA_LLM_ENDPOINT_TIMEOUT_S": "600"}
     if bin_dir is not None:
-        server, upstream = llama_server(bin_dir, model)
-        try:
-            with docqa_server({**api_env, "DOCQA_LLM_ENDPOINT": f"{upstream}/v1"}) as (base, _):
-                out.update(run_at_once(base, asked, "through_llama_server"))
-        finally:
-            server.terminate()
-            server.wait(120)
+        # 16 slots of the engine's 16,384 tokens each
+        with llama_server(bin_dir, model, 16 * 16384) as upstream, docqa_server(api_env(env, upstream)) as (base, _):
+            out.update(run_at_once(base, asked, "through_llama_server"))
     return out
 
 

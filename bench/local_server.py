@@ -9,23 +9,48 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 @contextmanager
 def docqa_server(env: dict[str, str], *options: str, module: str = "docqa") -> Iterator[tuple[str, int]]:
     """(base URL, server PID) once /health says ok; the server is stopped (SIGTERM) on exit. options: more
     of `docqa serve`'s (--generator-only); module: what `python -m` runs (a bench's variant of the CLI)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     base = f"http://127.0.0.1:{port}"
     server = subprocess.Popen([sys.executable, "-m", module, "serve", "--port", str(port), *options], env=env)
     try:
         wait_healthy(base, server)
         yield base, server.pid
+    finally:
+        server.terminate()
+        server.wait(120)
+
+
+@contextmanager
+def llama_server(bin_dir: Path, model: Path, context: int, *, quiet: bool = False) -> Iterator[str]:
+    """llama-server with 16 slots sharing `context` tokens, flash attention, every layer on the GPU: its
+    base URL once /health says ok; stopped on exit. quiet: its log (stderr) left out too."""
+    port = free_port()
+    command = [str(bin_dir / "llama-server"), "-m", str(model), "-np", "16", "-c", str(context), "-ngl", "99"]
+    server = subprocess.Popen(
+        [*command, "-fa", "on", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL if quiet else None,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(base, server)
+        yield base
     finally:
         server.terminate()
         server.wait(120)
