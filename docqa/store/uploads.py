@@ -10,13 +10,16 @@ The bucket is made if it is missing. Errors name the store without its keys.
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import parse_qs, unquote, urlparse
 
 from docqa.core.errors import ConfigError, UploadStoreError
 
 if TYPE_CHECKING:
     from minio import Minio
+
+T = TypeVar("T")
 
 
 class S3Uploads:
@@ -54,27 +57,23 @@ class S3Uploads:
         self._guarded(write)
 
     def get(self, key: str) -> bytes:
-        found: list[bytes] = []
-
-        def read() -> None:
+        def read() -> bytes:
             response = self._client.get_object(self._bucket, key)
             try:
-                found.append(response.read())
+                return response.read()
             finally:
                 response.close()
                 response.release_conn()
 
-        self._guarded(read)
-        return found[0]
+        return self._guarded(read)
 
     def delete(self, key: str) -> None:
         self._guarded(lambda: self._client.remove_object(self._bucket, key))
 
-    def _guarded(self, action: object) -> None:
+    def _guarded(self, action: Callable[[], T]) -> T:
         """Run an object-store call; any failure of the store or the network is UploadStoreError, named."""
-        assert callable(action)
         try:
-            action()
+            return action()
         except Exception as exc:  # minio's S3Error, urllib3's connection errors, ...
             reason = getattr(exc, "code", None) or type(exc).__name__
             raise UploadStoreError(self.location, str(reason)) from None

@@ -61,19 +61,22 @@ def text_pdf(path: Path, pages: list[list[tuple[str, bool]]]) -> Path:
     return write_pdf(path, [_page_content(lines) for lines in pages])
 
 
+def _lorem_stream(operators: int) -> bytes:
+    """A content stream of `operators` lines of text, each moved one unit below the last."""
+    return b"BT /F1 12 Tf 72 720 Td\n" + b"(lorem ipsum dolor sit amet) Tj 0 -1 Td\n" * operators + b"ET\n"
+
+
 def bloated_pdf(path: Path, operators: int = 2_000_000) -> Path:
     """About 230 kB on disk; its one page's content stream inflates to ~80 MB of text operators, which
     PDFium needs over 1.2 GiB to read (3.2 s on the 2-core VM): a file that fails on memory."""
-    body = b"BT /F1 12 Tf 72 720 Td\n" + b"(lorem ipsum dolor sit amet) Tj 0 -1 Td\n" * operators + b"ET\n"
-    return write_pdf(path, [body])
+    return write_pdf(path, [_lorem_stream(operators)])
 
 
 def slow_pdf(path: Path, pages: int = 400, operators_per_page: int = 20_000) -> Path:
     """About 1 MB on disk; 400 pages of 20,000 text operators each, which PDFium reads in ~10 s on the
     2-core VM within a few hundred MiB: a file that fails on time, not memory. (One bloated page was
     12 s once and 3.2 s with a later PDFium: a test's time limit needs this margin.)"""
-    body = b"BT /F1 12 Tf 72 720 Td\n" + b"(lorem ipsum dolor sit amet) Tj 0 -1 Td\n" * operators_per_page + b"ET\n"
-    return write_pdf(path, [body] * pages)
+    return write_pdf(path, [_lorem_stream(operators_per_page)] * pages)
 
 
 def scanned_pdf(path: Path, lines: list[str]) -> Path:
