@@ -9,7 +9,7 @@ the answer cache off), in three set-ups:
 
 With --rounds N the three run N times, one after the other each round, so that drift on the host shows.
 With --fifo, 1 and 2 run again with the engine reading prompts first come, first read (bench/fifo_docqa.py),
-the order before shortest-first.
+the order before shortest-first; with --threads 4, again with llama.cpp on 4 CPU threads.
 
 Each ask is timed at the client: time to the first answer token (the first `answer` or `reasoning` event),
 gaps between events after it, and the wall time of all 16. Contracts and questions come from a folder with
@@ -70,6 +70,8 @@ def ask(base: str, question: str, trace: Trace, out: dict[str, int]) -> None:
         for kind, data in sse(r):
             if kind == "error":
                 raise RuntimeError(f"{question[:60]}: {data}")
+            if kind == "citations":
+                trace.sources = time.perf_counter()
             if kind in ("answer", "reasoning", "done"):
                 trace.stamps.append(time.perf_counter())
                 if kind == "done":
@@ -93,6 +95,10 @@ def run_at_once(base: str, asked: list[str], tag: str) -> dict[str, Any]:
     # each ask's prompt tokens and first-token time, in the order they were read: the median's make-up
     asks = [(seen[q], round(t.ttft, 3)) for q, t in zip(asked, traces, strict=True)]
     figures[f"{tag}_16_prompt_tokens_and_ttft"] = sorted(asks, key=lambda pair: pair[1])
+    # when each ask's prompt left the API process (its citations event), from the start: the arrivals
+    # the engine orders its reading by, which a node could delay
+    sent = sorted((round((t.sources or start) - start, 3), seen[q]) for q, t in zip(asked, traces, strict=True))
+    figures[f"{tag}_16_sources_s_and_prompt_tokens"] = sent
     figures[f"{tag}_16_tokens_each"] = statistics.median(t.tokens for t in traces)
     return figures
 
@@ -122,9 +128,11 @@ def docqa_pair(env: dict[str, str], data: str, asked: list[str], module: str, ta
 
 
 def one_round(
-    env: dict[str, str], data: str, asked: list[str], bin_dir: Path | None, model: Path, fifo: bool
+    env: dict[str, str], data: str, asked: list[str], bin_dir: Path | None, model: Path, fifo: bool, threads: list[int]
 ) -> dict[str, Any]:
     out = docqa_pair(env, data, asked, "docqa", "")
+    for n in threads:  # llama.cpp's CPU threads: all cores by default, spinning beside the node's API process
+        out.update(docqa_pair({**env, "DOCQA_LLM_N_THREADS": str(n)}, data, asked, "docqa", f"threads{n}_"))
     if fifo:
         out.update(docqa_pair(env, data, asked, "bench.fifo_docqa", "fifo_"))
     if bin_dir is not None:
@@ -145,6 +153,9 @@ def main() -> None:
     parser.add_argument("--bin", type=Path, default=None, help="llama.cpp build/bin: also through llama-server")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--fifo", action="store_true", help="also 1 and 2 with prompts read first come, first read")
+    parser.add_argument(
+        "--threads", default="", help="also 1 and 2 with llama.cpp on this many CPU threads each (comma-separated)"
+    )
     args = parser.parse_args()
     SHAPE.update(top_k=args.top_k, max_tokens=args.answer_tokens)
     files = sorted((args.cuad / "txt").glob("*.txt"))[: args.contracts]
@@ -158,7 +169,8 @@ def main() -> None:
         )
         out["ingest_s"] = time.perf_counter() - started
         for n in range(args.rounds):
-            figures = one_round(env, data, asked, args.bin, args.model, args.fifo)
+            threads = [int(n) for n in args.threads.split(",") if n.strip()]
+            figures = one_round(env, data, asked, args.bin, args.model, args.fifo, threads)
             out.update({f"r{n + 1}_{key}": value for key, value in figures.items()})
             print(json.dumps(figures), flush=True)
     text = json.dumps(out, indent=1)

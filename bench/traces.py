@@ -12,6 +12,7 @@ class Trace:
     submitted: float
     stamps: list[float] = field(default_factory=list)  # arrival time of every streamed piece
     tokens: int = 0
+    sources: float | None = None  # when docqa said its citations: retrieval done, the prompt about to be sent
 
     @property
     def ttft(self) -> float:
