@@ -14,13 +14,15 @@ from docqa.core.errors import ReadError
 from docqa.core.files import PDF_SUFFIXES, SUPPORTED_SUFFIXES, TEXT_SUFFIXES
 from docqa.core.types import Page, ParsedDocument
 from ingest.ocr import OcrOptions
+from ingest.paragraphs import mark_paragraphs
 from ingest.pdf_text import PageTexts, page_texts
 
 logger = logging.getLogger(__name__)
 
 # Raise it whenever a reader's text changes for the same bytes (cleaning, page handling): documents
 # read by an older version are then read again on the next ingest instead of kept as "unchanged".
-READER_VERSION = 6  # 6: glued section numbers, enumerators, ordinals; 5: PDFium's U+FFFE, U+037E; 4: PDFium
+# 7: paragraph breaks; 6: glued section numbers, enumerators, ordinals; 5: PDFium's U+FFFE, U+037E; 4: PDFium
+READER_VERSION = 7
 
 _CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 # PDF text layers break Chinese lines anywhere; a space or newline left between two CJK characters
@@ -62,7 +64,7 @@ def clean_pdf_text(text: str) -> str:
     text = _GLUED_SECTION_NUMBER.sub(r"\1 ", text)
     text = _GLUED_ENUMERATOR.sub(r"\1 ", text)
     text = _SPLIT_ORDINAL.sub(r"\1\2", text)
-    return _HYPHEN_BREAK.sub("", text)
+    return mark_paragraphs(_HYPHEN_BREAK.sub("", text))
 
 
 def _page_ranges(numbers: list[int]) -> str:
