@@ -26,6 +26,7 @@ from docqa.core.settings import RerankSettings
 from docqa.llama.context import context_params, load_model, new_context
 from docqa.llama.embedder import declared_pooling, gguf_metadata, is_causal
 from docqa.llama.model_files import cpu_threads, model_label, offloaded, use_flash_attention
+from docqa.llama.model_uses import ModelUses
 from docqa.llama.token_batch import TokenBatch, common_prefix
 
 logger = logging.getLogger(__name__)
@@ -99,6 +100,7 @@ class LlamaReranker:
         self._space = (" " if before.endswith(" ") else "", " " if between.endswith(" ") else "")
         self.model_id = model_label(model_path)
         self._lock = threading.Lock()
+        self._uses = ModelUses("reranker")
         # Tokenising a question's 16 windows took 36 ms on one core of this VM, a quarter of the whole
         # reranking on an H200 (docs/benchmarks.md); llama.cpp's tokenizer releases the GIL, so threads split it.
         self._tokeniser = ThreadPoolExecutor(min(8, os.cpu_count() or 1), thread_name_prefix="docqa-rerank-tokenise")
@@ -115,7 +117,10 @@ class LlamaReranker:
             )
 
     def close(self) -> None:
-        """Stop the tokenising threads and free llama.cpp's context and model."""
+        """Refuse new scores and wait for those running (a score after close is ModelClosedError, never a
+        call into freed memory: the question is tokenised before the lock), stop the tokenising threads,
+        free llama.cpp's context and model."""
+        self._uses.close()
         self._tokeniser.shutdown(wait=True)
         with self._lock:
             self._ctx.close()
@@ -155,16 +160,18 @@ class LlamaReranker:
         return [[*head, *body, *self._after] for body in bodies]
 
     def detokenize(self, tokens: Sequence[int]) -> str:
-        return str(self._model.detokenize(list(tokens), special=False).decode("utf-8", errors="ignore"))
+        with self._uses.use():
+            return str(self._model.detokenize(list(tokens), special=False).decode("utf-8", errors="ignore"))
 
     def score(self, query: str, documents: Sequence[str]) -> list[float]:
         """The log-odds of "yes" for each (query, document) pair."""
-        pairs = self.pairs(query, documents)
-        scores: list[float] = []
-        with self._lock:
-            for at in range(0, len(pairs), self._settings.n_parallel):
-                scores += self._score_group(pairs[at : at + self._settings.n_parallel])
-        return scores
+        with self._uses.use():
+            pairs = self.pairs(query, documents)
+            scores: list[float] = []
+            with self._lock:
+                for at in range(0, len(pairs), self._settings.n_parallel):
+                    scores += self._score_group(pairs[at : at + self._settings.n_parallel])
+            return scores
 
     def _score_group(self, pairs: list[list[int]]) -> list[float]:
         """All but each pair's last token as a prefill without outputs, then the last tokens: only

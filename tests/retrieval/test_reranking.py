@@ -3,12 +3,13 @@ through real llama.cpp (a tiny Qwen3-architecture model with the real tokenizer)
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
-from docqa.core.errors import ConfigError
+from docqa.core.errors import ConfigError, ModelClosedError
 from docqa.core.settings import RerankSettings
 from docqa.core.types import RetrievedChunk
 from docqa.llama.reranker import QWEN3_RERANK_TEMPLATE, LlamaReranker, prompt_pieces
@@ -121,6 +122,38 @@ def test_both_gguf_forms_score_alike_and_batching_changes_no_score(
     for reranker in (plain, ranked):  # close() stops the tokenising threads and frees llama.cpp's objects
         reranker.close()
         assert reranker._tokeniser._shutdown and reranker._ctx.ctx is None
+        # a question scored after close is refused: it was tokenised on the freed model (a crash)
+        with pytest.raises(ModelClosedError, match="reranker was closed"):
+            reranker.score(QUESTION, DOCUMENTS[:1])
+        with pytest.raises(ModelClosedError):
+            reranker.detokenize([1, 2])
+
+
+@pytest.mark.slow
+def test_closing_while_another_thread_scores_ends_it_cleanly(reranker_files: tuple[Path, Path]) -> None:
+    """A close in the middle of a score waits for it (it ends with its scores), and the next is refused."""
+    reranker = LlamaReranker(reranker_files[0], RerankSettings(n_parallel=2, window_tokens=64, n_gpu_layers=0))
+    documents = [f"Clause {i}: the supplier delivers crate {i} to the depot within {i} days." for i in range(40)]
+    outcome: list[object] = []
+    started = threading.Event()
+
+    def score() -> None:
+        started.set()
+        for _ in range(20):
+            try:
+                outcome.append(reranker.score(QUESTION, documents))
+            except ModelClosedError as exc:
+                outcome.append(exc)
+                return
+
+    thread = threading.Thread(target=score)
+    thread.start()
+    assert started.wait(60)
+    reranker.close()
+    thread.join(120)
+    assert not thread.is_alive()
+    assert all(isinstance(o, list) and len(o) == len(documents) for o in outcome[:-1]), outcome
+    assert isinstance(outcome[-1], (ModelClosedError, list)), outcome
 
 
 SECTIONS = [
