@@ -34,7 +34,7 @@ from docqa.core.settings import Settings
 def create_app(settings: Settings | None = None, *, state: AppState | None = None, owns_state: bool = False) -> FastAPI:
     """Build the app. Models load in a background thread at startup; pass `state` to reuse loaded ones
     (the app then leaves them open at shutdown, unless `owns_state`)."""
-    app_state = state or AppState(settings or Settings())
+    app_state = state or AppState(settings or Settings.load())
     owned = state is None or owns_state
 
     @asynccontextmanager

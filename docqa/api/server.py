@@ -124,7 +124,7 @@ def _serve_child(sock: socket.socket, log_level: str) -> None:
     from docqa.core.settings import Settings
 
     logging.basicConfig(level=logging.INFO if log_level == "info" else logging.WARNING)
-    state = AppState(Settings())
+    state = AppState(Settings.load())
     config = uvicorn.Config(
         create_app(state=state, owns_state=True),
         log_level=log_level,

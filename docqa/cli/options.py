@@ -68,7 +68,7 @@ def make_settings(data_dir: Path | None, verbose: bool) -> Settings:
     overrides: dict[str, Any] = {}
     if data_dir is not None:
         overrides["data_dir"] = data_dir
-    settings = Settings(**overrides)
+    settings = Settings.load(**overrides)
     ctx = click.get_current_context(silent=True)
     if ctx is not None:  # for the error messages that name the data home (DocqaGroup.invoke)
         ctx.meta[_DATA_HOME] = settings.data_dir.resolve()

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, ValidationError, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -19,6 +19,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from docqa.core.errors import ConfigError
 from docqa.core.llm_settings import (
     CPU_MAX_TOKENS,
     CPU_PROMPT_BUDGET,
@@ -316,6 +317,15 @@ class Settings(BaseSettings):
             sources.append(TomlConfigSettingsSource(settings_cls, toml_file=toml_path))
         return tuple(sources)
 
+    @classmethod
+    def load(cls, **overrides: Any) -> Settings:
+        """The settings, or a ConfigError that names each bad value by its environment variable (the CLI and
+        the server say it in a line, where pydantic's error came out as a traceback)."""
+        try:
+            return cls(**overrides)
+        except ValidationError as exc:
+            raise ConfigError(f"invalid settings: {describe_errors(exc)}") from None
+
     @property
     def database_path(self) -> Path:
         return self.data_dir / "docqa.sqlite3"
@@ -327,3 +337,17 @@ class Settings(BaseSettings):
     @property
     def models_path(self) -> Path:
         return self.models_dir or self.data_dir / "models"
+
+
+def describe_errors(exc: ValidationError) -> str:
+    """Each error as DOCQA_<GROUP>_<FIELD>=<value>: <pydantic's reason>; a rule across fields by its reason."""
+    parts = []
+    for error in exc.errors():
+        reason = str(error["msg"]).removeprefix("Value error, ")
+        loc = [str(part) for part in error["loc"]]
+        name = "DOCQA_" + "_".join(loc).upper()
+        if error["type"] == "value_error" or not loc:
+            parts.append(f"{reason} (the {name}_* settings)" if loc else reason)
+        else:
+            parts.append(f"{name}={error.get('input')!r}: {reason}")
+    return "; ".join(parts)

@@ -74,7 +74,7 @@ class DocQA:
     @classmethod
     def open(cls, settings: Settings | None = None, *, embedder: bool = True, generator: bool = True) -> DocQA:
         """Load the configured models (the offline demo model when none is set) and open the data home."""
-        settings = settings or Settings()
+        settings = settings or Settings.load()
         emb = components.load_embedder(settings) if embedder else None
         rer = components.load_reranker(settings)
         gen = components.load_generator(settings) if generator else None

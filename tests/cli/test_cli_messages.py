@@ -101,3 +101,15 @@ def test_read_only_commands_never_create_a_data_home_and_name_the_one_in_use(tmp
     )
     assert proc.returncode == 1
     assert "collection 'contracts' does not exist" in proc.stderr and f"data home in use: {data}" in proc.stderr
+
+
+def test_a_bad_setting_is_one_line_naming_its_variable_not_a_traceback(tmp_path: Path) -> None:
+    env = {**os.environ, "DOCQA_DATA_DIR": str(tmp_path / "data"), "DOCQA_LLM_N_CTX": "lots"}
+    proc = subprocess.run([*DOCQA, "docs", "list"], capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "Error: invalid settings: DOCQA_LLM_N_CTX='lots': Input should be a valid integer" in proc.stderr
+    # a rule across two fields names their group
+    env = {**os.environ, "DOCQA_DATA_DIR": str(tmp_path / "data"), "DOCQA_CHUNKING_MAX_TOKENS": "100"}
+    proc = subprocess.run([*DOCQA, "docs", "list"], capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "overlap_tokens must be smaller than chunking.max_tokens (the DOCQA_CHUNKING_* settings)" in proc.stderr
