@@ -8,7 +8,8 @@
 # `bash bench/gpu_run.sh probe`: single-stream decode taken apart (bench/gpu_single_stream_probe.py).
 # `bash bench/gpu_run.sh node`: the engine in-process against the same engine behind `docqa serve
 # --generator-only`, through HTTP (bench/gpu_node_bench.py). `bash bench/gpu_run.sh serve`: the whole path
-# (bench/gpu_serve_bench.py: in-process, through a node, through llama-server), CUAD contracts in .cuad/.
+# (bench/gpu_serve_bench.py: in-process, through a node, through llama-server), CUAD contracts in .cuad/;
+# `bash bench/gpu_run.sh same_prompts`: the engine alone on the whole path's prompts, then the whole path.
 # `bash bench/gpu_run.sh scale`: retrieval latency at 100k chunks on this box's CPU (no build needed;
 # carry .scale_inputs, written here by `retrieval_scale_bench.py --write-inputs .scale_inputs/cuad_inputs.json`).
 set -u
@@ -45,6 +46,9 @@ elif [ "$1" = probe ]; then
 elif [ "$1" = serve ]; then
   # the whole path: docqa serve over 100 CUAD contracts (carried in .cuad/), in-process and through a node
   PYTHONUNBUFFERED=1 python3 -m bench.gpu_serve_bench --model $W/q14.gguf --bin $B --cuad .cuad --out ${OUT:-.}/gpu_serve_bench.json ${EXTRA:-}
+elif [ "$1" = same_prompts ]; then
+  # the engine alone on the whole path's prompts, then the whole path in-process (contracts in .cuad/)
+  PYTHONUNBUFFERED=1 python3 -m bench.gpu_engine_same_prompts --model $W/q14.gguf --cuad .cuad --out ${OUT:-.}/gpu_engine_same_prompts.json ${EXTRA:-}
 elif [ "$1" = node ]; then
   PYTHONUNBUFFERED=1 python3 -m bench.gpu_node_bench --model $W/q14.gguf --bin $B --out ${OUT:-.}/gpu_node_bench.json ${EXTRA:-}
 elif [ "$1" = scale ]; then
