@@ -14,6 +14,13 @@ gpu_serve_bench.py's set-up (1). Both after a warm-up ask.
 
 from __future__ import annotations
 
+import contextlib
+
+# llama.cpp before numpy and pydantic, as docqa's CLI imports it: the other order crashed the first model
+# load of a process on the H200 device
+with contextlib.suppress(ImportError):
+    import llama_cpp  # noqa: F401
+
 import argparse
 import json
 import os
