@@ -24,15 +24,11 @@ with contextlib.suppress(ImportError):
 import argparse
 import json
 import os
-import subprocess
-import sys
-import tempfile
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
-from bench.gpu_serve_bench import ENGINE, SHAPE, questions, run_at_once
+from bench.gpu_serve_bench import SHAPE, add_load_options, contracts_ingested, run_at_once
 from bench.local_server import docqa_server
 from bench.traces import Trace, stream_figures
 from docqa.core.requests import AskRequest
@@ -82,22 +78,9 @@ def engine_alone(qa: DocQA, asked: list[str]) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", type=Path, required=True)
-    parser.add_argument("--cuad", type=Path, required=True, help="a folder with txt/ and qa.jsonl")
-    parser.add_argument("--contracts", type=int, default=100)
-    parser.add_argument("--out", type=Path, default=Path("gpu_engine_same_prompts.json"))
-    parser.add_argument("--top-k", type=int, default=3)
-    parser.add_argument("--answer-tokens", type=int, default=256)
+    add_load_options(parser, "gpu_engine_same_prompts.json")
     args = parser.parse_args()
-    SHAPE.update(top_k=args.top_k, max_tokens=args.answer_tokens)
-    files = sorted((args.cuad / "txt").glob("*.txt"))[: args.contracts]
-    asked = questions(args.cuad, {f"txt/{f.name}" for f in files}, 16)
-    out: dict[str, Any] = {"contracts": len(files), "questions": len(asked)}
-    with tempfile.TemporaryDirectory() as data:
-        env = {**ENGINE, **os.environ, "DOCQA_DATA_DIR": data, "DOCQA_LLM_MODEL": str(args.model)}
-        subprocess.run(
-            [sys.executable, "-m", "docqa", "ingest", *map(str, files), "--no-embeddings"], env=env, check=True
-        )
+    with contracts_ingested(args) as (_, env, asked, out):
         os.environ.update(env)
         qa = DocQA.open(Settings(), embedder=False)
         try:

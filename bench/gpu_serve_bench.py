@@ -30,6 +30,8 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -142,21 +144,20 @@ def one_round(
     return out
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def add_load_options(parser: argparse.ArgumentParser, out: str) -> None:
+    """The options of the whole path's load, which bench/gpu_engine_same_prompts.py shares."""
     parser.add_argument("--model", type=Path, required=True)
     parser.add_argument("--cuad", type=Path, required=True, help="a folder with txt/ and qa.jsonl")
     parser.add_argument("--contracts", type=int, default=100)
-    parser.add_argument("--out", type=Path, default=Path("gpu_serve_bench.json"))
+    parser.add_argument("--out", type=Path, default=Path(out))
     parser.add_argument("--top-k", type=int, default=3)
     parser.add_argument("--answer-tokens", type=int, default=256)
-    parser.add_argument("--bin", type=Path, default=None, help="llama.cpp build/bin: also through llama-server")
-    parser.add_argument("--rounds", type=int, default=1)
-    parser.add_argument("--fifo", action="store_true", help="also 1 and 2 with prompts read first come, first read")
-    parser.add_argument(
-        "--threads", default="", help="also 1 and 2 with llama.cpp on this many CPU threads each (comma-separated)"
-    )
-    args = parser.parse_args()
+
+
+@contextmanager
+def contracts_ingested(args: argparse.Namespace) -> Iterator[tuple[str, dict[str, str], list[str], dict[str, Any]]]:
+    """A temporary data home with the first --contracts CUAD contracts ingested (BM25): the data home, the
+    docqa servers' environment, the 16 questions, and the figures so far (counts, the ingest's time)."""
     SHAPE.update(top_k=args.top_k, max_tokens=args.answer_tokens)
     files = sorted((args.cuad / "txt").glob("*.txt"))[: args.contracts]
     asked = questions(args.cuad, {f"txt/{f.name}" for f in files}, 16)
@@ -168,8 +169,22 @@ def main() -> None:
             [sys.executable, "-m", "docqa", "ingest", *map(str, files), "--no-embeddings"], env=env, check=True
         )
         out["ingest_s"] = time.perf_counter() - started
+        yield data, env, asked, out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_load_options(parser, "gpu_serve_bench.json")
+    parser.add_argument("--bin", type=Path, default=None, help="llama.cpp build/bin: also through llama-server")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--fifo", action="store_true", help="also 1 and 2 with prompts read first come, first read")
+    parser.add_argument(
+        "--threads", default="", help="also 1 and 2 with llama.cpp on this many CPU threads each (comma-separated)"
+    )
+    args = parser.parse_args()
+    threads = [int(count) for count in args.threads.split(",") if count.strip()]
+    with contracts_ingested(args) as (data, env, asked, out):
         for n in range(args.rounds):
-            threads = [int(n) for n in args.threads.split(",") if n.strip()]
             figures = one_round(env, data, asked, args.bin, args.model, args.fifo, threads)
             out.update({f"r{n + 1}_{key}": value for key, value in figures.items()})
             print(json.dumps(figures), flush=True)
