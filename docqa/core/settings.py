@@ -8,10 +8,11 @@ Values come, in order of precedence, from explicit arguments, `DOCQA_*` environm
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError, model_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -281,6 +282,16 @@ class Settings(BaseSettings):
         "Unset: SQLite and FAISS files under data_dir.",
     )
     collection: str = Field(default="default", description="Collection used when none is named.")
+
+    @field_validator("database_url")
+    @classmethod
+    def _a_postgres_url(cls, url: str | None) -> str | None:
+        if url and not _POSTGRES_URL.match(url):
+            raise ValueError(
+                "not a Postgres URL; docqa's database is Postgres: postgresql+psycopg://user:password@host/db"
+            )
+        return url or None
+
     max_upload_mb: int = Field(
         default=100, ge=1, description="Largest upload request body, in MiB (DOCQA_MAX_UPLOAD_MB)."
     )
@@ -339,6 +350,12 @@ class Settings(BaseSettings):
         return self.models_dir or self.data_dir / "models"
 
 
+_POSTGRES_URL = re.compile(r"postgres(?:ql)?(?:\+\w+)?://", re.IGNORECASE)
+# Settings whose values may hold credentials (a database URL's password, an API key, an object store's
+# secret): an error names them without their value.
+_SECRET_FIELD = re.compile(r"(key|secret|password|url|store|endpoint)$")
+
+
 def describe_errors(exc: ValidationError) -> str:
     """Each error as DOCQA_<GROUP>_<FIELD>=<value>: <pydantic's reason>; a rule across fields by its reason."""
     parts = []
@@ -346,8 +363,10 @@ def describe_errors(exc: ValidationError) -> str:
         reason = str(error["msg"]).removeprefix("Value error, ")
         loc = [str(part) for part in error["loc"]]
         name = "DOCQA_" + "_".join(loc).upper()
-        if error["type"] == "value_error" or not loc:
-            parts.append(f"{reason} (the {name}_* settings)" if loc else reason)
+        if not loc:
+            parts.append(reason)
+        elif error["type"] == "value_error" or _SECRET_FIELD.search(loc[-1]):  # a rule's own words; no secret
+            parts.append(f"{name}: {reason}")
         else:
             parts.append(f"{name}={error.get('input')!r}: {reason}")
     return "; ".join(parts)

@@ -112,4 +112,9 @@ def test_a_bad_setting_is_one_line_naming_its_variable_not_a_traceback(tmp_path:
     env = {**os.environ, "DOCQA_DATA_DIR": str(tmp_path / "data"), "DOCQA_CHUNKING_MAX_TOKENS": "100"}
     proc = subprocess.run([*DOCQA, "docs", "list"], capture_output=True, text=True, env=env, timeout=60)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
-    assert "overlap_tokens must be smaller than chunking.max_tokens (the DOCQA_CHUNKING_* settings)" in proc.stderr
+    assert "DOCQA_CHUNKING: chunking.overlap_tokens must be smaller than chunking.max_tokens" in proc.stderr
+    # a database URL is named without its value (its password)
+    env = {**os.environ, "DOCQA_DATA_DIR": str(tmp_path / "data"), "DOCQA_DATABASE_URL": "mysql://u:secret@host/db"}
+    proc = subprocess.run([*DOCQA, "docs", "list"], capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr and "secret" not in proc.stderr
+    assert "invalid settings: DOCQA_DATABASE_URL: not a Postgres URL" in proc.stderr
