@@ -32,7 +32,7 @@ from docqa.store.index_protocols import VectorIndexSet
 from ingest import bounds
 from ingest.chunking import chunk_pages, tiktoken_counter
 from ingest.isolation import read_document_safely
-from ingest.readers import READER_VERSION
+from ingest.readers import reader_version
 
 logger = logging.getLogger(__name__)
 
@@ -93,10 +93,10 @@ class _Prepared:
         )
 
 
-def ingest_recipe(chunking: ChunkingSettings) -> str:
-    """What decides a document's chunks besides its bytes: the readers' version and the chunking."""
+def ingest_recipe(chunking: ChunkingSettings, path: Path) -> str:
+    """What decides a document's chunks besides its bytes: its reader's version and the chunking."""
     return (
-        f"readers {READER_VERSION}; chunks of {chunking.max_tokens} {chunking.tokenizer} tokens, "
+        f"readers {reader_version(path)}; chunks of {chunking.max_tokens} {chunking.tokenizer} tokens, "
         f"{chunking.overlap_tokens} overlapping"
     )
 
@@ -116,7 +116,6 @@ class Ingestor:
         self._chunking = chunking
         self._limits = limits
         self._counter = tiktoken_counter(chunking.tokenizer)
-        self._recipe = ingest_recipe(chunking)
         self._locks: dict[int, threading.Lock] = {}
         self._locks_guard = threading.Lock()
 
@@ -196,7 +195,10 @@ class Ingestor:
         except OSError as exc:
             return _Prepared(error=f"cannot read file: {exc.strerror}", unreadable=True)
         prepared = _Prepared(
-            size=size, sha=sha, existing=self._store.find_document(collection.id, source.key), recipe=self._recipe
+            size=size,
+            sha=sha,
+            existing=self._store.find_document(collection.id, source.key),
+            recipe=ingest_recipe(self._chunking, source.path),
         )
         if prepared.unchanged:
             return prepared

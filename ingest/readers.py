@@ -21,8 +21,17 @@ logger = logging.getLogger(__name__)
 
 # Raise it whenever a reader's text changes for the same bytes (cleaning, page handling): documents
 # read by an older version are then read again on the next ingest instead of kept as "unchanged".
-# 7: paragraph breaks; 6: glued section numbers, enumerators, ordinals; 5: PDFium's U+FFFE, U+037E; 4: PDFium
+# PDFs: 7: paragraph breaks; 6: glued section numbers, enumerators, ordinals; 5: PDFium's U+FFFE, U+037E; 4: PDFium
 READER_VERSION = 7
+# Text and Markdown: one number with PDFs' until 6, though their reading last changed before it. Their own
+# since, so that a PDF-only change leaves a stored text file as it is (read, chunked and embedded once).
+TEXT_READER_VERSION = 6
+
+
+def reader_version(path: Path) -> int:
+    """The version of the reader this file goes through (ingest.pipeline.ingest_recipe records it)."""
+    return READER_VERSION if path.suffix.lower() in PDF_SUFFIXES else TEXT_READER_VERSION
+
 
 _CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 # PDF text layers break Chinese lines anywhere; a space or newline left between two CJK characters

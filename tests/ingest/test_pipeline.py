@@ -89,6 +89,28 @@ def test_same_bytes_read_another_way_are_ingested_again(qa_factory, tmp_path: Pa
     assert old.ingest([folder]).as_dict()["unchanged"] == 1
 
 
+def test_a_new_pdf_reader_reads_pdfs_again_and_leaves_text_files(  # type: ignore[no-untyped-def]
+    qa_factory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A PDF-only reader change (a new READER_VERSION) re-reads stored PDFs at the next ingest; text and
+    Markdown files, whose reading did not change, stay as they were (with a real embedder: not embedded again)."""
+    import ingest.readers
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for name in ("operations_handbook.md", "annual_report_2025.pdf"):
+        shutil.copy(SAMPLE_DOCS / name, folder)
+    data = tmp_path / "data"
+    qa = qa_factory(data, with_embedder=False)
+    assert qa.ingest([folder]).as_dict()["added"] == 2
+    monkeypatch.setattr(ingest.readers, "READER_VERSION", ingest.readers.READER_VERSION + 1)
+    outcome = {Path(f.path).name: f.status for f in qa.ingest([folder]).files}
+    assert outcome == {"operations_handbook.md": "unchanged", "annual_report_2025.pdf": "updated"}
+    monkeypatch.setattr(ingest.readers, "TEXT_READER_VERSION", ingest.readers.TEXT_READER_VERSION + 1)
+    outcome = {Path(f.path).name: f.status for f in qa.ingest([folder]).files}
+    assert outcome == {"operations_handbook.md": "updated", "annual_report_2025.pdf": "unchanged"}
+
+
 def test_broken_pdf_is_recorded_as_failed_and_the_rest_goes_on(qa_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     folder = tmp_path / "docs"
     folder.mkdir()
