@@ -35,6 +35,7 @@ from docqa.store.keyword import lexical, passages
 from docqa.store.keyword.filing_choice import FilingIdentities
 from docqa.store.keyword.fts5_tables import Fts5Tables
 from docqa.store.keyword.passage_stems import Stemmer
+from docqa.store.keyword.ranking import DEFAULT_RANKING
 from docqa.store.keyword.tables import DocumentPassages, KeywordTables
 from docqa.store.keyword.term_stats import TermStats
 from docqa.store.keyword.titles import DocumentTitles
@@ -103,6 +104,7 @@ class Store(ChunkReads):
         self._term_stats = TermStats(self.keyword_tables, self._stemmer)
         self._titles = DocumentTitles(self.keyword_tables)
         self._filing_identities = FilingIdentities()
+        self.ranking = DEFAULT_RANKING  # the keyword search's constants; benchmarks try others on one index
 
     def close(self) -> None:
         self.engine.dispose()
@@ -301,7 +303,9 @@ class Store(ChunkReads):
     def best_passage(self, question: str, chunk: RetrievedChunk) -> int | None:
         """The chunk's passage (docqa.store.keyword.passages.split_passages order) the question matches best."""
         with self.snapshot() as s:
-            return keyword_index.best_passage(s, self._term_stats, question, chunk.chunk_id, chunk.document_id)
+            return keyword_index.best_passage(
+                s, self._term_stats, question, chunk.chunk_id, chunk.document_id, self.ranking
+            )
 
     def bm25(
         self, collection_id: int, question: str, limit: int, document_id: int | None = None
@@ -309,7 +313,15 @@ class Store(ChunkReads):
         """(chunk ID, BM25 score, higher is better) for a question, filtered to one collection."""
         with self.snapshot() as s:
             return keyword_index.search(
-                s, collection_id, question, limit, document_id, self._term_stats, self._titles, self._filing_identities
+                s,
+                collection_id,
+                question,
+                limit,
+                document_id,
+                self._term_stats,
+                self._titles,
+                self._filing_identities,
+                self.ranking,
             )
 
     def integrity_ok(self) -> bool:

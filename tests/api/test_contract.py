@@ -95,6 +95,25 @@ def test_an_upload_with_one_unsupported_file_ingests_the_others(fake_server: str
     assert only_bad.status_code == 415 and "memo.docx: unsupported file type" in only_bad.json()["error"]["message"]
 
 
+def test_two_files_of_one_name_in_one_upload_are_both_kept(fake_server: str) -> None:
+    """Issue 41, item 5: both were 'added' under one key and the first was replaced by the second."""
+    url = f"{fake_server}/v1/collections/twins/documents"
+    files = [
+        ("files", ("same.txt", b"The lessee pays the rent of 900 EUR monthly.", "text/plain")),
+        ("files", ("same.txt", b"The supplier ships the goods within ten days.", "text/plain")),
+        ("files", ("a/contract.txt", b"Termination needs ninety days of written notice.", "text/plain")),
+        ("files", ("b/contract.txt", b"Disputes go to arbitration in Geneva.", "text/plain")),
+    ]
+    body = httpx.post(url, files=files, timeout=30).json()
+    names = ["same.txt", "same (2).txt", "contract.txt", "contract (2).txt"]
+    assert body["added"] == 4 and [f["path"] for f in body["files"]] == names
+    assert len({f["document_id"] for f in body["files"]}) == 4
+    listed = httpx.get(url).json()["documents"]
+    assert sorted(d["name"] for d in listed) == sorted(names)
+    again = httpx.post(url, files=files[1:2], timeout=30).json()  # a later upload of a name still replaces it
+    assert again["files"][0]["path"] == "same.txt" and len(httpx.get(url).json()["documents"]) == 4
+
+
 def test_a_collection_can_be_created_empty_and_asked(fake_server: str) -> None:
     made = httpx.post(f"{fake_server}/v1/collections", json={"name": "empty"})
     assert made.status_code == 201 and made.json() == {"name": "empty", "documents": 0, "chunks": 0}

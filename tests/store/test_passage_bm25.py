@@ -16,6 +16,7 @@ from docqa.store.db import Store
 from docqa.store.keyword import index as keyword_index
 from docqa.store.keyword import lexical, passage_bm25, passage_stems, passages
 from docqa.store.keyword.fts5_tables import Fts5Tables, varints
+from docqa.store.keyword.ranking import DEFAULT_RANKING
 from docqa.store.keyword.statements import CASH_FLOW_STATEMENT, asked_statements
 from docqa.store.keyword.term_stats import TermStats
 from tests.support.store_rows import save
@@ -45,7 +46,7 @@ def _store(tmp_path: Path) -> tuple[Store, list[int]]:
     return store, documents
 
 
-@pytest.mark.parametrize("weights", [(0.0, 1.0), (keyword_index.TITLE_WEIGHT, 1.0), (0.0, 0.0)])
+@pytest.mark.parametrize("weights", [(0.0, 1.0), (DEFAULT_RANKING.title_weight, 1.0), (0.0, 0.0)])
 @pytest.mark.parametrize(
     "question",
     [
@@ -192,7 +193,9 @@ def test_a_term_in_a_heading_lifts_its_passage(tmp_path: Path) -> None:
         "12. Assignment. Neither party may transfer this Agreement to any third party, in whole or in part, "
         "without the prior written consent of the other party, which shall not be unreasonably withheld.",
     ]
-    rows, (plain, headed) = _rankings(tmp_path, chunks, "assignment consent", [(0.0,), (keyword_index.HEADING_WEIGHT,)])
+    rows, (plain, headed) = _rankings(
+        tmp_path, chunks, "assignment consent", [(0.0,), (DEFAULT_RANKING.heading_weight,)]
+    )
     titled_row = rows[0] + passages.PASSAGES_PER_CHUNK  # the second chunk's first passage
     assert plain == [rows[0], titled_row]
     assert headed == [titled_row, rows[0]]
@@ -245,13 +248,12 @@ def test_the_statement_a_question_needs_comes_before_the_prose_about_it(tmp_path
         "Consolidated Statement of Cash Flows\nNet income 5,363 4,869\n\n" + "Other items 10 20\n" * 40,
         "Purchases of property, plant and equipment (1,577) (1,373)\nProceeds from sales 262 49",
     ]
-    heading = keyword_index.HEADING_WEIGHT
+    heading = DEFAULT_RANKING.heading_weight
     question = "What is the capital expenditure shown in the cash flow statement?"
     statements = tuple(asked_statements(question))
     assert statements == (CASH_FLOW_STATEMENT,)
-    rows, (plain, named) = _rankings(
-        tmp_path, chunks, question, [(heading,), (heading, statements, keyword_index.STATEMENT_WEIGHT)]
-    )
+    titled = tuple((s, DEFAULT_RANKING.statement_weight) for s in statements)
+    rows, (plain, named) = _rankings(tmp_path, chunks, question, [(heading,), (heading, titled)])
     chunk_of = lambda rowid: (rowid - rows[0]) // passages.PASSAGES_PER_CHUNK  # noqa: E731
     assert chunk_of(plain[0]) == 0  # without the statement's bonus the prose wins
     assert chunk_of(named[0]) in (1, 2)  # the statement, its title carried to its later rows

@@ -15,8 +15,8 @@ from docqa.core.types import Answer, Timings
 from docqa.store import schema
 from docqa.store.audit import document_problems, orphan_problems
 from docqa.store.db import Store
-from docqa.store.keyword import index as keyword_index
 from docqa.store.keyword import lexical
+from docqa.store.keyword.ranking import DEFAULT_RANKING
 from docqa.store.postgres.keyword_tables import tsquery_literal, tsvector_literal
 from docqa.store.postgres.store import PostgresStore
 from docqa.store.postgres.vectors import PgVectorIndexes
@@ -62,8 +62,8 @@ def test_scores_and_rankings_equal_sqlite(both: tuple[Store, PostgresStore]) -> 
     for question in QUESTIONS:
         terms = lexical.query_terms(question)
         with sqlite.session() as a, postgres.session() as b:
-            first = sqlite.keyword_tables.rank(a, 1, terms, keyword_index.TITLE_WEIGHT, 10)
-            second = postgres.keyword_tables.rank(b, 1, terms, keyword_index.TITLE_WEIGHT, 10)
+            first = sqlite.keyword_tables.rank(a, 1, terms, DEFAULT_RANKING.title_weight, 10)
+            second = postgres.keyword_tables.rank(b, 1, terms, DEFAULT_RANKING.title_weight, 10)
         assert _same(first, second), question
         assert _same(sqlite.bm25(1, question, 5), postgres.bm25(1, question, 5)), question
     assert QUESTIONS and any(sqlite.bm25(1, q, 3) for q in QUESTIONS)  # the comparison compared something

@@ -3,12 +3,12 @@ on a real SQLite store."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from docqa.store.db import Store
-from docqa.store.keyword import index as keyword_index
 from docqa.store.keyword.statements import (
     BALANCE_SHEET,
     CASH_FLOW_STATEMENT,
@@ -58,7 +58,7 @@ def test_the_statement_a_question_needs_ranks_first(tmp_path: Path, monkeypatch:
     question = "What is the FY2018 capital expenditure amount (in USD millions)?"
     top = store.bm25(coll, question, 3, document_id=saved.document_id)
     assert top[0][0] == saved.chunk_ids[2]
-    monkeypatch.setattr(keyword_index, "STATEMENT_WEIGHT", 0.0)  # without the statement's bonus: the prose
+    store.ranking = replace(store.ranking, statement_weight=0.0)  # without the statement's bonus: the prose
     assert store.bm25(coll, question, 3, document_id=saved.document_id)[0][0] == saved.chunk_ids[1]
 
 
@@ -81,5 +81,5 @@ def test_a_profile_question_finds_the_overview_before_the_pages_that_repeat_the_
         save(store, coll, f"other{n}.txt", [f"第{n}次会议纪要，园艺俱乐部讨论花卉种植。" * 30], None, sha=f"o{n}")
     question = "实际控制人是谁？"
     assert store.bm25(coll, question, 3, document_id=saved.document_id)[0][0] == saved.chunk_ids[1]
-    monkeypatch.setattr(keyword_index, "STATEMENT_WEIGHT", 0.0)  # without the profile's bonus: the repeats
+    store.ranking = replace(store.ranking, statement_weight=0.0)  # without the profile's bonus: the repeats
     assert store.bm25(coll, question, 3, document_id=saved.document_id)[0][0] == saved.chunk_ids[3]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -12,8 +13,8 @@ from docqa.core.errors import IndexInconsistentError
 from docqa.store import vectors as vector_index
 from docqa.store.consistency import VectorIndexes
 from docqa.store.db import Store
-from docqa.store.keyword import index as keyword_index
 from docqa.store.keyword import lexical, term_stats
+from docqa.store.keyword.ranking import DEFAULT_RANKING
 from docqa.store.vectors import FaissIndex
 from tests.support.store_rows import save
 
@@ -186,7 +187,7 @@ def test_bm25_ranks_the_clause_asked_about_above_the_preamble_naming_the_parties
     generic = "which law governs the agreement?"
     with store.session() as session:
         plain = store.keyword_tables.rank(
-            session, coll.id, lexical.query_terms(generic), keyword_index.TITLE_WEIGHT, 5
+            session, coll.id, lexical.query_terms(generic), DEFAULT_RANKING.title_weight, 5
         )[:5]
     assert store.bm25(coll.id, generic, 5) == plain
 
@@ -283,7 +284,7 @@ def test_a_lone_word_the_preamble_also_uses_still_ranks_the_clause(
         "which state's law governs the interpretation of the contract?"
     )
     assert store.bm25(coll.id, question, 3)[0][0] == acme[2]
-    monkeypatch.setattr(keyword_index, "NAMING_RUN", 1)  # every title word names the document, as before
+    store.ranking = replace(store.ranking, naming_run=1)  # every title word names the document, as before
     assert store.bm25(coll.id, question, 3)[0][0] == acme[1]
 
 
@@ -351,9 +352,9 @@ def test_a_question_about_the_document_itself_gets_its_head(tmp_path: Path, monk
     assert store.bm25(coll.id, dated, 3)[0][0] == acme[0]
     short_clause = naming + "which law governs it?"  # two words the head lacks: the head stays third
     assert store.bm25(coll.id, short_clause, 3)[2][0] == acme[0]
-    monkeypatch.setattr(keyword_index, "HEAD_FIRST_TERMS", 0)
+    store.ranking = replace(store.ranking, head_first_terms=0)
     assert store.bm25(coll.id, dated, 3)[0][0] != acme[0]
-    monkeypatch.setattr(keyword_index, "HEAD_QUESTION_TERMS", 0)
+    store.ranking = replace(store.ranking, head_question_terms=0)
     assert acme[0] not in [chunk_id for chunk_id, _ in store.bm25(coll.id, about_itself, 3)]
 
 

@@ -40,6 +40,25 @@ def safe_filename(raw: str | None) -> str:
     return name
 
 
+def distinct_names(raws: list[str | None]) -> list[str]:
+    """Each upload's display name, made distinct within one request. A name is the document's key in its
+    collection (a later upload of that name replaces it), so two different files sent as `contract.txt`,
+    or as `a/contract.txt` and `b/contract.txt` (a folder upload), would have stored only the last: the
+    second and later ones are named `contract (2).txt`, ... instead, and the report shows each name."""
+    taken: set[str] = set()
+    names = []
+    for raw in raws:
+        name = safe_filename(raw)
+        stem, suffix = Path(name).stem, Path(name).suffix
+        n = 1
+        while name in taken:
+            n += 1
+            name = f"{stem} ({n}){suffix}"
+        taken.add(name)
+        names.append(name)
+    return names
+
+
 def content_problem(name: str, head: bytes) -> str | None:
     """Why the bytes do not match the file type the name claims, or None."""
     suffix = Path(name).suffix.lower()
@@ -73,8 +92,8 @@ async def upload(name: str, request: Request, qa: QADep, settings: SettingsDep) 
         tmp = staging_folder(settings.data_dir)
         try:
             sources, rejected = [], []
-            for i, upload in enumerate(uploads):
-                display = safe_filename(upload.filename)
+            names = distinct_names([upload.filename for upload in uploads])
+            for i, (upload, display) in enumerate(zip(uploads, names, strict=True)):
                 head = await upload.read(1024)
                 problem = content_problem(display, head)
                 if problem:  # this file fails; the others in the request are still ingested

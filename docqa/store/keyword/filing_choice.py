@@ -60,15 +60,22 @@ class FilingIdentities:
     def candidates(self, collection_id: int, question: str) -> set[int]:
         """The filings a question is about (empty when it names no company that filed one here)."""
         with self._lock:
-            named = {
+            filed = {
                 doc: identity
                 for doc, (coll, _, identity) in self._read.items()
-                if coll == collection_id and identity is not None and filings.named_in(question, identity)
+                if coll == collection_id and identity is not None
             }
+        named = {doc: identity for doc, identity in filed.items() if filings.named_in(question, identity)}
+        # A company is one company in all its filings: named by a symbol that only its newer covers list
+        # (covers carry trading symbols since 2019), its older filings are named too.
+        names = {name for identity in named.values() for name in identity.names}
+        named |= {doc: identity for doc, identity in filed.items() if names & set(identity.names)}
         asked = filings.asked_period(question)
         checks: list[Callable[[filings.FilingIdentity], bool]] = []
         if asked.latest_year is not None:
             checks.append(lambda identity: asked.latest_year in identity.years)
+        if asked.period_end is not None:
+            checks.append(lambda identity: asked.period_end in identity.period_ends)
         if asked.quarter is not None:
             checks.append(lambda identity: identity.quarter == asked.quarter)
         if asked.form is not None:

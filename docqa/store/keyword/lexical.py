@@ -120,6 +120,11 @@ def index_text(text: str) -> str:
     return _CJK_RUN.sub(lambda m: f" {_bigrams(m.group())} ", text.translate(_CONTROL_TO_SPACE))
 
 
+def is_stopword(word: str) -> bool:
+    """Whether a lowercased word is one of the stopwords queries leave out."""
+    return word in _STOPWORDS
+
+
 def _is_term(token: str) -> bool:
     """Whether a lowercased token is worth searching for: any CJK bigram or character, and other
     words of two letters or more that are not stopwords."""

@@ -27,13 +27,13 @@ B = 0.75
 @dataclass(frozen=True)
 class HeadingBonus:
     """What a passage's headings add to its score (body only). `weight`: each term found in one of the
-    passage's headings adds this share of its IDF, as a heading field would in BM25F; `statement`: where
-    a heading is the title of a statement the question needs (`statements`, each its possible titles,
-    docqa.store.keyword.statements), this share of the title's IDF."""
+    passage's headings adds this share of its IDF, as a heading field would in BM25F; `titled`: where a
+    heading is one of the titles the question needs (each entry: a statement's or a section's possible
+    titles, docqa.store.keyword.statements and .sections, with its weight), that weight times the
+    title's IDF."""
 
     weight: float = 0.0
-    statements: tuple[tuple[str, ...], ...] = ()
-    statement: float = 0.0
+    titled: tuple[tuple[tuple[str, ...], float], ...] = ()
 
 
 NO_HEADINGS = HeadingBonus()
@@ -84,21 +84,21 @@ def document_passages(
         heading_stems = [found[p][2] for p in matching]
         in_headings = passage_stems.counts(heading_stems, phrases) > 0
         scores = scores + headings.weight * (idf * in_headings).sum(axis=0)
-        if headings.statement and headings.statements:
-            scores = scores + headings.statement * _statement_titles(
-                session, stats, totals.rows, headings, heading_stems
-            )
+        if any(weight for _, weight in headings.titled):
+            scores = scores + _titles_in_headings(session, stats, totals.rows, headings, heading_stems)
     scored = sorted(zip(rowids, scores.tolist(), strict=True), key=lambda item: -item[1])
     return scored
 
 
-def _statement_titles(
+def _titles_in_headings(
     session: Session, stats: TermStats, rows: int, headings: HeadingBonus, heading_stems: list[bytes]
 ) -> np.ndarray:
-    """Per passage, the IDF of the statement titles among its headings (the best title of each statement
-    asked, summed over the statements)."""
+    """Per passage, the weighted IDF of the asked titles among its headings (the best title of each
+    statement or section asked, times its weight, summed over them)."""
     total = np.zeros(len(heading_stems))
-    for titles in headings.statements:
+    for titles, title_weight in headings.titled:
+        if not title_weight:
+            continue
         best = np.zeros(len(heading_stems))
         for title in titles:
             words = title.split()
@@ -110,7 +110,7 @@ def _statement_titles(
                 for word, word_stems in zip(words, stems, strict=True)
             )
             best = np.maximum(best, present * weight)
-        total += best
+        total += title_weight * best
     return total
 
 

@@ -20,21 +20,9 @@ from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from docqa.store.keyword import lexical
+from docqa.store.keyword.ranking import DEFAULT_RANKING, RankingConstants
 from docqa.store.keyword.tables import IndexTotals, KeywordTables
 from docqa.store.keyword.term_stats import IndexVersion
-
-# The title-named document replaces the first pass's when its naming score is above RATIO times the
-# first pass's document's score plus MARGIN (about one and a half words that one title in a few
-# hundred holds). CUAD TXT, BM25, the top document over 4,186 questions, (ratio, margin): gained /
-# lost: (1, 0) 35 / 64, (1, 4) 30 / 25, (1.5, 8) 16 / 1, (2, 4) 16 / 2, (2, 8) 16 / 0, (3, 4) 16 / 0,
-# (3, 8) 13 / 0.
-RATIO = 2.0
-MARGIN = 8.0
-# Chinese is held as overlapping character bigrams: a run of k of them spans k + 1 characters, about
-# (k + 1) / 2 words, so each counts half. Whole, a three- or four-character term that a judgment's head
-# happened to use ("伪造发票", "赔偿") outweighed the first pass: cjrc_dev, corpus scope, recall@1 lost 4
-# questions and gained 1 (recall@3 unchanged); at half, every question ranks as without the rule.
-CJK_BIGRAM_SHARE = 0.5
 
 
 def title_words(session: Session, tables: KeywordTables, passage_rowid: int) -> frozenset[str]:
@@ -82,16 +70,18 @@ class DocumentTitles:
             self._counts = Counter(coll for coll, _, _ in self._titles.values())
             self._version = version
 
-    def named_instead(self, collection_id: int, question: str, first_pass_document: int) -> int | None:
+    def named_instead(
+        self, collection_id: int, question: str, first_pass_document: int, rc: RankingConstants = DEFAULT_RANKING
+    ) -> int | None:
         """The document whose title names the question clearly better than the first pass's document's
-        title does (see RATIO and MARGIN), or None."""
+        title does (rc.title_ratio and rc.title_margin), or None."""
         with self._lock:
             postings = self._postings.get(collection_id, {})
             n = self._counts.get(collection_id, 0)
             sequences = lexical.word_sequences(question)
             weight = {
                 word: math.log((n - len(postings[word]) + 0.5) / (len(postings[word]) + 0.5) + 1)
-                * (CJK_BIGRAM_SHARE if lexical.is_cjk(word) else 1.0)
+                * (rc.cjk_bigram_share if lexical.is_cjk(word) else 1.0)
                 for sequence in sequences
                 for word in sequence
                 if word in postings
@@ -102,7 +92,7 @@ class DocumentTitles:
                 names = lexical.naming_runs(sequences, entry[2]) if entry else set()
                 return sum(weight[word] for word in names)
 
-            needed = RATIO * score(first_pass_document) + MARGIN
+            needed = rc.title_ratio * score(first_pass_document) + rc.title_margin
             # A title first met in the postings of the i-th rarest word can score at most the weights of
             # that word and the commoner ones: once those add up to no more than needed, no title met
             # later can win, so common words' long postings ("agreement") are never walked.

@@ -1,0 +1,120 @@
+"""Which standard section of a filing holds what a question asks about, so passages under that section's
+heading rank first within the filing.
+
+Every SEC filer lays its reports out by the same items (Regulation S-K; Form 10-K Items 1-16, Form 10-Q
+Parts I and II, Form 8-K Items 1.01-9.01), and the notes to its statements carry the titles that US GAAP's
+topics give them (Segment Reporting, Debt, Income Taxes, ...). Chinese prospectuses and annual reports follow
+the CSRC's standard sections (风险因素, 业务与技术, 募集资金运用, ...). An analyst's question names the topic in
+their own words ("ongoing legal battles", "who are its competitors", "buybacks"), not the item's title
+("Legal Proceedings", "Competition", "Issuer Purchases of Equity Securities"); BM25 then ranks whatever page
+repeats the words. The map below goes from a topic's common words to the titles of the section(s) that hold
+it. It was written from the forms' own item titles and the standard note titles, not from any question set;
+what it gains is measured by company-grouped cross-validation (docs/retrieval.md).
+
+Pure functions of the question's text.
+"""
+
+from __future__ import annotations
+
+import re
+
+# (the titles a section's heading may carry, lowercased; what a question says when it asks about it)
+_SECTIONS: tuple[tuple[tuple[str, ...], str], ...] = (
+    # Form 10-K Item 1 / 10-Q: what the company does
+    (("competition", "competitive conditions"), r"compet(?:e|es|ition|itors?|itive)"),
+    (("customers", "major customers", "significant customers"), r"customers?|clients?|customer concentration"),
+    (("human capital", "employees"), r"employees|headcount|workforce|human capital"),
+    (
+        ("segment information", "segment reporting", "segments", "geographic information", "reportable segments"),
+        r"segments?|regions?|geograph(?:y|ies|ic|ical)|by country|international operations",
+    ),
+    # Item 1A, 10-Q Part II Item 1A
+    (("risk factors",), r"risks|risk factors|uncertaint(?:y|ies)"),
+    # Item 2
+    (("properties",), r"properties|facilities|headquarters|square feet|plants|warehouses|distribution centers"),
+    # Item 3, 10-Q Part II Item 1, and the contingencies note
+    (
+        ("legal proceedings", "litigation", "contingencies", "commitments and contingencies"),
+        r"legal|lawsuits?|litigation|proceedings|sued|court|antitrust|investigations?|settlements?",
+    ),
+    # Item 5, 10-Q Part II Item 2
+    (
+        (
+            "market for registrant's common equity",
+            "issuer purchases of equity securities",
+            "dividends",
+            "share repurchases",
+            "unregistered sales of equity securities",
+        ),
+        r"dividends?|buybacks?|repurchases?|holders of record|share price|stock price",
+    ),
+    # Item 7
+    (
+        ("liquidity and capital resources", "liquidity"),
+        r"liquidity|capital resources|borrowing capacity|credit facilit(?:y|ies)|revolv(?:er|ing)",
+    ),
+    (("capital expenditures", "capital spending"), r"capital (?:spending|expenditure plans?|investment plans?)"),
+    # Item 7A
+    (
+        ("quantitative and qualitative disclosures about market risk", "market risk", "derivative", "hedging"),
+        r"market risk|interest rate risk|foreign (?:currency|exchange) risk|commodity price|hedg\w*|derivatives?",
+    ),
+    # Item 9A
+    (("controls and procedures",), r"internal controls?|material weakness|disclosure controls"),
+    # The notes' standard titles
+    (
+        ("debt", "long-term debt", "borrowings", "short-term borrowings", "financing arrangements"),
+        r"debt|borrowings?|notes due|senior notes|bonds|commercial paper|credit agreements?|maturities",
+    ),
+    (("income taxes",), r"tax(?:es)?"),
+    (
+        ("acquisitions", "business combinations", "acquisitions and divestitures", "divestitures"),
+        r"acquisitions?|acquired|mergers?|divest\w*",
+    ),
+    (("restructuring", "restructuring charges", "restructuring and other charges"), r"restructuring"),
+    (("leases",), r"leases?|lessee"),
+    (("goodwill", "goodwill and intangible assets", "intangible assets"), r"goodwill|intangibles?|impairments?"),
+    (
+        ("stock-based compensation", "share-based compensation", "stock compensation"),
+        r"(?:stock|share|equity)[- ]based compensation|stock options",
+    ),
+    (
+        ("pension", "retirement benefits", "employee benefit plans", "postretirement benefits"),
+        r"pensions?|postretirement|retirement plans?",
+    ),
+    (
+        ("investments", "marketable securities", "fair value measurements", "cash equivalents and investments"),
+        r"short[- ]term investments|marketable securities|debt securities|available[- ]for[- ]sale|fair value",
+    ),
+    (
+        ("disaggregation of revenue", "revenue recognition", "net sales by category", "revenue by category"),
+        r"product categor(?:y|ies)|by product|revenue by|sales by|disaggregat\w*",
+    ),
+    # Form 8-K items
+    (
+        ("submission of matters to a vote of security holders",),
+        r"vote|voted|annual meeting|agm|shareholder proposals?|stockholder proposals?",
+    ),
+    (("entry into a material definitive agreement",), r"entered into|definitive agreement|amendment"),
+)
+# The CSRC's standard sections of a prospectus and an annual report. Chinese has no word boundaries, so
+# these match anywhere in the question.
+_CJK_SECTIONS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("风险因素", "重大风险提示"), r"风险"),
+    (("业务与技术", "主营业务", "主要产品"), r"主营业务|主要产品|业务模式|竞争|客户|供应商"),
+    (("募集资金运用", "募集资金投资项目"), r"募集资金|募投"),
+    (("股利分配政策", "利润分配"), r"股利|分红|利润分配"),
+    (("诉讼或仲裁事项", "重大诉讼", "诉讼"), r"诉讼|仲裁"),
+    (("关联交易", "关联方"), r"关联交易|关联方"),
+    (("同业竞争",), r"同业竞争"),
+)
+_PATTERNS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
+    *((titles, re.compile(rf"(?<![\w&])(?:{asks})(?![\w&])", re.IGNORECASE)) for titles, asks in _SECTIONS),
+    *((titles, re.compile(asks)) for titles, asks in _CJK_SECTIONS),
+)
+
+
+def asked_sections(question: str) -> list[tuple[str, ...]]:
+    """The standard sections a question's topic lives in, each as the titles its heading may carry; none
+    for a question that names no such topic."""
+    return [titles for titles, pattern in _PATTERNS if pattern.search(question)]
