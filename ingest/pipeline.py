@@ -243,6 +243,8 @@ class Ingestor:
             return FileResult(source.name, "failed", error=prepared.error)
         size, sha, existing = prepared.size, prepared.sha, prepared.existing
         if existing is not None and prepared.unchanged:
+            if source.metadata:  # the same file, now with its uploader's fields: only the catalog changes
+                self._store.set_catalog_fields(existing.id, source.metadata)
             emit("done", pages=existing.pages, chunks=existing.n_chunks)
             return FileResult(
                 source.name,
@@ -297,6 +299,7 @@ class Ingestor:
                 embeddings=vectors,
                 recipe=prepared.recipe,
                 ocr_pages=[page.number for page in parsed.pages if page.ocr],
+                metadata=source.metadata,
             )
         except Exception as exc:
             if not is_disk_full(exc):

@@ -62,6 +62,7 @@ def cache_key(
     earlier: tuple[str, ...] = (),
     generation: int = 0,
     prompt_budget: int | None = None,
+    where: tuple[tuple[str, str], ...] = (),
 ) -> CacheKey:
     """retrieval: how the sources were found (Retriever.signature): another retriever, embedding model or
     fusion weight finds other sources, so its answers are other entries."""
@@ -78,6 +79,8 @@ def cache_key(
     }
     if earlier:  # a follow-up's answer depends on the question before it (absent: the keys as before)
         parts["earlier"] = [normalise_question(q) for q in earlier]
+    if where:  # a catalog filter finds other sources
+        parts["where"] = sorted([name, value.strip().casefold()] for name, value in where)
     if prompt_budget is not None:  # sources cut to a budget (a CPU's) are other sources: another answer
         parts["prompt_budget"] = prompt_budget
     digest = hashlib.sha256(json.dumps(parts, sort_keys=True, ensure_ascii=False).encode()).hexdigest()

@@ -12,7 +12,7 @@ from docqa.answering.citing import format_pages
 from docqa.cli.options import common_options, emit_json, make_settings, open_docqa
 from docqa.cli.progress import ReadingLine
 from docqa.core.events import AnswerDelta, CitationsEvent, DoneEvent, ErrorEvent, ReasoningDelta
-from docqa.core.requests import AskRequest
+from docqa.core.requests import AskRequest, where_pairs
 from docqa.core.types import Citation
 
 
@@ -23,6 +23,12 @@ from docqa.core.types import Citation
 @click.option("--top-k", type=click.IntRange(1, 50), default=None, help="Chunks to put in the prompt (default 3).")
 @click.option("--max-tokens", type=click.IntRange(1, 32768), default=None, help="Cap on generated tokens.")
 @click.option("--document", "document_id", type=int, default=None, help="Only search this document ID.")
+@click.option(
+    "--where",
+    multiple=True,
+    metavar="FIELD=VALUE",
+    help="Only documents whose catalog has this value (docqa docs shows it): --where company=3M --where year=2022.",
+)
 @click.option("--seed", type=int, default=None, help="Sampling seed, for repeatable answers.")
 @click.option(
     "--temperature", type=click.FloatRange(0, 2), default=None, help="Override the mode's temperature (0: greedy)."
@@ -37,6 +43,7 @@ def ask(
     top_k: int | None,
     max_tokens: int | None,
     document_id: int | None,
+    where: tuple[str, ...],
     seed: int | None,
     temperature: float | None,
     no_cache: bool,
@@ -45,6 +52,7 @@ def ask(
     verbose: bool,
 ) -> None:
     """Answer a question from the indexed documents, with citations."""
+    conditions = where_pairs(where)  # a malformed filter is said before any model loads
     settings = make_settings(data_dir, verbose)
     # One question per process: KV cells for one sequence, not for the server's parallel requests and
     # cached prompts (with the defaults 10 times as many: 25 GiB for Qwen3-14B, 3 GB for the demo model).
@@ -52,7 +60,16 @@ def ask(
     settings = settings.model_copy(update={"llm": one_request})
     qa = open_docqa(settings, verbose, embedder=True, generator=True, read_only=True)
     request = AskRequest(
-        question, collection, think, top_k, max_tokens, document_id, seed, temperature, use_cache=not no_cache
+        question,
+        collection,
+        think,
+        top_k,
+        max_tokens,
+        document_id,
+        seed,
+        temperature,
+        use_cache=not no_cache,
+        where=conditions,
     )
     try:
         if as_json:

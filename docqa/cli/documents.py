@@ -5,6 +5,7 @@ from __future__ import annotations
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -146,12 +147,30 @@ def docs_list(collection: str | None, as_json: bool, data_dir: Path | None, verb
     click.echo(f"{'ID':>5}  {'STATUS':9} {'PAGES':>5} {'CHUNKS':>6}  NAME")
     for d in rows:
         click.echo(f"{d['id']:>5}  {d['status']:9} {d['pages']:>5} {d['chunks']:>6}  {d['name']}")
+        if d["catalog"]:
+            click.echo(f"       {catalog_line(d['catalog'])}")
         if d["error"]:
             click.secho(f"       {d['error']}", fg="red")
+        for warning in d["warnings"]:
+            click.secho(f"       warning: {warning}", fg="yellow")
     for job in jobs:
         progress = job["progress"]
         pages = f"{progress['done']}/{progress['total']}" if progress["total"] else "-"
         click.echo(f"{'job ' + str(job['job_id']):>5}  {job['status']:9} {pages:>5} {'-':>6}  {job['name']}")
+
+
+def catalog_line(entry: dict[str, Any]) -> str:
+    """A catalog entry in one line: "10-K, fiscal 2022, Q2, period to 2022-12; 3M COMPANY (MMM); tags: a, b"."""
+    what = [str(entry[k]) for k in ("form",) if entry.get(k)]
+    what += [f"fiscal {entry['fiscal_year']}"] if entry.get("fiscal_year") else []
+    what += [f"Q{entry['quarter']}"] if entry.get("quarter") else []
+    what += [f"period to {entry['period_end']}"] if entry.get("period_end") else []
+    who = str(entry.get("company") or entry.get("title") or "")
+    if entry.get("tickers"):
+        who += f" ({', '.join(entry['tickers'])})"
+    shown = {"kind", "form", "fiscal_year", "quarter", "period_end", "company", "title", "tickers", "user_fields"}
+    rest = [f"{k}: {', '.join(map(str, v)) if isinstance(v, list) else v}" for k, v in entry.items() if k not in shown]
+    return "; ".join(part for part in (", ".join(what), who, *rest) if part)
 
 
 @docs.command("rm")

@@ -3,10 +3,10 @@ and its progress. Plain data, shared by the ingest pipeline, the service and the
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 Status = Literal["added", "updated", "unchanged", "failed"]
 
@@ -92,3 +92,4 @@ class Source:
     path: Path
     key: str  # unique within a collection: the absolute path, or "upload:<name>"
     name: str  # shown in citations
+    metadata: Mapping[str, Any] | None = None  # the uploader's catalog fields (docqa.store.catalog.user_fields)

@@ -11,6 +11,7 @@ best few.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 
@@ -25,6 +26,11 @@ from docqa.store.db import CollectionRow, Store
 from docqa.store.index_protocols import VectorIndexSet
 
 logger = logging.getLogger(__name__)
+
+# A filter (`where`) that leaves up to this many documents is searched one document at a time and the
+# rankings merged; one that leaves more searches the collection and keeps what is inside the filter.
+MAX_DOCUMENTS_SEARCHED_ONE_BY_ONE = 32
+FILTERED_CANDIDATES = 1000
 
 
 def reciprocal_rank_fusion(
@@ -68,9 +74,16 @@ class Retriever:
         document_id: int | None = None,
         retriever: str | None = None,
         query_vector: np.ndarray | None = None,
+        document_ids: Sequence[int] | None = None,
     ) -> list[RetrievedChunk]:
         """The top_k chunks; pass query_vector when the question is already embedded (benchmarks
-        time the embedding apart from the search)."""
+        time the embedding apart from the search). document_ids: only chunks of these documents (a
+        catalog filter's documents; none: nothing is found)."""
+        if document_ids is not None:
+            if not document_ids:
+                return []
+            if len(document_ids) == 1:
+                document_id, document_ids = document_ids[0], None
         kind = self.resolve(retriever or self._settings.retriever)
         n = max(self._settings.candidates, top_k)
         rankings: list[list[int]] = []
@@ -79,12 +92,13 @@ class Retriever:
         if kind == "hybrid":
             # BM25 (SQLite) runs beside the question's embedding and the FAISS scan: both release the
             # GIL, so a hybrid search takes about as long as the slower half, not the sum.
-            keyword = self._keyword_pool.submit(self._store.bm25, collection.id, question, n, document_id)
+            keyword = self._keyword_pool.submit(self._keyword, collection, question, n, document_id, document_ids)
         elif kind == "bm25":
-            rankings.append([cid for cid, _ in self._store.bm25(collection.id, question, n, document_id)])
+            rankings.append([cid for cid, _ in self._keyword(collection, question, n, document_id, document_ids)])
         if kind in ("dense", "hybrid"):
             try:
-                dense = self._dense(collection, question, n, document_id, query_vector)
+                allowed = self._allowed_chunks(document_id, document_ids)
+                dense = self._dense(collection, question, n, allowed, query_vector)
             except BaseException:
                 if keyword is not None:
                     wait([keyword])  # no search left running behind the error
@@ -128,8 +142,34 @@ class Retriever:
         """auto -> bm25, the best on the dev set with every embedder measured (RetrievalSettings.retriever)."""
         return "bm25" if kind == "auto" else kind
 
+    def _allowed_chunks(self, document_id: int | None, document_ids: Sequence[int] | None) -> np.ndarray | None:
+        """The chunk IDs a scoped search may return (None: the whole collection)."""
+        if document_ids is not None:
+            return np.concatenate([self._store.chunk_ids_of_document(d) for d in document_ids])
+        return self._store.chunk_ids_of_document(document_id) if document_id is not None else None
+
+    def _keyword(
+        self,
+        collection: CollectionRow,
+        question: str,
+        n: int,
+        document_id: int | None,
+        document_ids: Sequence[int] | None,
+    ) -> list[tuple[int, float]]:
+        """BM25 over the collection, one document, or the documents of a filter: a few are searched one
+        by one (each as a one-document search ranks it) and merged by score; many, as the collection,
+        keeping the candidates inside the filter."""
+        if document_ids is None:
+            return self._store.bm25(collection.id, question, n, document_id)
+        if len(document_ids) <= MAX_DOCUMENTS_SEARCHED_ONE_BY_ONE:
+            found = [hit for d in document_ids for hit in self._store.bm25(collection.id, question, n, d)]
+            return sorted(found, key=lambda hit: (-hit[1], hit[0]))[:n]
+        inside = set(np.concatenate([self._store.chunk_ids_of_document(d) for d in document_ids]).tolist())
+        wide = self._store.bm25(collection.id, question, max(n, FILTERED_CANDIDATES))
+        return [hit for hit in wide if hit[0] in inside][:n]
+
     def _dense(
-        self, collection: CollectionRow, question: str, n: int, document_id: int | None, query: np.ndarray | None
+        self, collection: CollectionRow, question: str, n: int, allowed: np.ndarray | None, query: np.ndarray | None
     ) -> list[int] | None:
         """Dense ranking, or None when this collection has no vectors or no embedder is loaded."""
         if self._embedder is None or collection.embed_model is None:
@@ -139,9 +179,6 @@ class Retriever:
         index = self._indexes.get(collection)
         if index is None or len(index) == 0:
             return None
-        allowed = None
-        if document_id is not None:
-            allowed = self._store.chunk_ids_of_document(document_id)
         if query is None:
             query = self._embedder.embed_query(question)
         return [cid for cid, _ in index.search(query, n, allowed)]

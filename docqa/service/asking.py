@@ -101,7 +101,8 @@ class Asker:
             self.store.document(coll, request.document_id)  # 404 for another collection's document
         top_k = request.top_k or self.settings.retrieval.top_k
         earlier = request.follows()
-        ranked = self.retriever.retrieve(coll, request.search_text(), top_k, request.document_id)
+        within = self.store.documents_where(coll.id, request.where) if request.where else None
+        ranked = self.retriever.retrieve(coll, request.search_text(), top_k, request.document_id, document_ids=within)
         retrieval_ms = (time.perf_counter() - started) * 1000
         info = self.generator.info
         thinking = request.thinking and info.can_think
@@ -174,6 +175,7 @@ class Asker:
             model_id=self.generator.info.model_id,
             top_k=request.top_k or self.settings.retrieval.top_k,
             document_id=request.document_id,
+            where=request.where,
             max_tokens=self._max_tokens(request),
             temperature=request.temperature,
             seed=request.seed,

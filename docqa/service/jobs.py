@@ -15,8 +15,9 @@ import shutil
 import tempfile
 import time
 import uuid
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from docqa.core.documents import IngestReport, Progress, ProgressCallback, Source
 from docqa.core.errors import DatabaseUnavailableError, JobNotFoundError, QueueNotConfiguredError, UploadStoreError
@@ -65,14 +66,16 @@ class IngestQueue:
     def close(self) -> None:
         self.queue.close()
 
-    def enqueue(self, collection: str | None, name: str, source: str, data: bytes) -> IngestJob:
-        """Keep the file in the database and queue its ingestion."""
+    def enqueue(
+        self, collection: str | None, name: str, source: str, data: bytes, metadata: Mapping[str, Any] | None = None
+    ) -> IngestJob:
+        """Keep the file (and its uploader's catalog fields) in the database and queue its ingestion."""
         coll = self._qa.collection(collection, create=True)
         key = None
         if self.objects is not None:
             key = f"docqa/uploads/{uuid.uuid4().hex}/{name}"
             self.objects.put(key, data)
-        job_id = self.rows.add(coll.id, name, source, hashlib.sha256(data).hexdigest(), data, key)
+        job_id = self.rows.add(coll.id, name, source, hashlib.sha256(data).hexdigest(), data, key, metadata)
         try:
             self.queue.enqueue(job_id)
         except Exception as exc:  # Procrastinate's own connection failed: the row says why, the caller too
@@ -118,7 +121,9 @@ class IngestQueue:
             path.write_bytes(data)
             collection = self._qa.store.collection_by_id(job.collection_id)
             report = self._qa.ingest_sources(
-                [Source(path, job.source, job.name)], collection.name, self._progress(job_id)
+                [Source(path, job.source, job.name, self.rows.metadata(job_id))],
+                collection.name,
+                self._progress(job_id),
             )
         finally:
             shutil.rmtree(folder, ignore_errors=True)

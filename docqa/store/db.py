@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from sqlalchemy import (
@@ -28,7 +29,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from docqa.core.errors import CollectionNotFoundError, DocumentNotFoundError
 from docqa.core.types import ChunkDraft, RetrievedChunk
-from docqa.store import schema
+from docqa.store import catalog, schema
 from docqa.store.chunk_reads import ChunkReads, is_row_id
 from docqa.store.keyword import index as keyword_index
 from docqa.store.keyword import lexical, passages
@@ -165,6 +166,16 @@ class Store(ChunkReads):
             stmt = select(DocumentRow).where(DocumentRow.collection_id == collection_id)
             return list(s.scalars(stmt.order_by(DocumentRow.id)))
 
+    def documents_where(self, collection_id: int, where: Sequence[tuple[str, str]]) -> list[int]:
+        """The ready documents whose catalog entry meets every condition (docqa.store.catalog.matches)."""
+        with self.session() as s:
+            rows = s.execute(
+                select(DocumentRow.id, DocumentRow.catalog).where(
+                    DocumentRow.collection_id == collection_id, DocumentRow.status == "ready"
+                )
+            )
+            return [int(i) for i, entry in rows if catalog.matches(json.loads(entry or "{}"), where)]
+
     def document(self, collection: CollectionRow, document_id: int) -> DocumentRow:
         if not is_row_id(document_id):
             raise DocumentNotFoundError(document_id, collection.name)
@@ -188,8 +199,10 @@ class Store(ChunkReads):
         embeddings: np.ndarray | None,
         recipe: str | None = None,
         ocr_pages: Sequence[int] = (),
+        metadata: Mapping[str, Any] | None = None,
     ) -> SavedDocument:
-        """Insert or replace a document and all its chunks in one transaction."""
+        """Insert or replace a document and all its chunks in one transaction; its catalog entry is read
+        from its name and head, with the uploader's `metadata` over it (docqa.store.catalog)."""
         if embeddings is not None and len(embeddings) != len(chunks):
             raise ValueError("one embedding per chunk expected")
         with self.session() as s:
@@ -210,6 +223,8 @@ class Store(ChunkReads):
             doc.n_chunks, doc.recipe = len(chunks), recipe
             doc.ocr_pages = json.dumps(list(ocr_pages)) if ocr_pages else None
             doc.n_tokens = sum(c.n_tokens for c in chunks)
+            read = catalog.read_catalog(name, chunks[0].text if chunks else "")
+            doc.catalog = json.dumps(catalog.merged(read, metadata), ensure_ascii=False)
             s.flush()
             rows = [
                 ChunkRow(
@@ -235,6 +250,15 @@ class Store(ChunkReads):
                 self._write_vectors(s, collection_id, [r.id for r in rows], embeddings)
             self._forget_answers(s, collection_id)
             return SavedDocument(doc.id, [r.id for r in rows], removed)
+
+    def set_catalog_fields(self, document_id: int, metadata: Mapping[str, Any]) -> None:
+        """The uploader's fields over a stored document's entry (an unchanged file uploaded again with them)."""
+        with self.session() as s:
+            doc = s.get(DocumentRow, document_id)
+            if doc is None:
+                return
+            entry = {k: v for k, v in json.loads(doc.catalog or "{}").items() if k != "user_fields"}
+            doc.catalog = json.dumps(catalog.merged(entry, metadata), ensure_ascii=False)
 
     def _lock_for_writing(self, session: Session) -> None:
         """SQLite has one writer at a time already: a document's chunk IDs are one range."""
@@ -303,8 +327,9 @@ class Store(ChunkReads):
     def best_passage(self, question: str, chunk: RetrievedChunk) -> int | None:
         """The chunk's passage (docqa.store.keyword.passages.split_passages order) the question matches best."""
         with self.snapshot() as s:
+            filing = self._filing_identities.is_filing(chunk.document_id)  # as the last search read it
             return keyword_index.best_passage(
-                s, self._term_stats, question, chunk.chunk_id, chunk.document_id, self.ranking
+                s, self._term_stats, question, chunk.chunk_id, chunk.document_id, filing, self.ranking
             )
 
     def bm25(

@@ -47,6 +47,7 @@ class DocumentRow(Base):
     # (a newer reader, other chunk sizes) are ingested again. None: a store older than the column.
     recipe: Mapped[str | None] = mapped_column(Text)
     ocr_pages: Mapped[str | None] = mapped_column(Text)  # JSON list of the pages OCR read; None: none
+    catalog: Mapped[str | None] = mapped_column(Text)  # JSON object (docqa.store.catalog); None: read before it
     created_at: Mapped[datetime] = mapped_column(default=now)
     updated_at: Mapped[datetime] = mapped_column(default=now, onupdate=now)
 
@@ -61,6 +62,7 @@ class DocumentRow(Base):
             "status": self.status,
             "error": self.error,
             "warnings": json.loads(self.warnings or "[]"),
+            "catalog": json.loads(self.catalog or "{}"),
             "chunks": self.n_chunks,
             "tokens": self.n_tokens,
             "updated_at": self.updated_at.isoformat(),

@@ -114,6 +114,40 @@ def test_two_files_of_one_name_in_one_upload_are_both_kept(fake_server: str) -> 
     assert again["files"][0]["path"] == "same.txt" and len(httpx.get(url).json()["documents"]) == 4
 
 
+def test_catalog_fields_from_an_upload_are_listed_and_filter_every_ask_route(fake_server: str) -> None:
+    """Issue 39: a document's catalog (read, and given at upload) is shown and filters retrieval."""
+    url = f"{fake_server}/v1/collections/leases/documents"
+    rent = b"The monthly rent is 1,200 EUR, due on the first day of each month."
+    for name, body, fields in (
+        ("berlin.txt", rent, {"company": "Acme GmbH", "year": 2022, "tags": ["lease", "de"]}),
+        ("paris.txt", rent.replace(b"1,200", b"2,400"), {"company": "Acme SAS", "year": 2023}),
+    ):
+        r = httpx.post(url, files=[("files", (name, body, "text/plain"))], data={"metadata": json.dumps(fields)})
+        assert r.status_code == 200, r.text
+    listed = {d["name"]: d["catalog"] for d in httpx.get(url).json()["documents"]}
+    assert listed["berlin.txt"]["company"] == "Acme GmbH" and listed["berlin.txt"]["tags"] == ["lease", "de"]
+    assert listed["paris.txt"]["user_fields"] == ["company", "year"] and listed["paris.txt"]["kind"] == "document"
+    question = {"question": "What is the monthly rent?", "collection": "leases", "cache": False}
+    unfiltered = httpx.post(f"{fake_server}/v1/ask", json=question, timeout=30).json()
+    assert {c["document"] for c in unfiltered["citations"]} == {"berlin.txt", "paris.txt"}
+    for where, expected in (
+        ({"year": 2023}, {"paris.txt"}),
+        ({"company": "acme gmbh", "tags": "LEASE"}, {"berlin.txt"}),
+    ):
+        asked = httpx.post(f"{fake_server}/v1/ask", json={**question, "where": where}, timeout=30).json()
+        assert {c["document"] for c in asked["citations"]} == expected, where
+    chat = {"model": "docqa/leases", "messages": [{"role": "user", "content": "What is the monthly rent?"}]}
+    answered = httpx.post(f"{fake_server}/v1/chat/completions", json={**chat, "where": {"year": "2022"}}, timeout=30)
+    assert {c["document"] for c in answered.json()["citations"]} == {"berlin.txt"}
+    nothing = httpx.post(f"{fake_server}/v1/ask", json={**question, "where": {"year": 1999}}, timeout=30).json()
+    assert nothing["citations"] == []
+    bad = httpx.post(f"{fake_server}/v1/ask", json={**question, "where": {"Year": 2022}}, timeout=30)
+    assert bad.status_code == 400 and "no catalog field" in bad.json()["error"]["message"]
+    refused = httpx.post(url, files=[("files", ("x.txt", rent, "text/plain"))], data={"metadata": "{oops"})
+    assert refused.status_code == 400 and "metadata: not JSON" in refused.json()["error"]["message"]
+    assert len(httpx.get(url).json()["documents"]) == 2  # nothing stored for the refused upload
+
+
 def test_a_collection_can_be_created_empty_and_asked(fake_server: str) -> None:
     made = httpx.post(f"{fake_server}/v1/collections", json={"name": "empty"})
     assert made.status_code == 201 and made.json() == {"name": "empty", "documents": 0, "chunks": 0}

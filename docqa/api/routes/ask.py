@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from docqa.api.deps import QADep
 from docqa.core.errors import DocqaError
 from docqa.core.events import AskEvent, ErrorEvent
-from docqa.core.requests import MAX_QUESTION_CHARS, AskRequest
+from docqa.core.requests import MAX_QUESTION_CHARS, AskRequest, where_pairs
 
 router = APIRouter(tags=["ask"])
 
@@ -25,6 +25,11 @@ class AskBody(BaseModel):
     top_k: int | None = Field(default=None, ge=1, le=50, description="Chunks in the prompt (default 3).")
     max_tokens: int | None = Field(default=None, ge=1, le=32768, description="Cap on generated tokens.")
     document_id: int | None = Field(default=None, description="Search only this document.")
+    where: dict[str, str | int] | None = Field(
+        default=None,
+        description="Only documents whose catalog entry (GET .../documents) has these values, like "
+        '{"company": "3M", "year": 2022} or {"tags": "lease"}; case does not matter, a list field matches by item.',
+    )
     seed: int | None = Field(default=None, description="Sampling seed for repeatable answers.")
     temperature: float | None = Field(default=None, ge=0, le=2, description="Override the mode's temperature.")
     stream: bool = Field(default=False, description="Stream Server-Sent Events instead of one JSON answer.")
@@ -54,6 +59,7 @@ class AskBody(BaseModel):
             use_cache=self.cache,
             ignore_eos=self.ignore_eos,
             earlier=(self.earlier_question,) if self.earlier_question else (),  # a blank one: AskRequest.follows
+            where=where_pairs(self.where),
         )
 
 

@@ -15,6 +15,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from docqa.api.deps import QADep, SettingsDep
 from docqa.api.staging import staging_folder
+from docqa.core.catalog_fields import parse_metadata
 from docqa.core.documents import FileResult, Source
 from docqa.core.files import PDF_SUFFIXES, SUPPORTED_SUFFIXES, unsupported_type
 from docqa.core.requests import validate_collection_name
@@ -73,7 +74,8 @@ def content_problem(name: str, head: bytes) -> str | None:
 
 @router.post(
     "",
-    summary="Upload and ingest files (multipart: parts named 'files', optional field 'password' for encrypted PDFs)",
+    summary="Upload and ingest files (multipart: parts named 'files'; optional fields 'password' for encrypted PDFs "
+    "and 'metadata', a JSON object of catalog fields such as company, period, title, tags)",
 )
 async def upload(name: str, request: Request, qa: QADep, settings: SettingsDep) -> Any:
     validate_collection_name(name)
@@ -91,6 +93,8 @@ async def upload(name: str, request: Request, qa: QADep, settings: SettingsDep) 
             raise HTTPException(400, "no files: send multipart form parts named 'files'")
         tmp = staging_folder(settings.data_dir)
         try:
+            raw_metadata = form.get("metadata")  # catalog fields for every file of this upload
+            metadata = parse_metadata(raw_metadata) if isinstance(raw_metadata, str) and raw_metadata.strip() else None
             sources, rejected = [], []
             names = distinct_names([upload.filename for upload in uploads])
             for i, (upload, display) in enumerate(zip(uploads, names, strict=True)):
@@ -104,7 +108,7 @@ async def upload(name: str, request: Request, qa: QADep, settings: SettingsDep) 
                     out.write(head)
                     while block := await upload.read(1 << 20):
                         out.write(block)
-                sources.append(Source(path, f"upload:{display}", display))
+                sources.append(Source(path, f"upload:{display}", display, metadata))
             if not sources:
                 raise HTTPException(415, "; ".join(f"{f.path}: {f.error}" for f in rejected))
             if qa.queues_uploads:  # kept in the database for `docqa worker`: 202 with each job's status URL
@@ -133,7 +137,7 @@ def _enqueue(qa: DocQA, collection: str, sources: list[Source]) -> list[dict[str
     queue = qa.ingest_queue()
     jobs = []
     for source in sources:
-        job = queue.enqueue(collection, source.name, source.key, source.path.read_bytes())
+        job = queue.enqueue(collection, source.name, source.key, source.path.read_bytes(), source.metadata)
         jobs.append({**job.as_dict(), "status_url": job_url(collection, job.id)})
     return jobs
 

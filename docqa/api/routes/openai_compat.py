@@ -26,7 +26,7 @@ from docqa.answering.citing import sources_footer
 from docqa.api.deps import QADep
 from docqa.core.errors import DocqaError, InvalidRequestError, UnknownModelError
 from docqa.core.events import AnswerDelta, AskEvent, CitationsEvent, DoneEvent, ErrorEvent, ReasoningDelta
-from docqa.core.requests import AskRequest
+from docqa.core.requests import AskRequest, where_pairs
 from docqa.core.types import Timings
 
 router = APIRouter(prefix="/v1", tags=["openai"])
@@ -86,6 +86,9 @@ class ChatCompletionBody(BaseModel):
     chat_template_kwargs: dict[str, Any] | None = Field(default=None, description="{'enable_thinking': bool}")
     top_k: int | None = Field(default=None, ge=1, le=50, description="docqa: chunks put in the prompt.")
     document_id: int | None = Field(default=None, description="docqa: search only this document.")
+    where: dict[str, str | int] | None = Field(
+        default=None, description='docqa: only documents whose catalog has these values ({"company": "3M"}).'
+    )
     cache: bool = Field(default=True, description="docqa: answer from the answer cache when possible.")
     stop: str | list[str] | None = Field(default=None, description="Up to 4 strings that end the answer.")
     n: int = Field(default=1, description="Only 1: docqa writes one answer.")
@@ -161,6 +164,7 @@ def ask_request(body: ChatCompletionBody) -> AskRequest:
         use_cache=body.cache,
         earlier=earlier[-1:],  # the service reads the last one
         stop=body.stop_strings(),
+        where=where_pairs(body.where),
     )
 
 

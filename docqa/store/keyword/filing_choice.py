@@ -57,6 +57,12 @@ class FilingIdentities:
                     self._read[doc] = (coll, head, filings.read_identity(name, start or ""))
             self._version = version
 
+    def is_filing(self, document_id: int) -> bool:
+        """Whether the document's cover or file name says it is a filing (read at the last refresh)."""
+        with self._lock:
+            entry = self._read.get(document_id)
+        return entry is not None and entry[2] is not None
+
     def candidates(self, collection_id: int, question: str) -> set[int]:
         """The filings a question is about (empty when it names no company that filed one here)."""
         with self._lock:

@@ -92,6 +92,7 @@ class FilingIdentity:
     form: str | None  # "10-K", "10-Q", "8-K", "20-F", "earnings"
     quarter: int | None
     period_ends: frozenset[tuple[int, int]] = frozenset()  # (year, month) of the period or event it reports
+    company: str | None = None  # the name as the cover writes it ("BEST BUY CO., INC."), for people to read
 
 
 @dataclass(frozen=True)
@@ -209,6 +210,7 @@ def read_identity(file_name: str, head: str) -> FilingIdentity | None:
         form=form,
         quarter=quarter,
         period_ends=frozenset(period_ends),
+        company=" ".join(names[0].split()).strip(" ,") if names else (" ".join(company).upper() or None),
     )
 
 

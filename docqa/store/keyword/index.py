@@ -57,6 +57,7 @@ def search(
     titles.refresh(session, version, PASSAGES_PER_CHUNK)
     ranked: list[tuple[int, float]] | None = None  # the first pass: every term, title and body
     chosen: set[int] = set()  # the filings the question names, if any
+    filing_identities.refresh(session, version)
     if document_id is not None:
         top_document, rows = document_id, _document_rows(session, document_id)
         if rows is None:
@@ -65,7 +66,6 @@ def search(
         ranked = stats.tables.rank(session, collection_id, stats.selective(session, terms), rc.title_weight, limit)
         if not ranked:
             return []
-        filing_identities.refresh(session, version)
         chosen = filing_identities.candidates(collection_id, question)
         if chosen:
             top_document = _best_filing(session, stats, ranked, chosen, terms, rc)
@@ -77,7 +77,7 @@ def search(
             return ranked[:limit]
     rest, asking = _split_terms(session, stats, rows, question, terms, rc)
     must_name = document_id is None and not chosen
-    bonus = _heading_bonus(question, rc)
+    bonus = _heading_bonus(question, rc, filing_identities.is_filing(top_document))
     focused = _focused(session, top_document, rows, terms, rest, asking, must_name, stats, bonus, rc)
     if ranked is None and len(focused) < limit:
         # Inside one document the first pass only fills places the second leaves empty: skipped
@@ -101,6 +101,7 @@ def best_passage(
     question: str,
     chunk_id: int,
     document_id: int,
+    sec_filing: bool = False,
     rc: RankingConstants = DEFAULT_RANKING,
 ) -> int | None:
     """Which of a chunk's passages (their order in split_passages) the question matches best, scored as
@@ -108,21 +109,21 @@ def best_passage(
     stats.refresh(session)
     terms = stats.weighted(session, lexical.query_terms(question))
     rows = (chunk_id * PASSAGES_PER_CHUNK, (chunk_id + 1) * PASSAGES_PER_CHUNK)
-    bonus = _heading_bonus(question, rc)
+    bonus = _heading_bonus(question, rc, sec_filing)
     scored = passage_bm25.document_passages(
         session, stats, terms, rows, document_id, (0.0, 1.0), PASSAGES_PER_CHUNK, bonus
     )
     return scored[0][0] - rows[0] if scored else None
 
 
-def _heading_bonus(question: str, rc: RankingConstants) -> passage_bm25.HeadingBonus:
+def _heading_bonus(question: str, rc: RankingConstants, sec_filing: bool) -> passage_bm25.HeadingBonus:
     """What headings add in the second pass: the question's terms in them, the titles of the statements
     it needs and of the standard sections that hold its topic."""
     return passage_bm25.HeadingBonus(
         rc.heading_weight,
         (
             *((titles, rc.statement_weight) for titles in asked_statements(question)),
-            *((titles, rc.section_weight) for titles in asked_sections(question)),
+            *((titles, rc.section_weight) for titles in asked_sections(question, sec_filing)),
         ),
     )
 

@@ -80,11 +80,13 @@ def document_passages(
     # fts5_aux.c's formula for every (term, passage) at once, summed over the terms in their order
     frequency = weights[0] * in_title[:, None].astype(float) + weights[1] * in_body[:, matching].astype(float)
     scores = (idf * ((frequency * (K1 + 1.0)) / (frequency + K1 * (1 - B + B * lengths / average_length)))).sum(axis=0)
-    if headings.weight and weights[1]:
+    titled = any(weight for _, weight in headings.titled)
+    if (headings.weight or titled) and weights[1]:
         heading_stems = [found[p][2] for p in matching]
-        in_headings = passage_stems.counts(heading_stems, phrases) > 0
-        scores = scores + headings.weight * (idf * in_headings).sum(axis=0)
-        if any(weight for _, weight in headings.titled):
+        if headings.weight:
+            in_headings = passage_stems.counts(heading_stems, phrases) > 0
+            scores = scores + headings.weight * (idf * in_headings).sum(axis=0)
+        if titled:
             scores = scores + _titles_in_headings(session, stats, totals.rows, headings, heading_stems)
     scored = sorted(zip(rowids, scores.tolist(), strict=True), key=lambda item: -item[1])
     return scored

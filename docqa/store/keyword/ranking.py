@@ -34,7 +34,7 @@ class RankingConstants:
     statement_weight: float = 8.0
     """Second pass: a heading that titles a financial statement the question needs adds this share of the
     title's IDF (docqa.store.keyword.statements)."""
-    section_weight: float = 2.0
+    section_weight: float = 1.0
     """Second pass: a heading that titles the standard section of a filing that holds what the question
     asks about (Regulation S-K items, standard notes, CSRC sections) adds this share of the title's IDF
     (docqa.store.keyword.sections)."""

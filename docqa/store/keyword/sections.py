@@ -108,13 +108,15 @@ _CJK_SECTIONS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("关联交易", "关联方"), r"关联交易|关联方"),
     (("同业竞争",), r"同业竞争"),
 )
-_PATTERNS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
-    *((titles, re.compile(rf"(?<![\w&])(?:{asks})(?![\w&])", re.IGNORECASE)) for titles, asks in _SECTIONS),
-    *((titles, re.compile(asks)) for titles, asks in _CJK_SECTIONS),
+_SEC_PATTERNS = tuple(
+    (titles, re.compile(rf"(?<![\w&])(?:{asks})(?![\w&])", re.IGNORECASE)) for titles, asks in _SECTIONS
 )
+_CJK_PATTERNS = tuple((titles, re.compile(asks)) for titles, asks in _CJK_SECTIONS)
 
 
-def asked_sections(question: str) -> list[tuple[str, ...]]:
+def asked_sections(question: str, sec_filing: bool) -> list[tuple[str, ...]]:
     """The standard sections a question's topic lives in, each as the titles its heading may carry; none
-    for a question that names no such topic."""
-    return [titles for titles, pattern in _PATTERNS if pattern.search(question)]
+    for a question that names no such topic. The SEC forms' sections only for an SEC filing (a contract's
+    "Competition" or "Taxes" clause is not Item 1's or the tax note); the CSRC's for any Chinese text."""
+    patterns = (*_SEC_PATTERNS, *_CJK_PATTERNS) if sec_filing else _CJK_PATTERNS
+    return [titles for titles, pattern in patterns if pattern.search(question)]

@@ -8,6 +8,8 @@ another received; the row's `data` is emptied once the job ends. Queueing itself
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
@@ -61,14 +63,23 @@ class IngestJobs:
         self._store = store
 
     def add(
-        self, collection_id: int, name: str, source: str, sha256: str, data: bytes, object_key: str | None = None
+        self,
+        collection_id: int,
+        name: str,
+        source: str,
+        sha256: str,
+        data: bytes,
+        object_key: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
     ) -> int:
-        """A queued job; its file in the row, or (object_key) in the object store, put there by the caller."""
+        """A queued job; its file in the row, or (object_key) in the object store, put there by the caller;
+        the uploader's catalog fields with it."""
         with self._store.session() as s:
             found = s.execute(
                 text(
                     "INSERT INTO ingest_jobs(collection_id, name, source, sha256, size_bytes, status, data, "
-                    "object_key) VALUES (:cid, :name, :source, :sha, :size, 'queued', :data, :key) RETURNING id"
+                    "object_key, metadata) VALUES (:cid, :name, :source, :sha, :size, 'queued', :data, :key, :meta) "
+                    "RETURNING id"
                 ),
                 {
                     "cid": collection_id,
@@ -78,9 +89,15 @@ class IngestJobs:
                     "size": len(data),
                     "data": None if object_key else data,
                     "key": object_key,
+                    "meta": json.dumps(dict(metadata), ensure_ascii=False) if metadata else None,
                 },
             ).scalar_one()
         return int(found)
+
+    def metadata(self, job_id: int) -> dict[str, Any] | None:
+        with self._store.session() as s:
+            found = s.execute(text("SELECT metadata FROM ingest_jobs WHERE id = :id"), {"id": job_id}).scalar()
+        return dict(json.loads(found)) if found else None
 
     def object_key(self, job_id: int) -> str | None:
         with self._store.session() as s:

@@ -1,0 +1,166 @@
+"""Company-grouped cross-validation of the keyword search's ranking constants
+(docqa.store.keyword.ranking.RankingConstants).
+
+A constant swept on the questions it is then scored on reports a figure that other companies' filings
+will not see. Here the QA set's rows are grouped by company (by default the document file name's first
+part, FinanceBench's naming: `3M_2018_10K.pdf` -> 3M), the companies split into two folds, and for each
+fold the grid point that scores best on it is chosen and then scored on the other fold. The fold-out
+figure pools the two held-out halves: each question is scored by a constant chosen without its company.
+The dev figure (every question, the shipped defaults) is reported beside it.
+
+The score is recall@3 (page recall where rows give pages, as `docqa eval` reports it), over the whole
+collection ("all filings") and within the question's own document ("own filing"); a grid point is chosen
+by the sum of the two.
+
+    python -m bench.crossval --qa ../shared/data/financebench_dev/qa.jsonl --data-dir /tmp/fb_cv \\
+        --grid section_weight=0,1,2,4,8 [--grid statement_weight=4,8,12]
+
+Writes bench/results/crossval_<set>_<date>_<commit>.json (never over an earlier run's file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import Any
+
+from bench.result_files import new_result_path
+from docqa.core.settings import Settings
+from docqa.eval.evaluation import EvalOptions, EvalRow, document_ids_for, evaluate, load_rows
+from docqa.service import DocQA
+from docqa.store.keyword.ranking import DEFAULT_RANKING, RankingConstants
+
+SCOPES = ("corpus", "document")
+K = 3
+
+
+def company_of(row: EvalRow, pattern: re.Pattern[str]) -> str:
+    name = Path(row.doc or "").name
+    found = pattern.match(name)
+    return (found.group(1) if found else name).upper()
+
+
+def folds(companies: Sequence[str]) -> tuple[set[str], set[str]]:
+    """Two halves, by alternating over the sorted names: fixed, and blind to the questions."""
+    ordered = sorted(set(companies))
+    return set(ordered[0::2]), set(ordered[1::2])
+
+
+def grid_points(grid: Sequence[str]) -> list[dict[str, Any]]:
+    axes = []
+    for spec in grid:
+        name, _, values = spec.partition("=")
+        if name not in RankingConstants.names():
+            raise SystemExit(
+                f"--grid {spec}: no ranking constant {name!r} (known: {', '.join(RankingConstants.names())})"
+            )
+        kind = type(getattr(DEFAULT_RANKING, name))
+        chosen = [kind(v) for v in values.split(",") if v]
+        shipped = getattr(DEFAULT_RANKING, name)  # always tried: the dev figure is the shipped default's
+        axes.append([(name, v) for v in (chosen if shipped in chosen else [shipped, *chosen])])
+    return [dict(point) for point in itertools.product(*axes)]
+
+
+def ranks_of(qa: DocQA, rows: list[EvalRow], ids: dict[str, int], collection: str, scope: str) -> dict[str, int | None]:
+    """Each scored row's rank of its first hit (its page's where rows give pages)."""
+    found: dict[str, int | None] = {}
+
+    def keep(detail: dict[str, Any]) -> None:
+        found[detail["id"]] = detail["page_rank"] if detail["page_rank"] is not None or by_page else detail["rank"]
+
+    by_page = any(r.pages for r in rows)
+    evaluate(qa, rows, ids, collection, EvalOptions(retriever="bm25", ks=(K,), scope=scope, details=keep))  # type: ignore[arg-type]
+    return found
+
+
+def hits(ranks: dict[str, int | None], ids: set[str]) -> int:
+    return sum(1 for row_id in ids if (rank := ranks.get(row_id)) is not None and rank <= K)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--qa", type=Path, required=True)
+    parser.add_argument("--data-dir", type=Path, required=True, help="A data home; the set is ingested there once.")
+    parser.add_argument("--doc-field", default="doc_pdf")
+    parser.add_argument("--grid", action="append", default=[], help="name=v1,v2,... (repeat for a product grid)")
+    parser.add_argument("--group-pattern", default=r"([^_]+)_", help="Regex on the file name; group 1 is the company.")
+    parser.add_argument("--out", type=Path, default=None, help="Result file (default: bench/results, dated).")
+    args = parser.parse_args()
+
+    rows = load_rows(args.qa, args.doc_field)
+    settings = Settings.load(data_dir=args.data_dir)
+    qa = DocQA.open(settings, embedder=False, generator=False)
+    collection = f"crossval-{args.qa.parent.name}-{args.doc_field}"[:64]
+    try:
+        qa.ingest(sorted({args.qa.parent / r.doc for r in rows if r.doc}), collection)
+        ids = document_ids_for(qa, collection, args.qa.parent, rows)
+        scored = [r for r in rows if r.answerable and r.doc in ids]
+        pattern = re.compile(args.group_pattern)
+        company = {r.id: company_of(r, pattern) for r in scored}
+        first, second = folds(list(company.values()))
+        fold_rows = [{r.id for r in scored if company[r.id] in half} for half in (first, second)]
+        points = grid_points(args.grid) or [{}]
+        results = []
+        for point in points:
+            qa.store.ranking = replace(DEFAULT_RANKING, **point)
+            ranks = {scope: ranks_of(qa, scored, ids, collection, scope) for scope in SCOPES}
+            results.append({"point": point, "ranks": ranks})
+            figures = {scope: round(hits(ranks[scope], set(company)) / len(company), 4) for scope in SCOPES}
+            print(json.dumps({"point": point, f"recall@{K}": figures}), flush=True)
+        qa.store.ranking = DEFAULT_RANKING
+    finally:
+        qa.close()
+    report = _report(results, fold_rows, scored, first, second)
+    report.update(qa_file=str(args.qa), doc_field=args.doc_field, defaults=asdict(DEFAULT_RANKING))
+    out = args.out or new_result_path(f"crossval_{args.qa.parent.name}")
+    out.write_text(json.dumps(report, indent=2) + "\n")
+    print(json.dumps({k: v for k, v in report.items() if k not in ("points", "defaults")}, indent=2))
+    print(f"written {out}")
+
+
+def _score(result: dict[str, Any], ids: set[str]) -> int:
+    return sum(hits(result["ranks"][scope], ids) for scope in SCOPES)
+
+
+def _report(
+    results: list[dict[str, Any]], fold_rows: list[set[str]], scored: list[EvalRow], *companies: set[str]
+) -> dict[str, Any]:
+    everyone = {r.id for r in scored}
+    default = next(
+        (r for r in results if all(getattr(DEFAULT_RANKING, k) == v for k, v in r["point"].items())), results[0]
+    )
+    held_out = {scope: 0 for scope in SCOPES}
+    chosen = []
+    for n, rows in enumerate(fold_rows):
+        other = fold_rows[1 - n]
+        # the best on this fold; ties go to the shipped default, then to the grid's order
+        best = max(results, key=lambda r: (_score(r, rows), r is default))
+        chosen.append({"chosen_on": sorted(companies[n]), "point": best["point"], "scored_on_rows": len(other)})
+        for scope in SCOPES:
+            held_out[scope] += hits(best["ranks"][scope], other)
+    return {
+        "questions": len(everyone),
+        "folds": chosen,
+        f"fold_out_recall@{K}": {scope: round(held_out[scope] / len(everyone), 4) for scope in SCOPES},
+        f"dev_recall@{K}_defaults": {
+            scope: round(hits(default["ranks"][scope], everyone) / len(everyone), 4) for scope in SCOPES
+        },
+        "default_point": default["point"],
+        "points": [
+            {
+                "point": r["point"],
+                f"recall@{K}": {scope: round(hits(r["ranks"][scope], everyone) / len(everyone), 4) for scope in SCOPES},
+                "per_fold_hits": [[hits(r["ranks"][scope], rows) for scope in SCOPES] for rows in fold_rows],
+            }
+            for r in results
+        ],
+    }
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,78 @@
+"""A document's catalog entry (docqa.store.catalog) and the filters asks put on it: pure text, no store."""
+
+from __future__ import annotations
+
+import pytest
+
+from docqa.core.catalog_fields import parse_metadata
+from docqa.core.errors import InvalidRequestError
+from docqa.core.requests import where_pairs
+from docqa.store.catalog import matches, merged, read_catalog
+from tests.store.test_filings import CONTRACT, COVER_WITH_SYMBOLS
+
+
+def test_a_filing_is_catalogued_by_company_symbols_form_and_period() -> None:
+    entry = read_catalog("JNJ_2024Q2_10Q.pdf", COVER_WITH_SYMBOLS)
+    assert entry == {
+        "kind": "filing",
+        "form": "10-Q",
+        "company": "JOHNSON & JOHNSON",
+        "tickers": ["JNJ"],
+        "fiscal_year": 2024,  # the file name's year: the company's own count
+        "quarter": 2,
+        "period_end": "2023-06",
+    }
+
+
+def test_another_document_is_catalogued_by_its_title() -> None:
+    assert read_catalog("agency.txt", CONTRACT) == {"kind": "document", "title": "EXHIBIT 10.1"}
+
+
+@pytest.mark.parametrize(
+    ("where", "met"),
+    [
+        ([("company", "johnson & johnson")], True),
+        ([("company", "Johnson")], True),  # the first words of the name
+        ([("company", "jnj")], True),  # or a symbol
+        ([("company", "John")], False),  # not a word of it
+        ([("year", "2024"), ("form", "10-q")], True),
+        ([("year", "2023")], False),
+        ([("tags", "pharma")], True),  # a list field matches by item
+        ([("tags", "phar")], False),
+        ([("region", "EU")], False),  # a field the entry lacks
+    ],
+)
+def test_a_filter_matches_a_catalog_entry(where: list[tuple[str, str]], met: bool) -> None:
+    entry = merged(read_catalog("JNJ_2024Q2_10Q.pdf", COVER_WITH_SYMBOLS), {"tags": ["Pharma", "health"]})
+    assert matches(entry, where) is met
+
+
+def test_the_uploaders_fields_win_and_are_named_as_theirs() -> None:
+    entry = merged({"kind": "document", "title": "EXHIBIT 10.1"}, {"title": "Agency agreement", "year": 2000})
+    assert entry["title"] == "Agency agreement" and entry["user_fields"] == ["title", "year"]
+    assert matches(entry, [("year", "2000")])
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ("not json", "metadata: not JSON"),
+        ('["a"]', "a JSON object is expected"),
+        ('{"Company": "3M"}', "field names are 1-32 lowercase"),
+        ('{"company": {"name": "3M"}}', "must be a string, a number or a list of strings"),
+        ('{"tags": [1, 2]}', "must be a list of strings"),
+        ('{"title": "' + "x" * 300 + '"}', "too long"),
+        ('{"title": "\\ud800"}', "lone surrogate"),
+    ],
+)
+def test_bad_metadata_is_refused_saying_why(raw: str, message: str) -> None:
+    with pytest.raises(InvalidRequestError, match=message):
+        parse_metadata(raw)
+
+
+def test_where_pairs_from_json_and_from_the_command_line() -> None:
+    assert where_pairs({"company": "3M", "year": 2022}) == (("company", "3M"), ("year", "2022"))
+    assert where_pairs(["company=3M", "year=2022"]) == (("company", "3M"), ("year", "2022"))
+    for bad in (["company"], {"Company": "3M"}, {"year": True}, {"company": ""}, {"company": "\ud800"}):
+        with pytest.raises(InvalidRequestError, match="where"):
+            where_pairs(bad)  # type: ignore[arg-type]
