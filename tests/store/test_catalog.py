@@ -75,4 +75,4 @@ def test_where_pairs_from_json_and_from_the_command_line() -> None:
     assert where_pairs(["company=3M", "year=2022"]) == (("company", "3M"), ("year", "2022"))
     for bad in (["company"], {"Company": "3M"}, {"year": True}, {"company": ""}, {"company": "\ud800"}):
         with pytest.raises(InvalidRequestError, match="where"):
-            where_pairs(bad)  # type: ignore[arg-type]
+            where_pairs(bad)
