@@ -16,7 +16,9 @@ MAX_PROBLEMS = 10  # a body with a thousand bad fields is described by its first
 
 
 def error_body(kind: str, message: str) -> dict[str, dict[str, str]]:
-    return {"error": {"type": kind, "message": message}}
+    """docqa's error shape. A message that names what the client sent may hold a lone surrogate ("\\ud800",
+    which JSON carries and no encoder writes): it is written escaped, never as a 500."""
+    return {"error": {"type": kind, "message": message.encode("utf-8", "backslashreplace").decode("utf-8")}}
 
 
 async def docqa_error(_request: Request, exc: Exception) -> JSONResponse:

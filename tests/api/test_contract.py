@@ -195,3 +195,23 @@ def test_every_ask_route_answers_429_with_retry_after_while_the_queue_is_full(
             stream.cancel()
         fake_generator.paused.clear()
     assert httpx.post(f"{fake_server}/v1/ask", json={"question": QUESTION}, timeout=30).status_code == 200
+
+
+SURROGATE_BODIES = [
+    ("/v1/ask", b'{"question": "hours", "collection": "\\ud800"}'),
+    ("/v1/ask", b'{"question": "hours", "where": {"company": "\\ud800"}}'),
+    ("/v1/chat/completions", b'{"model": "docqa/\\ud800", "messages": [{"role": "user", "content": "hours"}]}'),
+    ("/v1/chat/completions", b'{"model": "gpt\\ud800", "messages": [{"role": "user", "content": "hours"}]}'),
+    ("/v1/tokenize", b'{"prompt": "\\ud800"}'),
+    ("/v1/completions", b'{"prompt": "a \\ud800"}'),
+    ("/v1/embeddings", b'{"input": ["fine", "\\ud800"]}'),
+    ("/v1/collections", b'{"name": "\\ud800"}'),
+]
+
+
+@pytest.mark.parametrize(("route", "body"), SURROGATE_BODIES)
+def test_a_lone_surrogate_in_any_field_is_a_4xx_in_docqas_shape(fake_server: str, route: str, body: bytes) -> None:
+    """Issue 41, item 1: the error message echoed the name and could not be encoded: a 500."""
+    r = httpx.post(f"{fake_server}{route}", content=body, headers={"content-type": "application/json"}, timeout=30)
+    assert 400 <= r.status_code < 500, (route, r.status_code, r.text)
+    assert r.json()["error"]["message"]

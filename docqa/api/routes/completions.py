@@ -12,15 +12,16 @@ import json
 import time
 import uuid
 from collections.abc import AsyncIterator
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from docqa.api.deps import ServerDep
 from docqa.core.errors import InvalidRequestError
+from docqa.core.requests import is_unicode_text
 from docqa.core.sampling_params import SamplingParams
 from docqa.core.streams import GenerationStream, GenEvent
 
@@ -34,9 +35,19 @@ class IncludeUsage(BaseModel):
     include_usage: bool = False
 
 
+def _unicode(text: str) -> str:
+    """A text a tokenizer can read: JSON carries lone surrogates ("\\ud800") that no encoder writes."""
+    if not is_unicode_text(text):
+        raise ValueError("holds a lone surrogate (\\ud800-\\udfff): not Unicode text")
+    return text
+
+
+UnicodeText = Annotated[str, AfterValidator(_unicode)]
+
+
 class CompletionBody(BaseModel):
     model_config = ConfigDict(extra="ignore")  # OpenAI's other fields (n, logprobs, ...) are not served
-    prompt: str = Field(min_length=1)
+    prompt: UnicodeText = Field(min_length=1)
     model: str | None = None
     max_tokens: int = Field(default=256, ge=1)
     temperature: float = Field(default=1.0, ge=0.0)
@@ -64,7 +75,7 @@ class CompletionBody(BaseModel):
 
 
 class TokenizeBody(BaseModel):
-    prompt: str
+    prompt: UnicodeText
 
 
 # Texts in one embeddings request: docqa's own client sends 16 chunks of up to 4k tokens.
@@ -73,7 +84,7 @@ MAX_EMBED_INPUTS = 256
 
 class EmbeddingsBody(BaseModel):
     model_config = ConfigDict(extra="ignore")  # encoding_format, dimensions, user: not served
-    input: str | list[str] = Field(description="A text or a list of texts.")
+    input: UnicodeText | list[UnicodeText] = Field(description="A text or a list of texts.")
     model: str | None = None
     input_type: Literal["query", "document"] = Field(
         default="document",
