@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import re
+import unicodedata
 from pathlib import Path
 
 from docqa.core.errors import ReadError
@@ -123,7 +124,22 @@ def _why_no_ocr(extracted: PageTexts, empty: list[int], ocr: OcrOptions | None) 
 
 
 def decode_text(data: bytes) -> tuple[str, list[str]]:
-    """Decode a text file: UTF-8 (with or without BOM), UTF-16 with BOM, else a detected encoding."""
+    """Decode a text file: UTF-8 (with or without BOM), UTF-32 or UTF-16 with BOM, UTF-16 without, else a
+    detected encoding. NUL bytes past the start (where the binary check looks) are dropped and said: no
+    text holds them, and Postgres cannot store them."""
+    text, warnings = _decoded(data)
+    if "\x00" in text:
+        warnings = [*warnings, f"{text.count(chr(0))} NUL characters removed"]
+        text = text.replace("\x00", "")
+    return text, warnings
+
+
+def _decoded(data: bytes) -> tuple[str, list[str]]:
+    if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):  # before UTF-16's: FF FE begins both
+        try:
+            return data.decode("utf-32"), ["decoded as UTF-32"]
+        except UnicodeDecodeError as exc:
+            raise ReadError(f"starts with a UTF-32 byte-order mark but is not UTF-32 (byte {exc.start})") from None
     if data.startswith(b"\xef\xbb\xbf"):
         return data[3:].decode("utf-8", errors="replace"), []
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -147,7 +163,8 @@ def decode_text(data: bytes) -> tuple[str, list[str]]:
 
 def _utf16_without_bom(data: bytes) -> tuple[str, list[str]]:
     """Text in UTF-16 with no byte-order mark: Latin-script text has a NUL in nearly every other byte (odd
-    ones for little-endian). Anything else with NUL bytes is binary."""
+    ones for little-endian); Chinese text has few NULs, but decodes to characters that are nearly all
+    printable letters, which binary content does not. Anything else with NUL bytes is binary."""
     head = data[:8192]
     even, odd = head[0::2].count(0), head[1::2].count(0)
     half = max(len(head) // 2, 1)
@@ -157,7 +174,23 @@ def _utf16_without_bom(data: bytes) -> tuple[str, list[str]]:
                 return data.decode(encoding), [f"decoded as {encoding.upper()} (no byte-order mark)"]
             except UnicodeDecodeError:
                 break
+    if len(data) % 2 == 0:
+        for encoding in ("utf-16-le", "utf-16-be"):
+            try:
+                text = data.decode(encoding)
+            except UnicodeDecodeError:
+                continue
+            if _reads_as_text(text[:4096]):
+                return text, [f"decoded as {encoding.upper()} (no byte-order mark)"]
     raise ReadError("binary content (NUL bytes): this is not a text file")
+
+
+def _reads_as_text(sample: str) -> bool:
+    """Nearly every character a printable one or white space, and no private-use or unassigned ones."""
+    good = sum(
+        1 for c in sample if (c.isprintable() or c in "\n\r\t\f") and unicodedata.category(c) not in ("Co", "Cn")
+    )
+    return bool(sample) and good >= 0.97 * len(sample)
 
 
 def read_text(path: Path) -> ParsedDocument:

@@ -103,6 +103,35 @@ def test_a_broken_utf16_file_fails_with_a_reason(tmp_path: Path) -> None:
         read_document(path)
 
 
+@pytest.mark.parametrize("encoding", ["utf-32", "utf-32-be"])
+def test_utf32_with_its_byte_order_mark_is_read_as_utf32(tmp_path: Path, encoding: str) -> None:
+    """Issue 41, item 7: FF FE 00 00 starts UTF-16's mark too; it was read as UTF-16, NUL-separated letters."""
+    path = tmp_path / "notes.txt"
+    text = "Either party may terminate on sixty days notice."
+    path.write_bytes(("\ufeff" + text).encode(encoding) if encoding.endswith("be") else text.encode(encoding))
+    doc = read_document(path)
+    assert doc.pages[0].text == text and doc.warnings == ["decoded as UTF-32"]
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+def test_chinese_utf16_without_its_byte_order_mark_is_read(tmp_path: Path, encoding: str) -> None:
+    """Issue 41, item 15: Chinese in UTF-16 has few NUL bytes; it failed as 'binary content'."""
+    path = tmp_path / "合同.txt"
+    text = "合同约定租金每月一千元，由承租人于每月五日前支付。\n" * 40
+    path.write_bytes(text.encode(encoding))
+    doc = read_document(path)
+    assert doc.pages[0].text == text and doc.warnings == [f"decoded as {encoding.upper()} (no byte-order mark)"]
+
+
+def test_nul_bytes_past_the_start_are_dropped_and_said(tmp_path: Path) -> None:
+    """Issue 41, item 2: NUL bytes after the first 8 KB passed the binary check and broke Postgres."""
+    path = tmp_path / "log.txt"
+    path.write_bytes(b"The rent is due monthly. " * 400 + b"\x00\x00Late fees apply.")
+    doc = read_document(path)
+    assert "\x00" not in doc.pages[0].text and doc.pages[0].text.endswith("Late fees apply.")
+    assert doc.warnings == ["2 NUL characters removed"]
+
+
 def test_form_feeds_are_page_breaks(tmp_path: Path) -> None:
     path = tmp_path / "pages.txt"
     path.write_text("one\fTwo\fthree", encoding="utf-8")
