@@ -15,7 +15,7 @@ from docqa.core.settings import IngestSettings
 from docqa.service import DocQA
 from tests.support.fake_generator import FakeGenerator
 from tests.support.live_server import free_port, serve_app
-from tests.support.paths import make_settings
+from tests.support.paths import SAMPLE_DOCS, make_settings
 from tests.support.postgres import TestPostgres
 
 
@@ -97,3 +97,31 @@ def test_a_database_gone_mid_run_is_a_503_naming_it(
         r = request()
         assert r.status_code == 503, r.text
         assert r.json()["error"]["type"] == "DatabaseUnavailableError" and name in r.json()["error"]["message"]
+
+
+def test_a_queued_upload_with_a_pdf_password_is_ingested_in_the_request(
+    fake_generator: FakeGenerator, tmp_path: Path, postgres_url: str
+) -> None:
+    """Issue 41, item 4: the password of a queued upload was dropped and its job failed 'password required'.
+    A password is never stored with a job: such an upload is ingested in the request."""
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter()
+    for page in PdfReader(SAMPLE_DOCS / "annual_report_2025.pdf").pages:
+        writer.add_page(page)
+    writer.encrypt(user_password="s3cret", owner_password="owner", algorithm="AES-128")
+    locked = tmp_path / "locked.pdf"
+    with locked.open("wb") as fh:
+        writer.write(fh)
+    settings = make_settings(tmp_path / "data", database_url=postgres_url, ingest=IngestSettings(uploads="queue"))
+    qa = DocQA(settings, None, fake_generator)
+    try:
+        with serve_app(qa.settings, qa, free_port()) as base:
+            url = f"{base}/v1/collections/vault/documents"
+            parts = [("files", ("locked.pdf", locked.read_bytes(), "application/pdf"))]
+            r = httpx.post(url, files=parts, data={"password": "s3cret"}, timeout=60)
+            assert r.status_code == 200 and r.json()["added"] == 1, r.text
+            queued = httpx.post(url, files=[("files", ("notes.txt", b"Rent is due monthly.", "text/plain"))])
+            assert queued.status_code == 202  # without a password uploads still queue
+    finally:
+        qa.close()

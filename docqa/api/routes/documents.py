@@ -111,7 +111,10 @@ async def upload(name: str, request: Request, qa: QADep, settings: SettingsDep) 
                 sources.append(Source(path, f"upload:{display}", display, metadata))
             if not sources:
                 raise HTTPException(415, "; ".join(f"{f.path}: {f.error}" for f in rejected))
-            if qa.queues_uploads:  # kept in the database for `docqa worker`: 202 with each job's status URL
+            given = form.get("password")  # for encrypted PDFs; never logged or stored
+            password = given if isinstance(given, str) and given else None
+            # A password is never kept in the database: an upload that sends one is ingested in the request.
+            if qa.queues_uploads and password is None:  # kept for `docqa worker`: 202 with each job's status URL
                 jobs = await run_in_threadpool(_enqueue, qa, name, sources)
                 return JSONResponse(
                     {
@@ -121,10 +124,7 @@ async def upload(name: str, request: Request, qa: QADep, settings: SettingsDep) 
                     },
                     status_code=202,
                 )
-            password = form.get("password")  # for encrypted PDFs; never logged or stored
-            report = await run_in_threadpool(
-                qa.ingest_sources, sources, name, None, password if isinstance(password, str) else None
-            )
+            report = await run_in_threadpool(qa.ingest_sources, sources, name, None, password)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     finally:
