@@ -17,6 +17,7 @@ from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
+    SettingsError,
     TomlConfigSettingsSource,
 )
 
@@ -336,6 +337,12 @@ class Settings(BaseSettings):
             return cls(**overrides)
         except ValidationError as exc:
             raise ConfigError(f"invalid settings: {describe_errors(exc)}") from None
+        except SettingsError as exc:  # DOCQA_API='notjson': a group is a JSON object, or set field by field
+            field = re.search(r'field "(\w+)"', str(exc))
+            name = f"DOCQA_{field.group(1).upper()}" if field else "a DOCQA_ variable"
+            raise ConfigError(
+                f"invalid settings: {name} is not a JSON object; set its fields one by one ({name}_<FIELD>)"
+            ) from None
 
     @property
     def database_path(self) -> Path:
@@ -353,7 +360,13 @@ class Settings(BaseSettings):
 _POSTGRES_URL = re.compile(r"postgres(?:ql)?(?:\+\w+)?://", re.IGNORECASE)
 # Settings whose values may hold credentials (a database URL's password, an API key, an object store's
 # secret): an error names them without their value.
-_SECRET_FIELD = re.compile(r"(key|secret|password|url|store|endpoint)$")
+_SECRET_FIELD = re.compile(r"(keys?|secrets?|passwords?|url|store|endpoint)$")
+
+
+def _may_hold_a_secret(loc: list[str]) -> bool:
+    """A field named like a credential (DOCQA_API_KEYS, an item of it), or a whole group given at once
+    (DOCQA_API='...': it may hold the keys)."""
+    return any(_SECRET_FIELD.search(part) for part in loc) or (len(loc) == 1 and loc[0] in _GROUPS)
 
 
 def describe_errors(exc: ValidationError) -> str:
@@ -365,8 +378,15 @@ def describe_errors(exc: ValidationError) -> str:
         name = "DOCQA_" + "_".join(loc).upper()
         if not loc:
             parts.append(reason)
-        elif error["type"] == "value_error" or _SECRET_FIELD.search(loc[-1]):  # a rule's own words; no secret
+        elif error["type"] == "value_error" or _may_hold_a_secret(loc):  # a rule's own words; no secret
             parts.append(f"{name}: {reason}")
         else:
             parts.append(f"{name}={error.get('input')!r}: {reason}")
     return "; ".join(parts)
+
+
+_GROUPS = frozenset(
+    name
+    for name, field in Settings.model_fields.items()
+    if isinstance(field.annotation, type) and issubclass(field.annotation, BaseModel)
+)

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from docqa.core.errors import ConfigError
 from docqa.core.settings import Settings
 
 
@@ -44,6 +45,19 @@ def test_bad_values_are_refused_with_the_field_named(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("DOCQA_CHUNKING_OVERLAP_TOKENS", "256")
     with pytest.raises(ValidationError, match="overlap_tokens must be smaller"):
         Settings()
+
+
+def test_errors_name_secret_settings_without_their_values(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Issue 41, item 9: DOCQA_API_KEYS' value was printed (the pattern matched 'key', not 'keys'), and a
+    group set as a string (DOCQA_API=notjson) was a traceback."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError, match="DOCQA_API_KEYS: Input should be a valid string") as bad_keys:
+        Settings.load(api={"keys": 123456789})
+    assert "123456789" not in str(bad_keys.value)
+    monkeypatch.setenv("DOCQA_API", "notjson-s3cret")
+    with pytest.raises(ConfigError, match="DOCQA_API is not a JSON object") as bad_group:
+        Settings.load()
+    assert "s3cret" not in str(bad_group.value)
 
 
 def test_every_field_is_described() -> None:
