@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
 
 from docqa.cli.options import common_options, emit_json, make_settings
 from docqa.service.database import SchemaState, database_status, upgrade_database
+
+
+NEEDS_UPGRADE = 3  # `docqa db status`'s exit code when the schema is behind
 
 
 @click.group("db")
@@ -41,7 +45,10 @@ def upgrade(as_json: bool, data_dir: Path | None, verbose: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @common_options
 def status(as_json: bool, data_dir: Path | None, verbose: bool) -> None:
-    """Which schema revision the database has, and which this docqa needs."""
+    """Which schema revision the database has, and which this docqa needs. Exits 3 when it needs
+    `docqa db upgrade`, so that a deployment script can tell."""
     state = database_status(make_settings(data_dir, verbose))
     current = "up to date" if state.after == state.head else "needs `docqa db upgrade`"
     _report(state, as_json, f"schema {state.after or '(none)'}, this docqa needs {state.head}: {current}")
+    if state.after != state.head:
+        sys.exit(NEEDS_UPGRADE)

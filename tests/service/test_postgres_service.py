@@ -61,15 +61,16 @@ def test_cli_ingests_lists_and_upgrades_on_postgres(tmp_path: Path, postgres_url
     env = {"DOCQA_DATABASE_URL": postgres_url, "DOCQA_DATA_DIR": str(tmp_path / "home")}
     runner = CliRunner()
     status = runner.invoke(main, ["db", "status", "--json"], env=env)
-    assert status.exit_code == 0 and json.loads(status.output)["revision"] is None  # a new, empty database
+    assert status.exit_code == 3 and json.loads(status.output)["revision"] is None  # a new database: upgrade it
     first = runner.invoke(main, ["db", "upgrade"], env=env)
-    assert first.exit_code == 0 and "schema (none) -> 0003" in first.output
-    assert "already at schema 0003" in runner.invoke(main, ["db", "upgrade"], env=env).output
+    assert first.exit_code == 0 and "schema (none) -> 0004" in first.output
+    assert "already at schema 0004" in runner.invoke(main, ["db", "upgrade"], env=env).output
     ingest = runner.invoke(main, ["ingest", str(SAMPLE_DOCS / "services_agreement_en.txt")], env=env)
     assert ingest.exit_code == 0, ingest.output
     listed = runner.invoke(main, ["docs", "list", "--json"], env=env)
     assert listed.exit_code == 0 and "services_agreement_en.txt" in listed.output
     assert runner.invoke(main, ["check"], env=env).exit_code == 0
+    assert runner.invoke(main, ["db", "status"], env=env).exit_code == 0  # up to date
 
 
 def test_an_unreachable_database_is_named_without_its_password(tmp_path: Path) -> None:
