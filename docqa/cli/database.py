@@ -10,7 +10,6 @@ import click
 from docqa.cli.options import common_options, emit_json, make_settings
 from docqa.service.database import SchemaState, database_status, upgrade_database
 
-
 NEEDS_UPGRADE = 3  # `docqa db status`'s exit code when the schema is behind
 
 
