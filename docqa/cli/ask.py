@@ -76,12 +76,14 @@ def ask(
             emit_json(qa.ask(request).as_dict())
             return
         citations: list[Citation] = []
+        ending: DoneEvent | None = None
         channel = None
         reading = ReadingLine()
         for event in qa.stream(request):
             reading.show(event)
             if isinstance(event, CitationsEvent | DoneEvent):  # done carries them refined by the answer
                 citations = event.citations
+                ending = event if isinstance(event, DoneEvent) else ending
                 for warning in event.warnings if isinstance(event, CitationsEvent) else ():
                     click.secho(f"warning: {warning}", fg="yellow", err=True)
             elif isinstance(event, ReasoningDelta | AnswerDelta):
@@ -92,6 +94,8 @@ def ask(
             elif isinstance(event, ErrorEvent):
                 raise click.ClickException(event.message)
         click.echo("\n")
+        if ending is not None and (note := ending_note(ending)):
+            click.secho(note, fg="yellow")
         if citations:
             click.echo("Sources:")
             for c in citations:
@@ -104,3 +108,18 @@ def ask(
         os._exit(130)
     finally:
         qa.close()
+
+
+_ENDINGS = {
+    "length": "(cut: the answer reached its token limit; --max-tokens N allows more)",
+    "repetition": "(stopped: the model began repeating itself)",
+}
+
+
+def ending_note(done: DoneEvent) -> str | None:
+    """One line on why the answer ended, where a reader could not tell from the text: a replay from the
+    answer cache, a cut at the token limit, a stop at a repetition."""
+    notes = [_ENDINGS[done.finish_reason]] if done.finish_reason in _ENDINGS else []
+    if done.cached:
+        notes.append("(from the answer cache: asked before; --no-cache asks again)")
+    return " ".join(notes) or None

@@ -136,5 +136,19 @@ def eval_(
     for category, figures in result["by_category"].items():
         click.echo(f"  {category:{width}}  {figures['questions']:5d}  recall@3 {figures['recall@3']:.3f}")
     if "answers" in result:
-        click.echo(f"answers: {result['answers']}")
+        click.echo(answers_line(result["answers"]))
     sys.stdout.flush()
+
+
+def answers_line(quality: dict[str, Any]) -> str:
+    """`--answers`'s figures as a person reads them (the JSON keeps the dict)."""
+
+    def share(value: float | None) -> str:
+        return "-" if value is None else f"{value:.1%}"
+
+    f1 = "-" if quality.get("f1") is None else f"{quality['f1']:.3f}"
+    return (
+        f"answers: token F1 {f1} over {quality['answered']} answerable questions, declined "
+        f"{share(quality['declined_when_answerable'])} of them; declined {share(quality['declined_when_impossible'])} "
+        f"of {quality['impossible']} questions the documents do not answer"
+    )

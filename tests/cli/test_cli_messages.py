@@ -118,3 +118,18 @@ def test_a_bad_setting_is_one_line_naming_its_variable_not_a_traceback(tmp_path:
     proc = subprocess.run([*DOCQA, "docs", "list"], capture_output=True, text=True, env=env, timeout=60)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr and "secret" not in proc.stderr
     assert "invalid settings: DOCQA_DATABASE_URL: not a Postgres URL" in proc.stderr
+
+
+def test_the_cli_says_why_an_answer_ended() -> None:
+    """Issue 40, item 5: a cut at the token limit, a repetition stop and a cached replay were silent."""
+    from docqa.cli.ask import ending_note
+    from docqa.core.events import DoneEvent
+    from docqa.core.types import Timings
+
+    def done(reason: str, cached: bool = False) -> DoneEvent:
+        return DoneEvent(Timings(), reason, cached=cached)
+
+    assert ending_note(done("stop")) is None
+    assert "token limit" in (ending_note(done("length")) or "")
+    assert "repeating" in (ending_note(done("repetition")) or "")
+    assert "answer cache" in (ending_note(done("stop", cached=True)) or "")

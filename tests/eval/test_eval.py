@@ -159,3 +159,23 @@ def test_a_follow_up_row_is_searched_with_its_conversation(tmp_path: Path) -> No
     assert row.earlier == ("Tell me about the supply contract.",)
     assert row.request("c", None).search_text() == "Tell me about the supply contract.\nAnd who signed it?"
     assert row.request("c", 7).document_id == 7 and not row.request("c", 7).use_cache
+
+
+def test_the_answers_figures_read_as_a_sentence_not_a_dict() -> None:
+    """Issue 40, item 7: `eval --answers` printed a Python dict."""
+    from docqa.cli.eval import answers_line
+
+    line = answers_line(
+        {
+            "answered": 10,
+            "f1": 0.4123,
+            "declined_when_answerable": 0.1,
+            "impossible": 4,
+            "declined_when_impossible": 0.75,
+        }
+    )
+    assert line == (
+        "answers: token F1 0.412 over 10 answerable questions, declined 10.0% of them; "
+        "declined 75.0% of 4 questions the documents do not answer"
+    )
+    assert "{" not in line
