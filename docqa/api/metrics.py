@@ -124,6 +124,14 @@ class _LiveState(Collector):
         yield lookups
 
 
+# HTTP's methods: any other a client invents ("X1Q") is counted as OTHER, so that no client can add series.
+KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"})
+
+
+def metric_method(method: str) -> str:
+    return method if method in KNOWN_METHODS else "OTHER"
+
+
 class RequestCounter:
     """Counts every HTTP request by method, route template (never the raw path) and status, and writes
     one access-log line for it ("POST /v1/ask 200 812 ms") on the `docqa.access` logger: the route
@@ -150,7 +158,8 @@ class RequestCounter:
             await self.app(scope, receive, tracking_send)
         finally:
             route = getattr(scope.get("route"), "path", "unmatched")
-            self.metrics.requests.labels(scope["method"], route, str(status)).inc()
+            method = metric_method(scope["method"])
+            self.metrics.requests.labels(method, route, str(status)).inc()
             ms = (time.perf_counter() - started) * 1000
             shown = route if route != "unmatched" else scope["path"][:200]  # refused before routing: the path
-            access_logger.info("%s %s %d %.0f ms", scope["method"], shown, status, ms)
+            access_logger.info("%s %s %d %.0f ms", method, shown, status, ms)

@@ -215,3 +215,11 @@ def test_a_lone_surrogate_in_any_field_is_a_4xx_in_docqas_shape(fake_server: str
     r = httpx.post(f"{fake_server}{route}", content=body, headers={"content-type": "application/json"}, timeout=30)
     assert 400 <= r.status_code < 500, (route, r.status_code, r.text)
     assert r.json()["error"]["message"]
+
+
+def test_invented_http_methods_add_no_metric_series(fake_server: str) -> None:
+    """Issue 41, item 10: each invented method ('X1Q /health') added series to /metrics, without bound."""
+    for n in range(20):
+        httpx.request(f"X{n}Q", f"{fake_server}/health", timeout=10)
+    metrics = httpx.get(f"{fake_server}/metrics", timeout=10).text
+    assert 'method="X1Q"' not in metrics and 'method="OTHER"' in metrics
