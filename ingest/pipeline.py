@@ -80,6 +80,7 @@ class _Prepared:
     error: str | None = None
     unreadable: bool = False  # could not even be hashed: nothing is recorded for it
     recipe: str = ""  # how this docqa reads and chunks it (ingest_recipe)
+    twin: DocumentRow | None = None  # a stored document with the same bytes under another name
 
     @property
     def unchanged(self) -> bool:
@@ -154,6 +155,7 @@ class Ingestor:
             upcoming = [read_ahead.submit(self._read, collection, s, password) for s in sources[:1]]
             outcomes: list[FileResult | Future[FileResult]] = []
             writing: Future[FileResult] | None = None
+            first_with: dict[str, str] = {}  # content hash -> the name it was first met under in this run
             try:
                 for i, source in enumerate(sources):
                     waited = time.monotonic()
@@ -161,6 +163,11 @@ class Ingestor:
                     report.seconds_waiting_for_reads += time.monotonic() - waited
                     if i + 1 < len(sources):
                         upcoming.append(read_ahead.submit(self._read, collection, sources[i + 1], password))
+                    if prepared.sha and prepared.existing is None and prepared.sha in first_with:
+                        outcomes.append(same_content(source.name, first_with[prepared.sha]))
+                        continue
+                    if prepared.sha and prepared.error is None:
+                        first_with.setdefault(prepared.sha, source.name)
                     embedding = time.monotonic()
                     outcome = self._ingest_one(collection, source, prepared, i, len(sources), progress)
                     report.seconds_embedding += time.monotonic() - embedding
@@ -202,6 +209,10 @@ class Ingestor:
         )
         if prepared.unchanged:
             return prepared
+        if prepared.existing is None:  # a new name: the same bytes stored under another one are that document
+            prepared.twin = self._store.document_with_content(collection.id, sha, source.key)
+            if prepared.twin is not None:
+                return prepared
         try:
             if size > self._limits.max_file_mb * 1024 * 1024:
                 raise ReadError(f"file is {size / 2**20:.0f} MiB, over the {self._limits.max_file_mb} MiB limit")
@@ -242,6 +253,9 @@ class Ingestor:
         if prepared.unreadable:
             return FileResult(source.name, "failed", error=prepared.error)
         size, sha, existing = prepared.size, prepared.sha, prepared.existing
+        if prepared.twin is not None:
+            emit("done", pages=prepared.twin.pages, chunks=prepared.twin.n_chunks)
+            return same_content(source.name, prepared.twin.name, prepared.twin)
         if existing is not None and prepared.unchanged:
             if source.metadata:  # the same file, now with its uploader's fields: only the catalog changes
                 self._store.set_catalog_fields(existing.id, source.metadata)
@@ -343,3 +357,12 @@ class Ingestor:
             collection_id=collection.id, source=source.key, name=source.name, sha256=sha, size_bytes=size, error=error
         )
         return FileResult(source.name, "failed", doc_id, error=error)
+
+
+def same_content(name: str, twin_name: str, twin: DocumentRow | None = None) -> FileResult:
+    """A file whose bytes are already a document of the collection under another name: not stored again,
+    reported as that document."""
+    note = f"same content as {twin_name}: not stored again"
+    if twin is None:  # met earlier in this run: its document is being written
+        return FileResult(name, "unchanged", warnings=[note])
+    return FileResult(name, "unchanged", twin.id, twin.pages, twin.n_chunks, twin.n_tokens, warnings=[note])

@@ -147,6 +147,9 @@ def docs_list(collection: str | None, as_json: bool, data_dir: Path | None, verb
     click.echo(f"{'ID':>5}  {'STATUS':9} {'PAGES':>5} {'CHUNKS':>6}  NAME")
     for d in rows:
         click.echo(f"{d['id']:>5}  {d['status']:9} {d['pages']:>5} {d['chunks']:>6}  {d['name']}")
+        source = str(d["source"])
+        shown = f"{source.removeprefix('upload:')} (uploaded)" if source.startswith("upload:") else source
+        click.echo(f"       from {shown}")
         if d["catalog"]:
             click.echo(f"       {catalog_line(d['catalog'])}")
         if d["error"]:

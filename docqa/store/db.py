@@ -161,6 +161,22 @@ class Store(ChunkReads):
                 select(DocumentRow).where(DocumentRow.collection_id == collection_id, DocumentRow.source == source)
             )
 
+    def document_with_content(self, collection_id: int, sha256: str, other_than: str) -> DocumentRow | None:
+        """A ready document of the collection with these very bytes, stored under another source (the
+        same file at another path, or uploaded under another name)."""
+        with self.session() as s:
+            return s.scalar(
+                select(DocumentRow)
+                .where(
+                    DocumentRow.collection_id == collection_id,
+                    DocumentRow.sha256 == sha256,
+                    DocumentRow.status == "ready",
+                    DocumentRow.source != other_than,
+                )
+                .order_by(DocumentRow.id)
+                .limit(1)
+            )
+
     def documents(self, collection_id: int) -> list[DocumentRow]:
         with self.session() as s:
             stmt = select(DocumentRow).where(DocumentRow.collection_id == collection_id)

@@ -332,3 +332,25 @@ def test_close_frees_the_models_open_loaded_and_leaves_handed_in_ones(tmp_path: 
         pass
     assert mine.embed_query("the supplier").shape == (32,)
     mine.close()
+
+
+def test_the_same_bytes_under_another_name_are_one_document(tmp_path: Path) -> None:
+    """Issue 42, item 2: a byte-identical copy at another path, or twice in one run, became a second document."""
+    folder = tmp_path / "contracts"
+    (folder / "a").mkdir(parents=True)
+    (folder / "b").mkdir()
+    body = "The supplier ships the goods within ten days of each order."
+    (folder / "a" / "supply.txt").write_text(body)
+    (folder / "b" / "supply copy.txt").write_text(body)  # one run: met twice
+    (folder / "b" / "other.txt").write_text("Disputes go to arbitration in Geneva.")
+    with DocQA(make_settings(tmp_path / "data"), None, None) as qa:
+        report = qa.ingest([folder])
+        statuses = {f.path: (f.status, f.warnings) for f in report.files}
+        assert statuses["supply copy.txt"] == ("unchanged", ["same content as supply.txt: not stored again"])
+        assert sorted(d.name for d in qa.documents()) == ["other.txt", "supply.txt"]
+        later = tmp_path / "later copy.txt"  # a later run: reported as the stored document
+        shutil.copy(folder / "a" / "supply.txt", later)
+        again = qa.ingest([later]).files[0]
+        first = next(d for d in qa.documents() if d.name == "supply.txt")
+        assert (again.status, again.document_id) == ("unchanged", first.id) and again.warnings
+        assert len(qa.documents()) == 2
