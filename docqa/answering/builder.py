@@ -15,6 +15,7 @@ from docqa.answering.prompting import PromptPlan
 from docqa.answering.runaway import RunawayWatch
 from docqa.answering.support import claims_for, supporting_passage
 from docqa.answering.thinking import Channel, ThinkSplitter
+from docqa.core.errors import DocqaError
 from docqa.core.events import (
     AnswerDelta,
     AskEvent,
@@ -61,6 +62,7 @@ class AnswerBuilder:
         self.timings = Timings(retrieval_ms=retrieval_ms, prompt_tokens=plan.prompt_tokens)
         self.finish_reason = "stop"
         self.error: str | None = None
+        self.failure: DocqaError | None = None  # the domain error behind `error`, where the generator gave one
         self.done = False  # the answer has ended here: its generator's stream is to be cancelled
         self._watch = RunawayWatch()
         self._pieces = 0
@@ -86,8 +88,9 @@ class AnswerBuilder:
         self.timings.total_ms = (time.perf_counter() - self._started) * 1000
         if event.kind == "failed":
             self.error = event.text
+            self.failure = event.error
             self.finish_reason = "error"
-            return [*out, ErrorEvent(event.text)]
+            return [*out, ErrorEvent(event.text, event.error)]
         self.finish_reason = event.finish_reason
         self.timings.prompt_tokens = event.prompt_tokens or self.timings.prompt_tokens
         self.timings.completion_tokens = event.completion_tokens

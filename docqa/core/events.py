@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
+from docqa.core.errors import DocqaError
 from docqa.core.types import Citation, Mode, Timings
 
 EventKind = Literal["citations", "progress", "reasoning", "answer", "done", "error"]
@@ -89,6 +90,7 @@ class DoneEvent:
 @dataclass(frozen=True)
 class ErrorEvent:
     message: str
+    error: DocqaError | None = field(default=None, compare=False)  # its type decides the HTTP status
     kind: ClassVar[EventKind] = "error"
 
     def as_dict(self) -> dict[str, object]:

@@ -8,10 +8,10 @@ import queue
 import threading
 from collections import deque
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Generic, Literal, Protocol, TypeVar
 
-from docqa.core.errors import BusyError
+from docqa.core.errors import BusyError, DocqaError
 
 
 @dataclass(frozen=True)
@@ -22,6 +22,8 @@ class GenEvent:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     prompt_done: int = 0  # progress: prompt tokens read so far (cached ones included), of prompt_tokens
+    # failed: the domain error, where one says what failed (an endpoint's timeout: 504), kept to the client
+    error: DocqaError | None = field(default=None, compare=False)
 
     @property
     def final(self) -> bool:

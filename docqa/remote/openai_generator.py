@@ -204,9 +204,11 @@ class OpenAIGenerator:
                 )
             )
         except httpx.TimeoutException:
-            stream.put(GenEvent("failed", text=str(self._timed_out("send the next token"))))
+            timed_out = self._timed_out("send the next token")
+            stream.put(GenEvent("failed", text=str(timed_out), error=timed_out))
         except (httpx.HTTPError, ValueError, DocqaError) as exc:
-            stream.put(GenEvent("failed", text=f"LLM endpoint {self.base_url} failed mid-answer: {exc}"))
+            failed = EndpointError(f"LLM endpoint {self.base_url} failed mid-answer: {exc}")
+            stream.put(GenEvent("failed", text=str(failed), error=failed))
         finally:
             response.close()  # a cancelled request is closed upstream too
             with self._lock:

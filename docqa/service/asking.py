@@ -255,8 +255,8 @@ class AskRun:
         if self._cached is not None:
             return self._cached
         assert self._builder is not None
-        if self._builder.error is not None:
-            raise DocqaError(self._builder.error)
+        if self._builder.error is not None:  # an endpoint's timeout stays a 504, its failure a 502
+            raise self._builder.failure or DocqaError(self._builder.error)
         return self._builder.result()
 
     def _submit(self, loop: asyncio.AbstractEventLoop | None = None) -> GenerationStream | None:

@@ -8,13 +8,17 @@ import threading
 import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
+from pathlib import Path
 
+import httpx
 import pytest
 
 from docqa.core.errors import BusyError, EndpointError, EndpointTimeoutError
 from docqa.core.sampling_params import NON_THINKING_SAMPLING
 from docqa.remote.openai_generator import OpenAIGenerator
-from tests.support.live_server import free_port
+from docqa.service import DocQA
+from tests.support.live_server import free_port, serve_app
+from tests.support.paths import SAMPLE_DOCS, make_settings
 
 Behaviour = Callable[[BaseHTTPRequestHandler], None]
 
@@ -79,6 +83,27 @@ def test_a_stalled_upstream_times_out_naming_the_endpoint(upstream: Callable[[Be
     events = list(_generator(stalls_mid_answer, timeout_s=0.5).submit("prompt", NON_THINKING_SAMPLING))
     assert events[0].text == "one"
     assert events[-1].kind == "failed" and "did not send the next token within 0.5 s" in events[-1].text
+    assert isinstance(events[-1].error, EndpointTimeoutError)  # its type travels with it: a 504, not a 500
+
+
+def test_a_timeout_mid_answer_is_a_504_on_every_non_streamed_ask_route(
+    upstream: Callable[[Behaviour], str], tmp_path: Path
+) -> None:
+    """Issue 40, item 3: a non-streamed /v1/ask whose endpoint stalled after its first token answered 500
+    {"type": "DocqaError"}: the timeout lost its type on the way."""
+    stalls = upstream(lambda handler: _stream(handler, ["one", "two"], pause_s=2.0))
+    qa = DocQA(make_settings(tmp_path / "data"), None, _generator(stalls, timeout_s=0.5))
+    qa.ingest([SAMPLE_DOCS / "services_agreement_en.txt"])
+    try:
+        with serve_app(qa.settings, qa, free_port()) as base:
+            asked = httpx.post(f"{base}/v1/ask", json={"question": "Which law governs?", "cache": False}, timeout=30)
+            chat = {"model": "docqa/default", "messages": [{"role": "user", "content": "Which law governs?"}]}
+            chatted = httpx.post(f"{base}/v1/chat/completions", json=chat, timeout=30)
+    finally:
+        qa.close()
+    for r in (asked, chatted):
+        assert r.status_code == 504, r.text
+        assert r.json()["error"]["type"] == "EndpointTimeoutError" and "did not send the next token" in r.text
 
 
 def test_an_unreachable_endpoint_is_named() -> None:

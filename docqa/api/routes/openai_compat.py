@@ -254,7 +254,7 @@ async def _stream_chunks(
             elif isinstance(event, DoneEvent):
                 done = event
             elif isinstance(event, ErrorEvent):
-                raise DocqaError(event.message)
+                raise event.error or DocqaError(event.message)
     except DocqaError as exc:  # after the 200 header, an error travels in the stream, as OpenAI does
         yield f"data: {json.dumps({'error': {'type': type(exc).__name__, 'message': str(exc)}})}\n\n".encode()
         yield b"data: [DONE]\n\n"
