@@ -223,3 +223,10 @@ def test_invented_http_methods_add_no_metric_series(fake_server: str) -> None:
         httpx.request(f"X{n}Q", f"{fake_server}/health", timeout=10)
     metrics = httpx.get(f"{fake_server}/metrics", timeout=10).text
     assert 'method="X1Q"' not in metrics and 'method="OTHER"' in metrics
+
+
+def test_an_embeddings_request_is_bounded_before_any_model_sees_it(fake_server: str) -> None:
+    """Issue 41, item 6: four texts of 60,000 words grew a node to 16.9 GB; now a 400 that says the bound."""
+    huge = ["clause " * 60_000] * 4
+    r = httpx.post(f"{fake_server}/v1/embeddings", json={"input": huge}, timeout=30)
+    assert r.status_code == 400 and "at most 64,000 characters a text" in r.json()["error"]["message"]

@@ -78,8 +78,12 @@ class TokenizeBody(BaseModel):
     prompt: UnicodeText
 
 
-# Texts in one embeddings request: docqa's own client sends 16 chunks of up to 4k tokens.
+# Texts in one embeddings request: docqa's own client sends 16 chunks of up to 4k tokens (~20k characters
+# each). A text is bounded by the chunk cap with room to spare, a request by its texts together: four texts
+# of 60,000 words grew a node to 16.9 GB and kept it embedding after the client had left.
 MAX_EMBED_INPUTS = 256
+MAX_EMBED_TEXT_CHARS = 64_000
+MAX_EMBED_REQUEST_CHARS = 1_000_000
 
 
 class EmbeddingsBody(BaseModel):
@@ -96,6 +100,12 @@ class EmbeddingsBody(BaseModel):
         texts = [self.input] if isinstance(self.input, str) else self.input
         if not texts or len(texts) > MAX_EMBED_INPUTS or not all(t.strip() for t in texts):
             raise InvalidRequestError(f"input: 1 to {MAX_EMBED_INPUTS} texts, none of them empty")
+        longest = max(len(t) for t in texts)
+        if longest > MAX_EMBED_TEXT_CHARS or sum(len(t) for t in texts) > MAX_EMBED_REQUEST_CHARS:
+            raise InvalidRequestError(
+                f"input: at most {MAX_EMBED_TEXT_CHARS:,} characters a text and {MAX_EMBED_REQUEST_CHARS:,} in all "
+                f"(the longest here: {longest:,}); docqa embeds chunks of at most 4,096 tokens"
+            )
         return texts
 
 
