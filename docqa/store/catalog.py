@@ -18,6 +18,7 @@ from typing import Any
 from docqa.store.keyword import filings
 
 MAX_VALUE_CHARS = 200
+_FISCAL_YEAR_SAID = re.compile(r"\bfiscal(?:\s+year)?\s+((?:19|20)\d\d)\b", re.IGNORECASE)
 _TITLE_LINE = re.compile(r"[^\W\d_].{2,}")
 
 
@@ -33,7 +34,7 @@ def read_catalog(file_name: str, head: str) -> dict[str, Any]:
     if identity.tickers:
         entry["tickers"] = sorted(identity.tickers)
     if identity.years:
-        entry["fiscal_year"] = _fiscal_year(file_name, identity)
+        entry["fiscal_year"] = _fiscal_year(file_name, identity, head)
     if identity.quarter:
         entry["quarter"] = identity.quarter
     if identity.period_ends:
@@ -42,11 +43,20 @@ def read_catalog(file_name: str, head: str) -> dict[str, Any]:
     return entry
 
 
-def _fiscal_year(file_name: str, identity: filings.FilingIdentity) -> int:
+def _fiscal_year(file_name: str, identity: filings.FilingIdentity, head: str) -> int:
     """The fiscal year the filing reports on: the year its file name gives (a company's own count: Best
-    Buy's fiscal 2024 second quarter ended in July 2023), else the latest year its cover names."""
+    Buy's fiscal 2024 second quarter ended in July 2023); for a quarterly report, else the fiscal year its
+    text first names ("fiscal 2024") where that is the period end's year or the next (a 10-Q's cover gives
+    only the quarter's end); else the latest year its cover names."""
     named = [int(y) for y in re.findall(r"(?<!\d)((?:19|20)\d\d)(?!\d)", file_name)]
-    return named[0] if named and named[0] in identity.years else max(identity.years)
+    if named and named[0] in identity.years:
+        return named[0]
+    latest = max(identity.years)
+    if identity.form == "10-Q":
+        said = _FISCAL_YEAR_SAID.search(head[:20_000])
+        if said and int(said.group(1)) in (latest, latest + 1):
+            return int(said.group(1))
+    return latest
 
 
 def merged(read: Mapping[str, Any], given: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -76,3 +76,13 @@ def test_where_pairs_from_json_and_from_the_command_line() -> None:
     for bad in (["company"], {"Company": "3M"}, {"year": True}, {"company": ""}, {"company": "\ud800"}):
         with pytest.raises(InvalidRequestError, match="where"):
             where_pairs(bad)
+
+
+def test_a_quarterly_report_takes_the_fiscal_year_its_text_names() -> None:
+    """A 10-Q's cover gives only its quarter's end (July 2023); the company counts it in fiscal 2024."""
+    cover = COVER_WITH_SYMBOLS.replace("June 30, 2023", "July 29, 2023")
+    text = cover + "\nResults of operations for the second quarter of fiscal 2024 compared with fiscal 2023.\n"
+    assert read_catalog("report.pdf", text)["fiscal_year"] == 2024
+    assert read_catalog("report.pdf", cover)["fiscal_year"] == 2023  # nothing said: the period end's year
+    far = cover + "\nOur fiscal 2031 plan.\n"  # not this period's year or the next: not taken
+    assert read_catalog("report.pdf", far)["fiscal_year"] == 2023
