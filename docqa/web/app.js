@@ -103,11 +103,23 @@ async function loadDocuments() {
   }
 }
 
+// What the catalog says a document is, in a few words: "10-K, fiscal 2022, 3M COMPANY (MMM)".
+function catalogLine(c) {
+  const parts = [c.form, c.fiscal_year && `fiscal ${c.fiscal_year}`, c.quarter && `Q${c.quarter}`];
+  const who = c.company || c.title;
+  if (who) parts.push(c.tickers && c.tickers.length ? `${who} (${c.tickers.join(", ")})` : who);
+  if (c.tags && c.tags.length) parts.push(`tags: ${[].concat(c.tags).join(", ")}`);
+  return parts.filter(Boolean).join(", ");
+}
+
 function documentItem(d) {
   const ready = d.status === "ready";
   const item = el("li", undefined, ready ? "" : "failed");
   const what = ready ? `${count(d.pages, "page")}, ${count(d.chunks, "chunk")}` : `${d.status}: ${d.error || ""}`;
-  item.append(el("span", `${d.name} · ${what}`, "doc-name"));
+  const meta = catalogLine(d.catalog || {});
+  const name = el("span", `${d.name} · ${what}${meta ? ` · ${meta}` : ""}`, "doc-name");
+  if (d.warnings && d.warnings.length) name.title = d.warnings.join("\n");
+  item.append(name);
   const remove = el("button", "Delete", "delete");
   remove.type = "button";
   remove.title = `Delete ${d.name} (document ${d.id})`;
