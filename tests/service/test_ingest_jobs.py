@@ -98,6 +98,7 @@ def test_an_upload_queued_on_one_api_is_ingested_by_the_worker_and_answered_by_t
     with worker(env):
         done = _wait_for(two, job["status_url"])
     assert done["status"] == "ready" and done["attempts"] == 1 and done["document_id"]
+    assert done["progress"]["done"] == done["progress"]["total"]  # issue 40, item 6: read 0 of N without embeddings
     docs = httpx.get(f"{two}/v1/collections/deals/documents").json()
     assert [d["name"] for d in docs["documents"]] == ["vault.txt"] and docs["jobs"] == []
     answer = httpx.post(f"{two}/v1/ask", json={"question": "What is the vault code?", "collection": "deals"}).json()

@@ -149,12 +149,19 @@ class IngestJobs:
             )
 
     def finish(self, job_id: int, document_id: int | None, error: str | None) -> None:
-        """ready (with its document) or failed (with the reason); the file's bytes are dropped."""
+        """ready (with its document) or failed (with the reason); the file's bytes are dropped. A ready job's
+        progress reads done: a file ingested without embeddings never reported its pages embedded."""
         with self._store.session() as s:
             s.execute(
                 text(
                     "UPDATE ingest_jobs SET status = :status, document_id = :doc, error = :error, data = NULL, "
-                    "updated_at = now() WHERE id = :id"
+                    "done = CASE WHEN :ready THEN total ELSE done END, updated_at = now() WHERE id = :id"
                 ),
-                {"id": job_id, "status": "failed" if error else "ready", "doc": document_id, "error": error},
+                {
+                    "id": job_id,
+                    "status": "failed" if error else "ready",
+                    "doc": document_id,
+                    "error": error,
+                    "ready": error is None,
+                },
             )
