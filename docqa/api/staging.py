@@ -15,16 +15,20 @@ logger = logging.getLogger(__name__)
 PREFIX = "docqa-upload-"
 
 
-def staging_folder(data_dir: Path) -> Path:
+def staging_root(data_dir: Path, database_url: str | None) -> Path:
+    """`<data_dir>/uploads`; with a database, where a data home may never be made (./indexes in whatever
+    folder the server started in), the system's temp folder's `docqa-uploads`."""
+    return Path(tempfile.gettempdir()) / "docqa-uploads" if database_url else data_dir / "uploads"
+
+
+def staging_folder(root: Path) -> Path:
     """A new folder for one upload's files."""
-    root = data_dir / "uploads"
     root.mkdir(parents=True, exist_ok=True)
     return Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=root))
 
 
-def clear_stale(data_dir: Path) -> int:
+def clear_stale(root: Path) -> int:
     """Remove the upload folders of processes that are gone; returns how many."""
-    root = data_dir / "uploads"
     removed = 0
     for folder in root.glob(f"{PREFIX}*") if root.is_dir() else []:
         pid = folder.name[len(PREFIX) :].split("-", 1)[0]

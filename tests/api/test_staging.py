@@ -21,10 +21,16 @@ def test_folders_of_dead_processes_go_and_live_ones_stay(tmp_path: Path) -> None
     left = uploads / f"{staging.PREFIX}{int(dead.stdout)}-abc"
     (left / "sub").mkdir(parents=True)
     (left / "0.pdf").write_bytes(b"%PDF-1.4 half an upload")
-    mine = staging.staging_folder(tmp_path)
+    mine = staging.staging_folder(staging.staging_root(tmp_path, None))
     assert mine.parent == uploads and mine.name.startswith(f"{staging.PREFIX}")
-    assert staging.clear_stale(tmp_path) == 1
+    assert staging.clear_stale(uploads) == 1
     assert not left.exists() and mine.exists()
+
+
+def test_with_a_database_uploads_wait_outside_the_working_folder(tmp_path: Path) -> None:
+    """Issue 40, item 6: with DOCQA_DATABASE_URL set, serving made ./indexes/uploads wherever it started."""
+    root = staging.staging_root(Path("indexes"), "postgresql+psycopg://u@localhost/db")
+    assert root.is_absolute() and root.name == "docqa-uploads" and Path("indexes") not in root.parents
 
 
 def test_an_upload_is_staged_in_the_data_home_and_cleared(fake_generator: FakeGenerator, tmp_path: Path) -> None:

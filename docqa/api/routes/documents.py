@@ -14,7 +14,7 @@ from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from docqa.api.deps import QADep, SettingsDep
-from docqa.api.staging import staging_folder
+from docqa.api.staging import staging_folder, staging_root
 from docqa.core.catalog_fields import parse_metadata
 from docqa.core.documents import FileResult, Source
 from docqa.core.files import PDF_SUFFIXES, SUPPORTED_SUFFIXES, unsupported_type
@@ -91,7 +91,7 @@ async def upload(name: str, request: Request, qa: QADep, settings: SettingsDep) 
         uploads = [f for f in form.getlist("files") if isinstance(f, UploadFile)]
         if not uploads:
             raise HTTPException(400, "no files: send multipart form parts named 'files'")
-        tmp = staging_folder(settings.data_dir)
+        tmp = staging_folder(staging_root(settings.data_dir, settings.database_url))
         try:
             raw_metadata = form.get("metadata")  # catalog fields for every file of this upload
             metadata = parse_metadata(raw_metadata) if isinstance(raw_metadata, str) and raw_metadata.strip() else None
