@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from pathlib import Path
 
@@ -45,6 +46,8 @@ def serve(host: str, port: int, generator_only: bool, workers: int, data_dir: Pa
     home = "generator only: no data home" if generator_only else f"data: {settings.data_dir.resolve()}"
     click.echo(f"docqa serving on http://{shown}:{port}  ({home})")
     click.echo("models load in the background: GET /health says when they are ready; Ctrl+C stops")
+    if (warning := open_bind_warning(host, settings.api.keys, generator_only)) is not None:
+        click.secho(warning, fg="red", err=True)
     log_level = "info" if verbose else "warning"
     if workers > 1:
         if generator_only:
@@ -86,3 +89,19 @@ def completion(shell: str) -> None:
     ctx = click.get_current_context()
     click.echo(completer(ctx.find_root().command, {}, "docqa", "_DOCQA_COMPLETE").source())
     ctx.exit(0)
+
+
+def open_bind_warning(host: str, keys: str, generator_only: bool) -> str | None:
+    """What to say when the server listens beyond this machine without API keys: anyone who reaches it
+    may ask, upload and delete (a node: generate, tokenize and embed)."""
+    try:
+        loopback = ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        loopback = host == "localhost"
+    if loopback or keys.strip():
+        return None
+    what = "generate, tokenize and embed" if generator_only else "ask, upload and delete documents"
+    return (
+        f"WARNING: listening on {host} without API keys: anyone who reaches this port may {what}. "
+        "Set DOCQA_API_KEYS, or listen on 127.0.0.1 behind a proxy that authenticates."
+    )

@@ -133,3 +133,15 @@ def test_the_cli_says_why_an_answer_ended() -> None:
     assert "token limit" in (ending_note(done("length")) or "")
     assert "repeating" in (ending_note(done("repetition")) or "")
     assert "answer cache" in (ending_note(done("stop", cached=True)) or "")
+
+
+def test_serving_beyond_loopback_without_keys_is_warned_about() -> None:
+    """Issue 41, item 13: a keyless node on 0.0.0.0 served completions, tokenize and embeddings to anyone."""
+    from docqa.cli.serve import open_bind_warning
+
+    assert open_bind_warning("127.0.0.1", "", False) is None and open_bind_warning("::1", "", True) is None
+    assert open_bind_warning("localhost", "", False) is None
+    assert open_bind_warning("0.0.0.0", "k1,k2", True) is None  # keys on: no warning
+    node = open_bind_warning("0.0.0.0", "", True)
+    assert node is not None and "without API keys" in node and "generate, tokenize and embed" in node
+    assert "ask, upload and delete" in (open_bind_warning("192.168.1.5", " ", False) or "")
