@@ -87,17 +87,13 @@ def _enqueue(settings: Settings, paths: list[Path], collection: str | None, as_j
     else:
         for f in report.files:
             click.secho(f"failed   {f.path}: {f.error}", fg="red", err=True)
+        _print_skipped(report)  # as `docqa ingest` says them
         click.echo(f"{len(jobs)} queued for `docqa worker`; `docqa docs list` shows their progress")
     if not jobs:
         sys.exit(1)
 
 
-def _print_report(report: IngestReport, no_embeddings: bool) -> None:
-    for f in report.files:
-        if f.status == "failed":
-            click.secho(f"failed   {f.path}: {f.error}", fg="red", err=True)
-        for w in f.warnings:
-            click.secho(f"warning  {f.path}: {w}", fg="yellow", err=True)
+def _print_skipped(report: IngestReport) -> None:
     if report.skipped:
         kinds = ", ".join(f"{kind} ({n})" for kind, n in report.skipped_by_type().items())
         click.secho(
@@ -106,6 +102,15 @@ def _print_report(report: IngestReport, no_embeddings: bool) -> None:
             fg="yellow",
             err=True,
         )
+
+
+def _print_report(report: IngestReport, no_embeddings: bool) -> None:
+    for f in report.files:
+        if f.status == "failed":
+            click.secho(f"failed   {f.path}: {f.error}", fg="red", err=True)
+        for w in f.warnings:
+            click.secho(f"warning  {f.path}: {w}", fg="yellow", err=True)
+    _print_skipped(report)
     changed = [f for f in report.files if f.status in ("added", "updated")]
     pages, tokens = sum(f.pages for f in changed), sum(f.tokens for f in changed)
     d = report.as_dict()

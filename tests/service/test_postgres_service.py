@@ -88,6 +88,7 @@ def test_ingest_queue_hands_files_to_workers_and_docs_list_shows_them(tmp_path: 
     runner = CliRunner()
     queued = runner.invoke(main, ["ingest", "--queue", str(SAMPLE_DOCS)], env=env)
     assert queued.exit_code == 0 and "4 queued for `docqa worker`" in queued.output, queued.output
+    assert "skipped  1 file of types docqa does not read: .py (1)" in queued.output  # issue 40, item 6
     listed = runner.invoke(main, ["docs", "list"], env=env)
     assert listed.exit_code == 0 and listed.output.count("queued") == 4, listed.output
     rows = json.loads(runner.invoke(main, ["docs", "list", "--json"], env=env).output)
