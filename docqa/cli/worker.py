@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import logging
+import sys
 from pathlib import Path
 
 import click
 
 from docqa.cli.options import common_options, make_settings, open_docqa
 from docqa.core.errors import QueueNotConfiguredError
+
+
+def _say_each_job() -> None:
+    """One line on stderr per job the worker ends ("ingest job 7 (a.pdf): added, 12 pages"), without -v."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
+    jobs = logging.getLogger("docqa.service.jobs")
+    jobs.addHandler(handler)
+    jobs.setLevel(min(jobs.getEffectiveLevel(), logging.INFO))
 
 
 @click.command()
@@ -27,6 +38,7 @@ def worker(concurrency: int, data_dir: Path | None, verbose: bool) -> None:
     if not settings.database_url:
         raise QueueNotConfiguredError()
     qa = open_docqa(settings, verbose, embedder=True, generator=False)
+    _say_each_job()
     try:
         click.echo(f"docqa worker: {concurrency} job(s) at a time from {qa.store.location}", err=True)
         qa.ingest_queue().run_worker(concurrency, settings.ingest.worker_stalled_s)

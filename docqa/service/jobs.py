@@ -134,7 +134,9 @@ class IngestQueue:
                 self.objects.delete(key)
             except UploadStoreError as exc:  # the document is in; only the uploaded copy stays behind
                 logger.warning("ingest job %d: %s; %s was not deleted", job_id, exc, key)
-        logger.info("ingest job %d (%s): %s", job_id, job.name, result.status)
+        pages = f"{result.pages} page{'' if result.pages == 1 else 's'}"
+        outcome = f"failed: {result.error}" if result.status == "failed" else f"{result.status}, {pages}"
+        logger.info("ingest job %d (%s): %s", job_id, job.name, outcome)
 
     def _progress(self, job_id: int) -> ProgressWriter:
         return ProgressWriter(self.rows, job_id)

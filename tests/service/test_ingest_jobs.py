@@ -39,6 +39,9 @@ WORDS = [
 ]
 
 
+worker_lines: list[str] = []  # what each worker process said on stderr, last one last
+
+
 @contextmanager
 def worker(env: dict[str, str], *args: str) -> Iterator[subprocess.Popen[bytes]]:
     proc = subprocess.Popen([sys.executable, "-m", "docqa", "worker", *args], env=env, cwd=ROOT, stderr=subprocess.PIPE)
@@ -51,7 +54,9 @@ def worker(env: dict[str, str], *args: str) -> Iterator[subprocess.Popen[bytes]]
                 proc.wait(30)
             except subprocess.TimeoutExpired:
                 proc.kill()
-        assert b"Traceback" not in (proc.stderr.read() if proc.stderr else b"")
+        said = proc.stderr.read() if proc.stderr else b""
+        assert b"Traceback" not in said
+        worker_lines.append(said.decode(errors="replace"))
 
 
 def _wait_for(base: str, url: str, timeout: float = 120) -> dict[str, Any]:
@@ -99,6 +104,7 @@ def test_an_upload_queued_on_one_api_is_ingested_by_the_worker_and_answered_by_t
         done = _wait_for(two, job["status_url"])
     assert done["status"] == "ready" and done["attempts"] == 1 and done["document_id"]
     assert done["progress"]["done"] == done["progress"]["total"]  # issue 40, item 6: read 0 of N without embeddings
+    assert f"ingest job {job['job_id']} (vault.txt): added, 1 page" in worker_lines[-1]  # a line per job
     docs = httpx.get(f"{two}/v1/collections/deals/documents").json()
     assert [d["name"] for d in docs["documents"]] == ["vault.txt"] and docs["jobs"] == []
     answer = httpx.post(f"{two}/v1/ask", json={"question": "What is the vault code?", "collection": "deals"}).json()
