@@ -30,6 +30,7 @@ from docqa.store.uploads import S3Uploads
 from ingest.pipeline import collect_sources
 
 logger = logging.getLogger(__name__)
+FINISHED_JOBS_SHOWN_S = 3600.0  # GET .../jobs keeps a finished job listed this long, with its outcome
 
 # A worker that dies this many times on one file (the machine's memory, a native crash) gives up on it.
 MAX_ATTEMPTS = 3
@@ -100,6 +101,10 @@ class IngestQueue:
 
     def active(self, collection: str | None = None) -> list[IngestJob]:
         return self.rows.active(self._qa.collection(collection).id)
+
+    def recent(self, collection: str | None = None) -> list[IngestJob]:
+        """Running jobs and those that ended within FINISHED_JOBS_SHOWN_S, with their outcome."""
+        return self.rows.recent(self._qa.collection(collection).id, FINISHED_JOBS_SHOWN_S)
 
     def run(self, job_id: int) -> None:
         """Ingest one job's file (a worker's handler). Exceptions mean "try again" (the database went away)."""

@@ -105,6 +105,8 @@ def test_an_upload_queued_on_one_api_is_ingested_by_the_worker_and_answered_by_t
     assert done["status"] == "ready" and done["attempts"] == 1 and done["document_id"]
     assert done["progress"]["done"] == done["progress"]["total"]  # issue 40, item 6: read 0 of N without embeddings
     assert f"ingest job {job['job_id']} (vault.txt): added, 1 page" in worker_lines[-1]  # a line per job
+    listed_jobs = httpx.get(f"{two}/v1/collections/deals/jobs").json()["jobs"]  # finished jobs stay listed a while
+    assert [(j["job_id"], j["status"]) for j in listed_jobs] == [(job["job_id"], "ready")]
     docs = httpx.get(f"{two}/v1/collections/deals/documents").json()
     assert [d["name"] for d in docs["documents"]] == ["vault.txt"] and docs["jobs"] == []
     answer = httpx.post(f"{two}/v1/ask", json={"question": "What is the vault code?", "collection": "deals"}).json()

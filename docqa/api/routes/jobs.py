@@ -18,9 +18,9 @@ def job_status(name: str, job_id: int, qa: QADep) -> dict[str, Any]:
     return {**job.as_dict(), "collection": name, "status_url": job_url(name, job.id)}
 
 
-@router.get("", summary="The collection's ingest jobs still queued or running")
-def active_jobs(name: str, qa: QADep) -> dict[str, Any]:
+@router.get("", summary="The collection's ingest jobs still queued or running, and those ended in the last hour")
+def recent_jobs(name: str, qa: QADep) -> dict[str, Any]:
     return {
         "collection": name,
-        "jobs": [{**job.as_dict(), "status_url": job_url(name, job.id)} for job in qa.ingest_queue().active(name)],
+        "jobs": [{**job.as_dict(), "status_url": job_url(name, job.id)} for job in qa.ingest_queue().recent(name)],
     }

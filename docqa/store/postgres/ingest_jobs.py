@@ -121,6 +121,20 @@ class IngestJobs:
             ).all()
         return [IngestJob(*row) for row in rows]
 
+    def recent(self, collection_id: int, finished_within_s: float) -> list[IngestJob]:
+        """The collection's jobs still queued or running, and those that ended within the last
+        finished_within_s seconds (ready or failed, with their outcome), oldest first."""
+        with self._store.session() as s:
+            rows = s.execute(
+                text(
+                    f"SELECT {_COLUMNS} FROM ingest_jobs WHERE collection_id = :cid AND (status IN "
+                    "('queued', 'parsing', 'embedding') OR updated_at > now() - make_interval(secs => :secs)) "
+                    "ORDER BY id"
+                ),
+                {"cid": collection_id, "secs": finished_within_s},
+            ).all()
+        return [IngestJob(*row) for row in rows]
+
     def data(self, job_id: int) -> bytes | None:
         with self._store.session() as s:
             found = s.execute(text("SELECT data FROM ingest_jobs WHERE id = :id"), {"id": job_id}).scalar()
