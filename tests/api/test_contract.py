@@ -230,3 +230,17 @@ def test_an_embeddings_request_is_bounded_before_any_model_sees_it(fake_server: 
     huge = ["clause " * 60_000] * 4
     r = httpx.post(f"{fake_server}/v1/embeddings", json={"input": huge}, timeout=30)
     assert r.status_code == 400 and "at most 64,000 characters a text" in r.json()["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [{"n": 2}, {"logprobs": 5}, {"echo": True}, {"logit_bias": {"50256": -100}}, {"presence_penalty": 0.5},
+     {"functions": [{"name": "f"}]}, {"tools": [{"type": "function"}]}, {"temperature": 1e9}, {"top_k": 10**20}],
+)  # fmt: skip
+def test_completions_refuse_what_they_would_silently_ignore(fake_server: str, extra: dict[str, object]) -> None:
+    """Issue 41, item 12: n, logprobs, echo, logit_bias, penalties, functions were ignored; huge values accepted."""
+    r = httpx.post(f"{fake_server}/v1/completions", json={"prompt": "Rent is", "max_tokens": 4, **extra}, timeout=30)
+    assert r.status_code in (400, 422), (extra, r.status_code, r.text)
+    assert r.json()["error"]["message"]
+    ok = httpx.post(f"{fake_server}/v1/completions", json={"prompt": "Rent is", "max_tokens": 4, "n": 1, "user": "u"})
+    assert ok.status_code == 200, ok.text

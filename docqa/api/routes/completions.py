@@ -45,14 +45,32 @@ def _unicode(text: str) -> str:
 UnicodeText = Annotated[str, AfterValidator(_unicode)]
 
 
+# OpenAI's completion fields docqa does not serve, and the value each may keep: any other is refused (400),
+# where ignoring it would give the client something else than it asked for.
+_UNSERVED: dict[str, tuple[object, ...]] = {
+    "n": (1, None),
+    "best_of": (1, None),
+    "logprobs": (None, 0, False),
+    "echo": (False, None),
+    "suffix": (None, ""),
+    "logit_bias": (None, {}),
+    "presence_penalty": (0, 0.0, None),
+    "frequency_penalty": (0, 0.0, None),
+    "functions": (None, []),
+    "function_call": (None, "none"),
+    "tools": (None, []),
+    "tool_choice": (None, "none"),
+}
+
+
 class CompletionBody(BaseModel):
-    model_config = ConfigDict(extra="ignore")  # OpenAI's other fields (n, logprobs, ...) are not served
+    model_config = ConfigDict(extra="allow")  # OpenAI's other fields: user is ignored, _UNSERVED ones refused
     prompt: UnicodeText = Field(min_length=1)
     model: str | None = None
     max_tokens: int = Field(default=256, ge=1)
-    temperature: float = Field(default=1.0, ge=0.0)
+    temperature: float = Field(default=1.0, ge=0.0, le=2.0, allow_inf_nan=False)
     top_p: float = Field(default=1.0, gt=0.0, le=1.0)
-    top_k: int = Field(default=0, ge=0)
+    top_k: int = Field(default=0, ge=0, le=1_000_000)
     min_p: float = Field(default=0.0, ge=0.0, le=1.0)
     seed: int | None = None
     stop: str | list[str] | None = None
@@ -60,7 +78,14 @@ class CompletionBody(BaseModel):
     stream_options: IncludeUsage | None = None
     ignore_eos: bool = False
 
+    def refuse_unserved(self) -> None:
+        extra = self.model_extra or {}
+        refused = sorted(name for name, kept in _UNSERVED.items() if name in extra and extra[name] not in kept)
+        if refused:
+            raise InvalidRequestError(f"not supported by docqa's /v1/completions: {', '.join(refused)}")
+
     def params(self) -> SamplingParams:
+        self.refuse_unserved()
         stop = [self.stop] if isinstance(self.stop, str) else (self.stop or [])
         return SamplingParams(
             temperature=self.temperature,
