@@ -66,7 +66,7 @@ def _endpoint_generator(settings: Settings) -> Generator:
     else:
         server = ServerTokenCounter(llm.endpoint, llm.endpoint_model, llm.endpoint_api_key, llm.endpoint_timeout_s)
         count, label = server, server.label
-        prompt_format = "qwen3" if llm.prompt_format == "auto" else llm.prompt_format
+        prompt_format = llm.prompt_format  # auto: the node says its model's; another server, Qwen3's
     return OpenAIGenerator(
         llm.endpoint,
         model=llm.endpoint_model,

@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 PromptFormat = Literal["auto", "qwen3", "chatml", "gemma", "plain"]
+PROMPT_FORMATS = frozenset({"qwen3", "chatml", "gemma", "plain"})  # what "auto" resolves to
 
 
 # Defaults for a model running on the CPU (measured on the 2-core VM with the demo model, docs/benchmarks.md

@@ -30,6 +30,7 @@ from typing import Any
 import httpx
 
 from docqa.core.errors import BusyError, DocqaError, EndpointError, EndpointTimeoutError
+from docqa.core.llm_settings import PROMPT_FORMATS
 from docqa.core.sampling_params import THINKING_CUTOFF, SamplingParams
 from docqa.core.streams import GenerationStream, GenEvent
 from docqa.core.types import GeneratorInfo, GeneratorStats
@@ -65,6 +66,8 @@ class OpenAIGenerator:
         self._timeout_s = timeout_s
         self._client = httpx.Client(headers=headers, timeout=self._timeout)
         self.model = model or self._first_model()
+        if prompt_format == "auto":  # the served model's own format, where the server is a docqa node
+            prompt_format = self._served_format()
         self.info = GeneratorInfo(
             model_id=f"{self.model}@{self.base_url}", n_ctx=n_ctx, prompt_format=prompt_format, parallel=max_in_flight
         )
@@ -232,6 +235,27 @@ class OpenAIGenerator:
                     segment.reason = "stop" if choice["finish_reason"] == "stop" else str(choice["finish_reason"])
             if segment.over_budget:
                 return
+
+    def _served_format(self) -> str:
+        """The prompt format a docqa node says its model reads (its /v1/models entry's `prompt_format`);
+        Qwen3's for a server that does not say (llama.cpp's, vLLM: their models are Qwen3 as docqa serves them),
+        with a log line, since another model family would read a Qwen3 prompt wrongly."""
+        try:
+            response = self._client.get(f"{self.base_url}/models")
+            response.raise_for_status()
+            entries = response.json()["data"]
+            said = next((e.get("prompt_format") for e in entries if e.get("id") == self.model), None)
+        except (httpx.HTTPError, KeyError, TypeError, ValueError) as exc:
+            said = None
+            logger.warning("LLM endpoint %s did not list its models (%s)", self.base_url, exc)
+        if isinstance(said, str) and said in PROMPT_FORMATS:
+            return said
+        logger.warning(
+            "LLM endpoint %s does not say its model's prompt format: Qwen3's is used; set DOCQA_LLM_PROMPT_FORMAT "
+            "or DOCQA_LLM_MODEL (a vocabulary-only GGUF) for another model family",
+            self.base_url,
+        )
+        return "qwen3"
 
     def _first_model(self) -> str:
         try:

@@ -17,6 +17,7 @@ from docqa.api.state import AppState
 from docqa.cli.main import main
 from docqa.core.errors import EndpointError
 from docqa.core.requests import AskRequest
+from docqa.engine.batching import BatchingGenerator
 from docqa.llama.embedder import LlamaEmbedder
 from docqa.remote.openai_embedder import OpenAIEmbedder
 from docqa.service import DocQA
@@ -151,3 +152,32 @@ def test_a_model_less_docqa_answers_as_in_process_through_a_node(
     assert content.split("\n\nSources:")[0].strip() == here.answer and "Sources:" in content  # its sources
     assert cli.exit_code == 0, cli.output
     assert json.loads(cli.stdout)["answer"] == here.answer, cli.output  # `docqa ask`, through the node
+
+
+def test_a_docqa_without_the_models_file_renders_prompts_the_nodes_way(
+    generator: BatchingGenerator, tmp_path: Path
+) -> None:
+    """Issue 40, item 1: a model-less docqa picked Qwen3's prompt format for the demo model (a Gemma base model) served by
+    a node, so the same greedy request read another prompt and answered '<source>...'. The node now says its
+    model's format in /v1/models, and the answer through it is the in-process one."""
+    state = AppState(make_settings(tmp_path / "never"), generator_only=True, node=ModelNode(generator, None))
+    docs = [SAMPLE_DOCS / "services_agreement_en.txt"]
+    request = AskRequest(QUESTION, use_cache=False, temperature=0.0, seed=7, max_tokens=24)
+    local = DocQA(make_settings(tmp_path / "local"), None, generator)
+    local.ingest(docs)
+    in_process = local.ask(request)
+    local.retriever.close()  # not local.close(): the generator is the session's
+    local.store.close()
+    with serve_state(state, free_port()) as base:
+        listed = httpx.get(f"{base}/v1/models", timeout=10).json()["data"]
+        served = generator.info.prompt_format
+        assert listed[0]["prompt_format"] == served and served != "qwen3"  # the demo model is a base model
+        qa = DocQA.open(make_settings(tmp_path / "client", llm={"endpoint": f"{base}/v1"}), embedder=False)
+        try:
+            assert qa.generator is not None and qa.generator.info.prompt_format == served
+            qa.ingest(docs)
+            through = qa.ask(request)
+        finally:
+            qa.close()
+    assert through.timings.prompt_tokens == in_process.timings.prompt_tokens
+    assert through.answer == in_process.answer

@@ -168,9 +168,18 @@ async def embeddings(body: EmbeddingsBody, qa: ServerDep) -> dict[str, Any]:
 
 @models_router.get("/models", summary="The model this node generates with")
 def models(qa: ServerDep) -> dict[str, Any]:
+    """The generator (with `prompt_format`, docqa's field: the prompt its model reads, so that a docqa
+    without the model's file renders prompts the node's way), then the embedder."""
     loaded = qa.status()
-    names = [name for name in (loaded.generator, loaded.embedder) if name]
-    return {"object": "list", "data": [{"id": name, "object": "model", "owned_by": "docqa"} for name in names]}
+    data = []
+    if loaded.generator:
+        generator = getattr(qa, "generator", None)
+        info = getattr(generator, "info", None)
+        extra = {"prompt_format": info.prompt_format} if info is not None else {}
+        data.append({"id": loaded.generator, "object": "model", "owned_by": "docqa", **extra})
+    if loaded.embedder:
+        data.append({"id": loaded.embedder, "object": "model", "owned_by": "docqa"})
+    return {"object": "list", "data": data}
 
 
 @router.post("/tokenize")
