@@ -334,8 +334,11 @@ def _error_text(response: httpx.Response) -> str:
         response.close()
 
 
+UNSAID_RETRY_AFTER_S = 2  # a busy server that sends no Retry-After
+
+
 def _retry_after(response: httpx.Response) -> int:
     try:
-        return max(1, int(float(response.headers.get("retry-after", BusyError.retry_after_s))))
+        return max(1, int(float(response.headers.get("retry-after", UNSAID_RETRY_AFTER_S))))
     except ValueError:
-        return BusyError.retry_after_s
+        return UNSAID_RETRY_AFTER_S

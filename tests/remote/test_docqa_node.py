@@ -70,18 +70,19 @@ def test_the_node_streams_a_raw_prompt_in_openai_completions_form(
 
 
 def test_another_docqa_generates_through_the_node_and_hears_its_429(
-    fake_node: str, fake_generator: FakeGenerator
+    fake_node: str, fake_generator: FakeGenerator, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     client = _client(fake_node)
     events = list(client.submit("Question: which law?\nAnswer:", NON_THINKING_SAMPLING))
     assert "".join(e.text for e in events if e.kind == "text") == SCRIPT
     assert events[-1].completion_tokens == len(SCRIPT.split())
+    monkeypatch.setattr(BusyError, "retry_after_s", 7)  # what the node says in its 429's Retry-After
     fake_generator.paused.set()
     held = [fake_generator.submit("filler", NON_THINKING_SAMPLING) for _ in range(4)]  # the node's queue is full
     try:
         with pytest.raises(BusyError) as caught:
             client.submit("Question: which law?\nAnswer:", NON_THINKING_SAMPLING)
-        assert caught.value.retry_after_s > 0
+        assert caught.value.retry_after_s == 7  # the node's own Retry-After, not the client's default (issue 40, 9)
     finally:
         for stream in held:
             stream.cancel()

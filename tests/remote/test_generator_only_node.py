@@ -157,9 +157,9 @@ def test_a_model_less_docqa_answers_as_in_process_through_a_node(
 def test_a_docqa_without_the_models_file_renders_prompts_the_nodes_way(
     generator: BatchingGenerator, tmp_path: Path
 ) -> None:
-    """Issue 40, item 1: a model-less docqa picked Qwen3's prompt format for the demo model (a Gemma base model) served by
-    a node, so the same greedy request read another prompt and answered '<source>...'. The node now says its
-    model's format in /v1/models, and the answer through it is the in-process one."""
+    """Issue 40, item 1: a model-less docqa picked Qwen3's prompt format for the demo model (a Gemma base
+    model) served by a node, so the same greedy request read another prompt and answered '<source>...'. The
+    node now says its model's format in /v1/models, and the answer through it is the in-process one."""
     state = AppState(make_settings(tmp_path / "never"), generator_only=True, node=ModelNode(generator, None))
     docs = [SAMPLE_DOCS / "services_agreement_en.txt"]
     request = AskRequest(QUESTION, use_cache=False, temperature=0.0, seed=7, max_tokens=24)
