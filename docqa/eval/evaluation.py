@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from docqa.answering.builder import NO_SOURCES_ANSWER
 from docqa.core.errors import InvalidRequestError
+from docqa.core.files import sha256_file
 from docqa.core.requests import AskRequest
 from docqa.core.types import RetrievedChunk
 from docqa.eval.scoring import is_hit, normalise
@@ -287,7 +288,10 @@ def document_ids_for(qa: DocQA, collection: str, docs_dir: Path, rows: list[Eval
     """Map each row's doc path to the ID of its ingested document (rows whose file failed are left out)."""
     found: dict[str, int] = {}
     for rel in {r.doc for r in rows if r.doc}:
-        doc = qa.find_document(str((docs_dir / rel).resolve()), collection)
+        path = (docs_dir / rel).resolve()
+        doc = qa.find_document(str(path), collection)
+        if doc is None and path.is_file():  # the same bytes as another file of the set: that document
+            doc = qa.document_with_content(sha256_file(path), collection)
         if doc is not None and doc.status == "ready":
             found[rel] = doc.id
     return found

@@ -193,6 +193,10 @@ class DocQA:
         """The document ingested from `source` (an absolute path, or "upload:<name>"), if any."""
         return self.store.find_document(self.collection(collection).id, source)
 
+    def document_with_content(self, sha256: str, collection: str | None = None) -> DocumentRow | None:
+        """The ready document holding these very bytes (a file met under another name is that document)."""
+        return self.store.document_with_content(self.collection(collection).id, sha256, other_than="")
+
     def chunk(self, chunk_id: int, collection: str | None = None) -> RetrievedChunk:
         """One chunk's text (what a citation points at), only from the named collection."""
         coll = self.collection(collection)

@@ -179,5 +179,7 @@ def test_a_docqa_without_the_models_file_renders_prompts_the_nodes_way(
             through = qa.ask(request)
         finally:
             qa.close()
-    assert through.timings.prompt_tokens == in_process.timings.prompt_tokens
-    assert through.answer == in_process.answer
+    assert through.timings.prompt_tokens == in_process.timings.prompt_tokens  # the same prompt, token for token
+    # Greedy text through the node's batch may part from in-process's after a few dozen characters (CPU
+    # float sums differ with the batch); a wrong prompt format answered "<source>..." from the first token.
+    assert through.answer[:40] == in_process.answer[:40] and "<source>" not in through.answer

@@ -28,7 +28,8 @@ def test_forty_contracts_rank_the_same_on_both_stores(tmp_path: Path, postgres_u
     ):
         with DocQA(settings) as qa:
             report = qa.ingest(files)
-            assert all(f.status == "added" for f in report.files)
+            # CUAD holds byte-identical contracts under two names: the second is the first's document
+            assert all(f.status == "added" or "same content as" in " ".join(f.warnings) for f in report.files)
             ids = document_ids_for(qa, settings.collection, CUAD, rows)
             top, hits = [], 0
             for row in rows:
