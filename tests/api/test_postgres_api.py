@@ -16,6 +16,7 @@ from docqa.service import DocQA
 from tests.support.fake_generator import FakeGenerator
 from tests.support.live_server import free_port, serve_app
 from tests.support.paths import SAMPLE_DOCS, make_settings
+from tests.support.pdf_factory import encrypted_copy
 from tests.support.postgres import TestPostgres
 
 
@@ -104,15 +105,7 @@ def test_a_queued_upload_with_a_pdf_password_is_ingested_in_the_request(
 ) -> None:
     """Issue 41, item 4: the password of a queued upload was dropped and its job failed 'password required'.
     A password is never stored with a job: such an upload is ingested in the request."""
-    from pypdf import PdfReader, PdfWriter
-
-    writer = PdfWriter()
-    for page in PdfReader(SAMPLE_DOCS / "annual_report_2025.pdf").pages:
-        writer.add_page(page)
-    writer.encrypt(user_password="s3cret", owner_password="owner", algorithm="AES-128")
-    locked = tmp_path / "locked.pdf"
-    with locked.open("wb") as fh:
-        writer.write(fh)
+    locked = encrypted_copy(SAMPLE_DOCS / "annual_report_2025.pdf", tmp_path / "locked.pdf", "s3cret")
     settings = make_settings(tmp_path / "data", database_url=postgres_url, ingest=IngestSettings(uploads="queue"))
     qa = DocQA(settings, None, fake_generator)
     try:

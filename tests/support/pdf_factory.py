@@ -100,3 +100,16 @@ def scanned_pdf(path: Path, lines: list[str]) -> Path:
     source.close()
     typeset.unlink()
     return path
+
+
+def encrypted_copy(source: Path, path: Path, password: str) -> Path:
+    """`source` (a real PDF) encrypted with AES-128 under a user password (pypdf, a test dependency)."""
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter()
+    for page in PdfReader(source).pages:
+        writer.add_page(page)
+    writer.encrypt(user_password=password, owner_password="owner", algorithm="AES-128")
+    with path.open("wb") as fh:
+        writer.write(fh)
+    return path
