@@ -40,10 +40,8 @@ def create_app(settings: Settings | None = None, *, state: AppState | None = Non
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         if not app_state.generator_only:  # a node has no data home
-            settings = app_state.settings
-            staging.clear_stale(
-                staging.staging_root(settings.data_dir, settings.database_url)
-            )  # what a killed server left mid-upload
+            settings = app_state.settings  # what a killed server left mid-upload goes
+            staging.clear_stale(staging.staging_root(settings.data_dir, settings.database_url))
         if app_state.server is None and not app_state.loaded.is_set():
             threading.Thread(target=app_state.load, name="docqa-model-loader", daemon=True).start()
         yield

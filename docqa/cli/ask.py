@@ -11,8 +11,9 @@ import click
 from docqa.answering.citing import format_pages
 from docqa.cli.options import common_options, emit_json, make_settings, open_docqa
 from docqa.cli.progress import ReadingLine
+from docqa.core.catalog_fields import where_pairs
 from docqa.core.events import AnswerDelta, CitationsEvent, DoneEvent, ErrorEvent, ReasoningDelta
-from docqa.core.requests import AskRequest, where_pairs
+from docqa.core.requests import AskRequest
 from docqa.core.types import Citation
 
 

@@ -1,11 +1,11 @@
-"""An uploader's own catalog fields (company, period, title, tags, ...): checked where they come in, kept
-with the document (docqa.store.catalog)."""
+"""Catalog fields as they come in: an uploader's own (company, period, title, tags, ...), kept with the
+document (docqa.store.catalog), and an ask's filter on them (`where`). Both name fields alike."""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from docqa.core.errors import InvalidRequestError
@@ -49,3 +49,35 @@ def user_fields(raw: Mapping[str, Any]) -> dict[str, Any]:
             raise InvalidRequestError(f"metadata: {name} holds a lone surrogate: not Unicode text")
         checked[name] = value
     return checked
+
+
+MAX_WHERE_FIELDS = 10
+
+
+def where_pairs(raw: Mapping[str, object] | Sequence[str] | None) -> tuple[tuple[str, str], ...]:
+    """A catalog filter as (field, value) pairs, from a JSON object ({"company": "3M", "year": 2022}) or
+    from `field=value` strings (the CLI's --where); an InvalidRequestError names what is wrong."""
+    if not raw:
+        return ()
+    items: list[tuple[object, object]] = []
+    if isinstance(raw, Mapping):
+        items = list(raw.items())
+    else:
+        for spec in raw:
+            field, sep, wanted = spec.partition("=")
+            if not sep:
+                raise InvalidRequestError(f"where: {spec!r} is not field=value (like company=3M or year=2022)")
+            items.append((field.strip(), wanted))
+    if len(items) > MAX_WHERE_FIELDS:
+        raise InvalidRequestError(f"where: at most {MAX_WHERE_FIELDS} conditions")
+    pairs = []
+    for name, value in items:
+        if not isinstance(name, str) or not _FIELD.fullmatch(name):
+            raise InvalidRequestError(f"where: {str(name)[:40]!r} is no catalog field (lowercase letters, digits, '_')")
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)) or not str(value).strip():
+            raise InvalidRequestError(f"where: {name} needs a non-empty string or number")
+        text = str(value)
+        if len(text) > MAX_VALUE_CHARS or not is_unicode_text(text):
+            raise InvalidRequestError(f"where: {name}'s value is over {MAX_VALUE_CHARS} characters or not Unicode text")
+        pairs.append((name, text))
+    return tuple(pairs)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from docqa.core.errors import InvalidRequestError
@@ -58,36 +57,3 @@ class AskRequest:
         being in the search, and may bring one of the last topic's)."""
         earlier = self.follows()
         return f"{earlier}\n{self.question}" if earlier else self.question
-
-
-MAX_WHERE_FIELDS = 10
-_WHERE_FIELD = re.compile(r"[a-z][a-z0-9_]{0,31}")
-
-
-def where_pairs(raw: Mapping[str, object] | Sequence[str] | None) -> tuple[tuple[str, str], ...]:
-    """A catalog filter as (field, value) pairs, from a JSON object ({"company": "3M", "year": 2022}) or
-    from `field=value` strings (the CLI's --where); an InvalidRequestError names what is wrong."""
-    if not raw:
-        return ()
-    items: list[tuple[object, object]] = []
-    if isinstance(raw, Mapping):
-        items = list(raw.items())
-    else:
-        for spec in raw:
-            field, sep, wanted = spec.partition("=")
-            if not sep:
-                raise InvalidRequestError(f"where: {spec!r} is not field=value (like company=3M or year=2022)")
-            items.append((field.strip(), wanted))
-    if len(items) > MAX_WHERE_FIELDS:
-        raise InvalidRequestError(f"where: at most {MAX_WHERE_FIELDS} conditions")
-    pairs = []
-    for name, value in items:
-        if not isinstance(name, str) or not _WHERE_FIELD.fullmatch(name):
-            raise InvalidRequestError(f"where: {str(name)[:40]!r} is no catalog field (lowercase letters, digits, '_')")
-        if isinstance(value, bool) or not isinstance(value, (str, int, float)) or not str(value).strip():
-            raise InvalidRequestError(f"where: {name} needs a non-empty string or number")
-        text = str(value)
-        if len(text) > 200 or not is_unicode_text(text):
-            raise InvalidRequestError(f"where: {name}'s value is over 200 characters or not Unicode text")
-        pairs.append((name, text))
-    return tuple(pairs)

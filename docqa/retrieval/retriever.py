@@ -145,8 +145,11 @@ class Retriever:
     def _allowed_chunks(self, document_id: int | None, document_ids: Sequence[int] | None) -> np.ndarray | None:
         """The chunk IDs a scoped search may return (None: the whole collection)."""
         if document_ids is not None:
-            return np.concatenate([self._store.chunk_ids_of_document(d) for d in document_ids])
+            return self._chunks_of(document_ids)
         return self._store.chunk_ids_of_document(document_id) if document_id is not None else None
+
+    def _chunks_of(self, document_ids: Sequence[int]) -> np.ndarray:
+        return np.concatenate([self._store.chunk_ids_of_document(d) for d in document_ids])
 
     def _keyword(
         self,
@@ -164,7 +167,7 @@ class Retriever:
         if len(document_ids) <= MAX_DOCUMENTS_SEARCHED_ONE_BY_ONE:
             found = [hit for d in document_ids for hit in self._store.bm25(collection.id, question, n, d)]
             return sorted(found, key=lambda hit: (-hit[1], hit[0]))[:n]
-        inside = set(np.concatenate([self._store.chunk_ids_of_document(d) for d in document_ids]).tolist())
+        inside = set(self._chunks_of(document_ids).tolist())
         wide = self._store.bm25(collection.id, question, max(n, FILTERED_CANDIDATES))
         return [hit for hit in wide if hit[0] in inside][:n]
 

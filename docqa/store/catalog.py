@@ -15,9 +15,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from docqa.core.catalog_fields import MAX_VALUE_CHARS
 from docqa.store.keyword import filings
 
-MAX_VALUE_CHARS = 200
 _FISCAL_YEAR_SAID = re.compile(r"\bfiscal(?:\s+year)?\s+((?:19|20)\d\d)\b", re.IGNORECASE)
 _TITLE_LINE = re.compile(r"[^\W\d_].{2,}")
 

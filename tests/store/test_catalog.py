@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from docqa.core.catalog_fields import parse_metadata
+from docqa.core.catalog_fields import parse_metadata, where_pairs
 from docqa.core.errors import InvalidRequestError
-from docqa.core.requests import where_pairs
 from docqa.store.catalog import matches, merged, read_catalog
 from tests.store.test_filings import CONTRACT, COVER_WITH_SYMBOLS
 

@@ -11,9 +11,10 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
 from docqa.api.deps import QADep
+from docqa.core.catalog_fields import where_pairs
 from docqa.core.errors import DocqaError
 from docqa.core.events import AskEvent, ErrorEvent
-from docqa.core.requests import MAX_QUESTION_CHARS, AskRequest, where_pairs
+from docqa.core.requests import MAX_QUESTION_CHARS, AskRequest
 
 router = APIRouter(tags=["ask"])
 

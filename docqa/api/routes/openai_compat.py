@@ -24,9 +24,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from docqa.answering.citing import sources_footer
 from docqa.api.deps import QADep
+from docqa.core.catalog_fields import where_pairs
 from docqa.core.errors import DocqaError, InvalidRequestError, UnknownModelError
 from docqa.core.events import AnswerDelta, AskEvent, CitationsEvent, DoneEvent, ErrorEvent, ReasoningDelta
-from docqa.core.requests import AskRequest, where_pairs
+from docqa.core.requests import AskRequest
 from docqa.core.types import Timings
 
 router = APIRouter(prefix="/v1", tags=["openai"])
