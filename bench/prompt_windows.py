@@ -27,7 +27,7 @@ from docqa.core.settings import Settings
 from docqa.core.types import RetrievedChunk
 from docqa.eval.evaluation import load_rows
 from docqa.service import DocQA
-from docqa.store.db import Store
+from docqa.store.db import SqliteStore
 
 QWEN_VOCAB = Path(__file__).resolve().parents[2] / "shared" / "tools" / "ggml-vocab-qwen2.gguf"
 
@@ -66,7 +66,7 @@ def main() -> None:
     args = parser.parse_args()
     count = _tokenizer(args.vocab)
     qa = DocQA(Settings(data_dir=args.data_dir), None, None)
-    store = Store(args.data_dir / "docqa.sqlite3")
+    store = SqliteStore(args.data_dir / "docqa.sqlite3")
     tally = {
         "questions": 0,
         "chunks_hit": 0,
@@ -88,18 +88,19 @@ def main() -> None:
         question = row.request(args.collection, None).search_text()
         scope = document.id if args.scope == "document" else None
         chunks = qa.retrieve(question, args.k, args.collection, scope)
-        windows = centred(question, chunks, store.adjacent_chunks, store.best_passage, count, args.cap)
+        query = qa.retriever.understand(qa.collection(args.collection), question)
+        windows = centred(query, chunks, store.adjacent_chunks, store.best_passage, count, args.cap)
         tally["questions"] += 1
         tally["chunks_hit"] += _hit(chunks, document.id, row.pages)
         tally["windows_hit"] += _hit(windows, document.id, row.pages)
         tally["centre_on_evidence"] += any(
-            c.document_id == document.id and centre_page(question, c, store.best_passage) in row.pages for c in chunks
+            c.document_id == document.id and centre_page(query, c, store.best_passage) in row.pages for c in chunks
         )
         tally["chunk_first_page"] += any(c.document_id == document.id and c.first_page in row.pages for c in chunks)
         tokens += [count(w.text) for w in windows]
         if args.budget:
             share = per_source(args.budget, len(windows))
-            cut = [focus(question, w, store.best_passage, count, share) for w in windows]
+            cut = [focus(query, w, store.best_passage, count, share) for w in windows]
             texts = {page: text for w in windows if w.document_id == document.id for page, text in page_segments(w)}
             tally["focused_hit"] += _hit(cut, document.id, row.pages)
             tally["focused_whole"] += _whole(cut, texts, document.id, row.pages)

@@ -35,11 +35,12 @@ from docqa.core.settings import RetrievalSettings
 from docqa.core.types import ChunkDraft
 from docqa.retrieval.retriever import Retriever
 from docqa.store.consistency import VectorIndexes
-from docqa.store.db import Store
+from docqa.store.db import SqliteStore
 from docqa.store.index_protocols import VectorIndexSet
 from docqa.store.keyword import term_stats
 from docqa.store.postgres.store import PostgresStore
 from docqa.store.postgres.vectors import PgVectorIndexes
+from docqa.store.protocol import Store
 from tests.support.postgres import start as start_postgres
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -106,7 +107,7 @@ def main() -> None:
             store = PostgresStore(url)
             indexes = PgVectorIndexes(store)
         else:
-            store = Store(tmp / "docqa.sqlite3")
+            store = SqliteStore(tmp / "docqa.sqlite3")
             indexes = VectorIndexes(store, tmp / "vectors", auto_repair=True)
         reuse = any(c.name == "scale" for c in store.collections())
         coll = store.collection("scale", create=True)

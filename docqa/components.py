@@ -22,10 +22,11 @@ from docqa.remote.openai_generator import OpenAIGenerator
 from docqa.remote.tokenize import ServerTokenCounter
 from docqa.retrieval.retriever import Retriever
 from docqa.store.consistency import VectorIndexes
-from docqa.store.db import Store
+from docqa.store.db import SqliteStore
 from docqa.store.index_protocols import VectorIndexSet
 from docqa.store.postgres.store import PostgresStore
 from docqa.store.postgres.vectors import PgVectorIndexes
+from docqa.store.protocol import Store
 
 logger = logging.getLogger(__name__)
 
@@ -36,7 +37,7 @@ def open_store(settings: Settings) -> tuple[Store, VectorIndexSet]:
     if settings.database_url:
         store = PostgresStore(settings.database_url)
         return store, PgVectorIndexes(store)
-    sqlite = Store(settings.database_path)
+    sqlite = SqliteStore(settings.database_path)
     return sqlite, VectorIndexes(sqlite, settings.vectors_dir, settings.auto_repair)
 
 

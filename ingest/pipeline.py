@@ -27,8 +27,9 @@ from docqa.core.files import PDF_SUFFIXES, is_supported, sha256_file, unsupporte
 from docqa.core.protocols import Embedder
 from docqa.core.settings import ChunkingSettings, IngestSettings
 from docqa.core.types import ChunkDraft, ParsedDocument
-from docqa.store.db import CollectionRow, DocumentRow, Store
 from docqa.store.index_protocols import VectorIndexSet
+from docqa.store.models import CollectionRow, DocumentRow
+from docqa.store.protocol import Store
 from ingest import bounds
 from ingest.chunking import chunk_pages, tiktoken_counter
 from ingest.isolation import read_document_safely

@@ -25,7 +25,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from docqa.core.errors import is_disk_full
 from docqa.core.events import AnswerDelta, AskEvent, CitationsEvent, DoneEvent, ReasoningDelta
 from docqa.core.types import Answer, Citation, Timings
-from docqa.store.db import Store
+from docqa.store.protocol import Store
 
 logger = logging.getLogger(__name__)
 

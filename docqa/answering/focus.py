@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from docqa.answering.citing import page_segments
 from docqa.answering.windows import BestPassage, best_page, page_at, passage_middle
+from docqa.core.query import Query
 from docqa.core.types import RetrievedChunk
 
 # A source's share never drops below this, however many sources share the budget: less than a few
@@ -27,7 +28,7 @@ MARK = "[…]"  # where text was cut, so the model does not read a cut sentence 
 
 
 def focus(
-    question: str,
+    query: Query,
     chunk: RetrievedChunk,
     passage: BestPassage,
     count_tokens: Callable[[str], int],
@@ -37,7 +38,7 @@ def focus(
     centre that does."""
     if count_tokens(chunk.text) <= max_tokens:
         return chunk
-    centre = _centre(question, chunk, passage)
+    centre = _centre(query, chunk, passage)
     text = chunk.text
     lo, hi = 0, len(text)  # half-widths in characters: lo fits (nothing), hi does not (everything)
     while hi - lo > 16:
@@ -55,12 +56,12 @@ def per_source(budget: int, sources: int) -> int:
     return max(MIN_SOURCE_TOKENS, budget // max(sources, 1))
 
 
-def _centre(question: str, chunk: RetrievedChunk, passage: BestPassage) -> int:
-    index = passage(question, chunk)
+def _centre(query: Query, chunk: RetrievedChunk, passage: BestPassage) -> int:
+    index = passage(query, chunk)
     middle = passage_middle(chunk, index) if index is not None else None
     if middle is not None:
         return middle
-    page = best_page(question, chunk)
+    page = best_page(query, chunk)
     at = 0
     for number, segment in page_segments(chunk):
         if number == page:

@@ -27,26 +27,26 @@ from collections.abc import Set as AbstractSet
 from dataclasses import replace
 
 from docqa.answering.citing import page_segments
+from docqa.core.query import Query
 from docqa.core.types import RetrievedChunk
 from docqa.store.keyword import lexical
 from docqa.store.keyword.passage_stems import heading_texts
 from docqa.store.keyword.passages import split_passages
-from docqa.store.keyword.statements import asked_statements
 
 Neighbours = Callable[[RetrievedChunk], tuple[RetrievedChunk | None, RetrievedChunk | None]]
-BestPassage = Callable[[str, RetrievedChunk], int | None]  # the search's best passage of a chunk, in split order
+BestPassage = Callable[[Query, RetrievedChunk], int | None]  # the search's best passage of a chunk, in split order
 
 
 def _words(text: str) -> set[str]:
     return {word.lower().removesuffix("s") for word in lexical.words_of(text)}
 
 
-def best_page(question: str, chunk: RetrievedChunk, taken: AbstractSet[int] = frozenset()) -> int | None:
+def best_page(query: Query, chunk: RetrievedChunk, taken: AbstractSet[int] = frozenset()) -> int | None:
     """The chunk's page under the title of a statement the question needs, else the one where the
     question's terms weigh most (each by how few of the chunk's pages hold it; the first of equals);
     None when every page is taken."""
-    terms = set(lexical.query_terms(question))
-    titles = [_words(title) for statement in asked_statements(question) for title in statement]
+    terms = set(query.terms)
+    titles = [_words(title) for statement in query.statements for title in statement]
     pages = [(page, text) for page, text in page_segments(chunk) if page not in taken]
     held = {page: terms & set(lexical.query_terms(text, max_terms=100_000)) for page, text in pages}
     weight = (
@@ -89,14 +89,14 @@ def passage_page(chunk: RetrievedChunk, index: int) -> int | None:
 
 
 def centre_page(
-    question: str, chunk: RetrievedChunk, passage: BestPassage, taken: AbstractSet[int] = frozenset()
+    query: Query, chunk: RetrievedChunk, passage: BestPassage, taken: AbstractSet[int] = frozenset()
 ) -> int | None:
     """The page a chunk's window turns on: the page of the search's best passage in it, else (no passage
     matches, or its page is taken) its best page by best_page; None when every page is taken."""
-    index = passage(question, chunk)
+    index = passage(query, chunk)
     centre = passage_page(chunk, index) if index is not None else None
     if centre is None or centre in taken:
-        centre = best_page(question, chunk, taken)
+        centre = best_page(query, chunk, taken)
     return centre
 
 
@@ -113,7 +113,7 @@ def _pages(chunks: Sequence[RetrievedChunk | None]) -> list[tuple[int, str]]:
 
 
 def window(
-    question: str,
+    query: Query,
     chunk: RetrievedChunk,
     neighbours: Neighbours,
     passage: BestPassage,
@@ -123,7 +123,7 @@ def window(
 ) -> RetrievedChunk | None:
     """The chunk re-cut as whole pages around its centre page (centre_page), within max_tokens, leaving out
     the pages in `taken`; None when all are taken."""
-    centre = centre_page(question, chunk, passage, taken)
+    centre = centre_page(query, chunk, passage, taken)
     if centre is None:
         return None
     before, after = neighbours(chunk)
@@ -175,7 +175,7 @@ def _contiguous(pages: list[tuple[int, str]], lo: int, hi: int, candidate: int) 
 
 
 def centred(
-    question: str,
+    query: Query,
     ranked: Sequence[RetrievedChunk],
     neighbours: Neighbours,
     passage: BestPassage,
@@ -191,9 +191,7 @@ def centred(
             taken.setdefault(chunk.document_id, set()).update(pages)
             out.append(chunk)
             continue
-        cut = window(
-            question, chunk, neighbours, passage, count_tokens, max_tokens, taken.get(chunk.document_id, set())
-        )
+        cut = window(query, chunk, neighbours, passage, count_tokens, max_tokens, taken.get(chunk.document_id, set()))
         if cut is not None:
             taken.setdefault(chunk.document_id, set()).update(range(cut.first_page, cut.last_page + 1))
             out.append(cut)

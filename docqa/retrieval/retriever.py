@@ -19,11 +19,14 @@ import numpy as np
 
 from docqa.core.errors import EmbeddingModelMismatchError
 from docqa.core.protocols import Embedder, Reranker
+from docqa.core.query import Query
 from docqa.core.settings import RerankSettings, RetrievalSettings
 from docqa.core.types import RetrievedChunk
 from docqa.retrieval.rerank import rerank
-from docqa.store.db import CollectionRow, Store
+from docqa.retrieval.understanding import understand
 from docqa.store.index_protocols import VectorIndexSet
+from docqa.store.models import CollectionRow
+from docqa.store.protocol import Store
 
 logger = logging.getLogger(__name__)
 
@@ -75,10 +78,14 @@ class Retriever:
         retriever: str | None = None,
         query_vector: np.ndarray | None = None,
         document_ids: Sequence[int] | None = None,
+        query: Query | None = None,
     ) -> list[RetrievedChunk]:
         """The top_k chunks; pass query_vector when the question is already embedded (benchmarks
-        time the embedding apart from the search). document_ids: only chunks of these documents (a
-        catalog filter's documents; none: nothing is found)."""
+        time the embedding apart from the search), and `query` when it is already understood (the
+        asking service hands the same Query to the prompt windows). document_ids: only chunks of these
+        documents (a catalog filter's documents; none: nothing is found)."""
+        if query is None:
+            query = self.understand(collection, question)
         if document_ids is not None:
             if not document_ids:
                 return []
@@ -92,9 +99,9 @@ class Retriever:
         if kind == "hybrid":
             # BM25 (SQLite) runs beside the question's embedding and the FAISS scan: both release the
             # GIL, so a hybrid search takes about as long as the slower half, not the sum.
-            keyword = self._keyword_pool.submit(self._keyword, collection, question, n, document_id, document_ids)
+            keyword = self._keyword_pool.submit(self._keyword, collection, query, n, document_id, document_ids)
         elif kind == "bm25":
-            rankings.append([cid for cid, _ in self._keyword(collection, question, n, document_id, document_ids)])
+            rankings.append([cid for cid, _ in self._keyword(collection, query, n, document_id, document_ids)])
         if kind in ("dense", "hybrid"):
             try:
                 allowed = self._allowed_chunks(document_id, document_ids)
@@ -120,6 +127,11 @@ class Retriever:
             except RuntimeError:  # llama.cpp failed (out of GPU memory, ...): the first ranking still answers
                 logger.exception("reranking failed; the first ranking's order is kept for this question")
         return chunks[:top_k]
+
+    def understand(self, collection: CollectionRow, question: str) -> Query:
+        """The question read once (docqa.retrieval.understanding): its terms, the period and form it asks
+        about, the collection's filings it names, the statements and sections it needs."""
+        return understand(question, self._store.filing_identities(collection.id))
 
     def signature(self) -> str:
         """What decides the sources this retriever finds by default, for the answer cache's key."""
@@ -154,7 +166,7 @@ class Retriever:
     def _keyword(
         self,
         collection: CollectionRow,
-        question: str,
+        query: Query,
         n: int,
         document_id: int | None,
         document_ids: Sequence[int] | None,
@@ -163,12 +175,12 @@ class Retriever:
         by one (each as a one-document search ranks it) and merged by score; many, as the collection,
         keeping the candidates inside the filter."""
         if document_ids is None:
-            return self._store.bm25(collection.id, question, n, document_id)
+            return self._store.bm25(collection.id, query, n, document_id)
         if len(document_ids) <= MAX_DOCUMENTS_SEARCHED_ONE_BY_ONE:
-            found = [hit for d in document_ids for hit in self._store.bm25(collection.id, question, n, d)]
+            found = [hit for d in document_ids for hit in self._store.bm25(collection.id, query, n, d)]
             return sorted(found, key=lambda hit: (-hit[1], hit[0]))[:n]
         inside = set(self._chunks_of(document_ids).tolist())
-        wide = self._store.bm25(collection.id, question, max(n, FILTERED_CANDIDATES))
+        wide = self._store.bm25(collection.id, query, max(n, FILTERED_CANDIDATES))
         return [hit for hit in wide if hit[0] in inside][:n]
 
     def _dense(

@@ -26,7 +26,8 @@ from docqa.core.streams import GenerationStream, GenEvent
 from docqa.core.types import Answer, Mode
 from docqa.retrieval.retriever import Retriever
 from docqa.service.status import AnswerOutcome
-from docqa.store.db import CollectionRow, Store
+from docqa.store.models import CollectionRow
+from docqa.store.protocol import Store
 
 # What a question with no sources "generates": a fixed answer, through the same builder as any other.
 _NO_SOURCES = (GenEvent("text", text=NO_SOURCES_ANSWER), GenEvent("finished", finish_reason="no_sources"))
@@ -102,7 +103,10 @@ class Asker:
         top_k = request.top_k or self.settings.retrieval.top_k
         earlier = request.follows()
         within = self.store.documents_where(coll.id, request.where) if request.where else None
-        ranked = self.retriever.retrieve(coll, request.search_text(), top_k, request.document_id, document_ids=within)
+        query = self.retriever.understand(coll, request.search_text())  # read once, for the search and the windows
+        ranked = self.retriever.retrieve(
+            coll, request.search_text(), top_k, request.document_id, document_ids=within, query=query
+        )
         retrieval_ms = (time.perf_counter() - started) * 1000
         info = self.generator.info
         thinking = request.thinking and info.can_think
@@ -115,7 +119,7 @@ class Asker:
             base = replace(base, temperature=request.temperature)
         max_tokens = self._max_tokens(request)
         sources = windows.centred(
-            request.search_text(),
+            query,
             ranked,
             self.store.adjacent_chunks,
             self.store.best_passage,
@@ -126,8 +130,7 @@ class Asker:
         if budget is not None:
             share = focus.per_source(budget, len(sources))
             sources = [
-                focus.focus(request.search_text(), s, self.store.best_passage, self.generator.count_tokens, share)
-                for s in sources
+                focus.focus(query, s, self.store.best_passage, self.generator.count_tokens, share) for s in sources
             ]
         plan = build_prompt(
             question=question,

@@ -38,7 +38,7 @@ from docqa.service.jobs import IngestQueue
 from docqa.service.status import AnswerOutcome, CacheStats, CollectionSummary, ServiceStatus
 from docqa.store.audit import document_problems, orphan_problems
 from docqa.store.consistency import ConsistencyReport
-from docqa.store.db import CollectionRow, DocumentRow
+from docqa.store.models import CollectionRow, DocumentRow
 from ingest.pipeline import Ingestor, collect_sources
 
 logger = logging.getLogger(__name__)

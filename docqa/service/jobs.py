@@ -22,10 +22,11 @@ from typing import Any, Protocol
 from docqa.core.documents import IngestReport, Progress, ProgressCallback, Source
 from docqa.core.errors import DatabaseUnavailableError, JobNotFoundError, QueueNotConfiguredError, UploadStoreError
 from docqa.core.settings import Settings
-from docqa.store.db import CollectionRow, Store
+from docqa.store.models import CollectionRow
 from docqa.store.postgres.ingest_jobs import IngestJob, IngestJobs
 from docqa.store.postgres.job_queue import JobQueue
 from docqa.store.postgres.store import PostgresStore
+from docqa.store.protocol import Store
 from docqa.store.uploads import S3Uploads
 from ingest.pipeline import collect_sources
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from sqlalchemy import text
 
-from docqa.store.db import Store
 from docqa.store.keyword.passage_stems import Stemmer
 from docqa.store.keyword.tables import MISSING_PASSAGES
+from docqa.store.protocol import Store
 
 _REINDEX_MISSING = "reindex missing passages"  # a fix done in Python, not one SQL statement
 

@@ -1,7 +1,8 @@
-"""Reading chunks and counting rows: the store's queries that only read (docqa.store.db.Store inherits them).
+"""Reading chunks and counting rows: the store's queries that only read (docqa.store.relational.RelationalStore
+inherits them).
 
-Generic SQLAlchemy, the same on SQLite and Postgres; a store that keeps vectors elsewhere (pgvector)
-overrides chunk_ids and embeddings.
+Generic SQLAlchemy, the same on SQLite and Postgres; where the vectors are read from differs by database
+(each store's chunk_ids and embeddings).
 """
 
 from __future__ import annotations
@@ -27,15 +28,6 @@ def is_row_id(value: int) -> bool:
 class ChunkReads:
     def session(self) -> AbstractContextManager[Session]:
         raise NotImplementedError
-
-    def chunk_ids(self, collection_id: int) -> np.ndarray:
-        with self.session() as s:
-            ids = s.scalars(
-                select(ChunkRow.id)
-                .join(DocumentRow)
-                .where(DocumentRow.collection_id == collection_id, ChunkRow.embedding.is_not(None))
-            )
-            return np.fromiter(ids, dtype=np.int64)
 
     def document_counts(self) -> list[tuple[str, str, int]]:
         """(collection name, document status, documents) for every collection that has documents."""
@@ -76,22 +68,6 @@ class ChunkReads:
         with self.session() as s:
             ids = s.scalars(select(ChunkRow.id).where(ChunkRow.document_id == document_id))
             return np.fromiter(ids, dtype=np.int64)
-
-    def embeddings(self, collection_id: int, dim: int) -> tuple[np.ndarray, np.ndarray]:
-        """All stored (chunk IDs, vectors) of a collection, to rebuild its FAISS index."""
-        with self.session() as s:
-            rows = s.execute(
-                select(ChunkRow.id, ChunkRow.embedding)
-                .join(DocumentRow)
-                .where(DocumentRow.collection_id == collection_id, ChunkRow.embedding.is_not(None))
-                .order_by(ChunkRow.id)
-            ).all()
-        ids = np.array([r[0] for r in rows], dtype=np.int64)
-        vecs = np.zeros((len(rows), dim), dtype=np.float32)
-        for i, (_, blob) in enumerate(rows):
-            if blob is not None:  # the query already excludes NULLs; this narrows the type
-                vecs[i] = np.frombuffer(blob, dtype=np.float32)
-        return ids, vecs
 
     def fetch_chunks(self, ids: Sequence[int]) -> dict[int, RetrievedChunk]:
         """Chunk rows with their document names, keyed by ID (score left at 0)."""

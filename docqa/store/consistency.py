@@ -16,8 +16,9 @@ from pathlib import Path
 import numpy as np
 
 from docqa.core.errors import IndexInconsistentError
-from docqa.store.db import CollectionRow, Store
 from docqa.store.file_lock import file_lock
+from docqa.store.models import CollectionRow
+from docqa.store.protocol import Store
 from docqa.store.vectors import FaissIndex, IndexFileError
 
 logger = logging.getLogger(__name__)

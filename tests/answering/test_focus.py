@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from docqa.answering.focus import MARK, MIN_SOURCE_TOKENS, focus, per_source
 from docqa.answering.windows import passage_middle
+from docqa.core.query import Query
 from docqa.core.types import RetrievedChunk
+from docqa.retrieval.understanding import understand
 from tests.support.chunks import paged_chunk
 
 
@@ -28,10 +30,10 @@ CHUNK = paged_chunk(
     },
     ocr=(1, 3),
 )
-QUESTION = "What were purchases of property, plant and equipment in fiscal 2018?"
+QUESTION = understand("What were purchases of property, plant and equipment in fiscal 2018?")
 
 
-def _by_words(question: str, chunk: RetrievedChunk) -> int | None:
+def _by_words(query: Query, chunk: RetrievedChunk) -> int | None:
     return None  # no keyword passage: the best page's middle is the centre
 
 

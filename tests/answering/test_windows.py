@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from docqa.answering.windows import best_page, centred, passage_page
+from docqa.core.query import Query
 from docqa.core.types import RetrievedChunk
+from docqa.retrieval.understanding import understand
 from tests.support.chunks import paged_chunk
 
 
@@ -25,7 +27,7 @@ DOC = [
     _chunk(12, 2, {9: "Purchases of property, plant and equipment (1,577)\n", **{n: _filler(n) for n in range(10, 13)}},
            ocr=(9,)),
 ]  # fmt: skip
-QUESTION = "What is the FY2018 capital expenditure amount for Acme?"
+QUESTION = understand("What is the FY2018 capital expenditure amount for Acme?")
 
 
 def _neighbours(chunk: RetrievedChunk) -> tuple[RetrievedChunk | None, RetrievedChunk | None]:
@@ -33,7 +35,7 @@ def _neighbours(chunk: RetrievedChunk) -> tuple[RetrievedChunk | None, Retrieved
     return (DOC[at - 1] if at > 0 else None), (DOC[at + 1] if at + 1 < len(DOC) else None)
 
 
-def _no_passage(question: str, chunk: RetrievedChunk) -> int | None:
+def _no_passage(query: Query, chunk: RetrievedChunk) -> int | None:
     return None  # no keyword index here: windows centre on best_page
 
 
@@ -44,7 +46,7 @@ def _words(text: str) -> int:
 def test_the_statement_the_question_needs_is_the_best_page() -> None:
     assert best_page(QUESTION, DOC[1]) == 8  # no term of the question on it, but its title is the statement's
     robots = _chunk(30, 0, {1: _filler(1), 2: _filler(2) + "We shipped robots.", 3: _filler(3)})
-    assert best_page("How many robots were shipped?", robots) == 2  # the page holding most of its terms
+    assert best_page(understand("How many robots were shipped?"), robots) == 2  # the page holding most of its terms
 
 
 def test_a_best_page_at_the_chunks_edge_brings_the_page_beyond_it() -> None:

@@ -17,7 +17,7 @@ from sqlalchemy.exc import OperationalError
 
 from docqa.answering.cache import AnswerCache
 from docqa.service import DocQA
-from docqa.store.db import Store
+from docqa.store.db import SqliteStore
 from tests.support.fake_generator import FakeGenerator
 from tests.support.live_server import free_port, serve_app
 from tests.support.paths import SAMPLE_DOCS, make_settings
@@ -40,7 +40,7 @@ def served(fake_generator: FakeGenerator, tmp_path: Path) -> Iterator[tuple[str,
 
 def test_an_upload_on_a_full_disk_fails_per_file(served: tuple[str, DocQA], monkeypatch: pytest.MonkeyPatch) -> None:
     base, qa = served
-    monkeypatch.setattr(Store, "save_document", _full)
+    monkeypatch.setattr(SqliteStore, "save_document", _full)
     files = {"files": ("notes.txt", b"The notice period is sixty days.", "text/plain")}
     report = httpx.post(f"{base}/v1/collections/default/documents", files=files, timeout=30).json()
     assert report["files"][0]["status"] == "failed"
@@ -63,7 +63,7 @@ def test_any_other_write_on_a_full_disk_is_a_507(served: tuple[str, DocQA], monk
     def no_space(*_args: Any, **_kwargs: Any) -> Any:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(Store, "delete_document", no_space)
+    monkeypatch.setattr(SqliteStore, "delete_document", no_space)
     response = httpx.delete(f"{base}/v1/collections/default/documents/1", timeout=30)
     assert response.status_code == 507
     assert response.json()["error"] == {

@@ -15,9 +15,10 @@ from docqa.cli.main import main
 from docqa.core.types import ChunkDraft, RetrievedChunk
 from docqa.eval.evaluation import EvalRow, declines, first_hit, load_rows, token_f1
 from docqa.eval.scoring import is_hit
-from docqa.store.db import Store
+from docqa.store.db import SqliteStore
 from docqa.store.keyword.passages import PASSAGES_PER_CHUNK, split_passages
 from tests.support.paths import SAMPLE_DOCS
+from tests.support.store_rows import bm25
 
 
 def test_the_hit_rule_of_the_data_readme() -> None:
@@ -115,7 +116,7 @@ def test_keyword_search_finds_small_returns_big_and_old_indexes_migrate(tmp_path
     long_chunk = filler + "\n\nThe notice period for termination is sixty days.\n\n" + filler
     assert len(split_passages(long_chunk)) > 4
     path = tmp_path / "docqa.sqlite3"
-    store = Store(path)
+    store = SqliteStore(path)
     coll = store.collection("c", create=True)
     drafts = [
         ChunkDraft(0, "SUPPLY AGREEMENT between ACME GMBH and ZENITH LTD. Terms follow.", 0, 60, 1, 1, 12),
@@ -126,7 +127,7 @@ def test_keyword_search_finds_small_returns_big_and_old_indexes_migrate(tmp_path
         collection_id=coll.id, source="s", name="file.txt", sha256="x", size_bytes=1, pages=1, warnings=[],
         chunks=drafts, embeddings=None,
     )  # fmt: skip
-    hits = store.bm25(coll.id, "notice period for termination in the agreement with Zenith", 5)
+    hits = bm25(store, coll.id, "notice period for termination in the agreement with Zenith", 5)
     assert [h[0] for h in hits][:1] == [2]  # the long chunk, found by its one relevant passage
     assert len({h[0] for h in hits}) == len(hits) == 3  # each chunk once, every chunk titled by the head
     store.close()
@@ -137,8 +138,8 @@ def test_keyword_search_finds_small_returns_big_and_old_indexes_migrate(tmp_path
         db.execute("INSERT INTO chunk_fts(rowid, title, body) SELECT id, 'file.txt', text FROM chunks")
         db.execute("PRAGMA user_version = 2")
         db.execute("DROP TABLE alembic_version")  # schema 2 was written by a docqa from before Alembic
-    store = Store(path)
-    assert [h[0] for h in store.bm25(coll.id, "notice period for termination with Zenith", 5)][:1] == [2]
+    store = SqliteStore(path)
+    assert [h[0] for h in bm25(store, coll.id, "notice period for termination with Zenith", 5)][:1] == [2]
     with store.session() as s:
         tables = {r[0] for r in s.execute(text("SELECT name FROM sqlite_master"))}
         first = s.execute(text(f"SELECT count(*) FROM passage_fts WHERE rowid = {2 * PASSAGES_PER_CHUNK}")).scalar()

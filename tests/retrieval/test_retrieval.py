@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from docqa.core.errors import EmbeddingModelMismatchError
+from docqa.core.query import Query
 from docqa.core.settings import RetrievalSettings
 from docqa.core.types import RetrievedChunk
 from docqa.retrieval.retriever import Retriever, reciprocal_rank_fusion
@@ -20,7 +21,10 @@ class _Store:
         self.keyword_threads: list[str] = []
         self.keyword_done = threading.Event()
 
-    def bm25(self, collection_id: int, question: str, n: int, document_id: int | None) -> list[tuple[int, float]]:
+    def filing_identities(self, collection_id: int) -> dict[int, Any]:
+        return {}
+
+    def bm25(self, collection_id: int, query: Query, n: int, document_id: int | None) -> list[tuple[int, float]]:
         self.keyword_threads.append(threading.current_thread().name)
         time.sleep(0.05)  # long enough for the dense half to run meanwhile
         self.keyword_done.set()

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from docqa.store.db import Store
-from tests.support.store_rows import save
+from docqa.store.db import SqliteStore
+from tests.support.store_rows import bm25, save
 
 FILLER = "The parties agree to cooperate in good faith on the matters set out in this schedule. " * 25
 QUESTION = (
@@ -18,12 +18,12 @@ QUESTION = (
 )
 
 
-def _save(store: Store, collection_id: int, name: str, texts: list[str]) -> list[int]:
+def _save(store: SqliteStore, collection_id: int, name: str, texts: list[str]) -> list[int]:
     return list(save(store, collection_id, name, texts, None, sha=name).chunk_ids)
 
 
-def _folder(tmp_path: Path) -> tuple[Store, int, list[int], list[int]]:
-    store = Store(tmp_path / "db.sqlite3")
+def _folder(tmp_path: Path) -> tuple[SqliteStore, int, list[int], list[int]]:
+    store = SqliteStore(tmp_path / "db.sqlite3")
     coll = store.collection("c", create=True)
     head = "BIOPURE CORPORATION AGENCY AGREEMENT. This Agency Agreement is made between Biopure Corporation "
     head += "and Northway Agents Ltd. "
@@ -44,7 +44,7 @@ def _folder(tmp_path: Path) -> tuple[Store, int, list[int], list[int]]:
     return store, coll.id, biopure, merger
 
 
-def _document(store: Store, chunk_id: int) -> int:
+def _document(store: SqliteStore, chunk_id: int) -> int:
     return store.fetch_chunks([chunk_id])[chunk_id].document_id
 
 
@@ -52,21 +52,21 @@ def test_the_document_the_question_names_beats_one_that_uses_its_clause_words(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store, coll, biopure, merger = _folder(tmp_path)
-    top = store.bm25(coll, QUESTION, 3)
+    top = bm25(store, coll, QUESTION, 3)
     assert _document(store, top[0][0]) == _document(store, biopure[0])
     assert top[0][0] == biopure[1]  # and inside it, the clause asked about
     store.ranking = replace(store.ranking, title_margin=1e9)  # titles never overrule the first pass
-    assert _document(store, store.bm25(coll, QUESTION, 3)[0][0]) == _document(store, merger[0])
+    assert _document(store, bm25(store, coll, QUESTION, 3)[0][0]) == _document(store, merger[0])
 
 
 def test_titles_follow_deletions_and_other_collections(tmp_path: Path) -> None:
     store, coll, biopure, merger = _folder(tmp_path)
     biopure_document = _document(store, biopure[0])
-    assert _document(store, store.bm25(coll, QUESTION, 3)[0][0]) == biopure_document
+    assert _document(store, bm25(store, coll, QUESTION, 3)[0][0]) == biopure_document
     store.delete_document(store.collection("c"), biopure_document)
-    left = [_document(store, chunk_id) for chunk_id, _ in store.bm25(coll, QUESTION, 3)]
+    left = [_document(store, chunk_id) for chunk_id, _ in bm25(store, coll, QUESTION, 3)]
     assert biopure_document not in left and left[0] == _document(store, merger[0])
     # The same contract in another collection is not offered to this one.
     other = store.collection("other", create=True)
     _save(store, other.id, "biopure-copy.txt", ["BIOPURE CORPORATION AGENCY AGREEMENT. " + FILLER])
-    assert {_document(store, chunk_id) for chunk_id, _ in store.bm25(coll, QUESTION, 3)} <= set(left)
+    assert {_document(store, chunk_id) for chunk_id, _ in bm25(store, coll, QUESTION, 3)} <= set(left)

@@ -1,16 +1,15 @@
-"""Filings chosen by the company and fiscal year a question names (docqa.store.keyword.filing_choice), on a
-real SQLite store: another company's results release, dense with the question's words, and the same
+"""Filings chosen by the company and fiscal year a question names (docqa.retrieval.understanding.filers, over
+the identities docqa.store.keyword.filing_choice keeps), on a real SQLite store: another company's results
+release, dense with the question's words, and the same
 company's filing for another year must not take the place of the filing asked about."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-from docqa.store.db import Store
-from docqa.store.keyword.filing_choice import FilingIdentities
-from tests.support.store_rows import save
+from docqa.retrieval.understanding import understand
+from docqa.store.db import SqliteStore
+from tests.support.store_rows import bm25, save
 
 COVER = """UNITED STATES
 SECURITIES AND EXCHANGE COMMISSION
@@ -28,8 +27,8 @@ RELEASE = "Beta Foods reports fiscal 2018 results\n" + (
 QUESTION = "What is the FY2018 capital expenditure amount (in USD millions) for Acme?"
 
 
-def _filings(tmp_path: Path) -> tuple[Store, int, dict[str, int]]:
-    store = Store(tmp_path / "db.sqlite3")
+def _filings(tmp_path: Path) -> tuple[SqliteStore, int, dict[str, int]]:
+    store = SqliteStore(tmp_path / "db.sqlite3")
     coll = store.collection("c", create=True).id
     heads = {}
     for name, year in (("ACME", 2017), ("ACME", 2018), ("GAMMA", 2018)):
@@ -42,28 +41,28 @@ def _filings(tmp_path: Path) -> tuple[Store, int, dict[str, int]]:
     return store, coll, heads
 
 
-def _document(store: Store, chunk_id: int) -> int:
+def _document(store: SqliteStore, chunk_id: int) -> int:
     return store.fetch_chunks([chunk_id])[chunk_id].document_id
 
 
-def test_the_company_and_year_named_choose_the_filing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_company_and_year_named_choose_the_filing(tmp_path: Path) -> None:
     store, coll, heads = _filings(tmp_path)
-    top = store.bm25(coll, QUESTION, 3)
+    top = bm25(store, coll, QUESTION, 3)
     assert _document(store, top[0][0]) == _document(store, heads["ACME2018"])
-    asked_2017 = store.bm25(coll, QUESTION.replace("FY2018", "FY2017"), 3)
+    asked_2017 = bm25(store, coll, QUESTION.replace("FY2018", "FY2017"), 3)
     assert _document(store, asked_2017[0][0]) == _document(store, heads["ACME2017"])
-    monkeypatch.setattr(FilingIdentities, "candidates", lambda *_: set())  # without identities: the release wins
-    assert _document(store, store.bm25(coll, QUESTION, 3)[0][0]) == _document(store, heads["BETA"])
+    unnamed = understand(QUESTION)  # read without the filings' identities: the release wins
+    assert _document(store, store.bm25(coll, unnamed, 3)[0][0]) == _document(store, heads["BETA"])
 
 
 def test_a_question_naming_no_company_searches_every_filing(tmp_path: Path) -> None:
     store, coll, heads = _filings(tmp_path)
-    top = store.bm25(coll, "What is the FY2018 capital expenditure amount in USD millions?", 3)
+    top = bm25(store, coll, "What is the FY2018 capital expenditure amount in USD millions?", 3)
     assert _document(store, top[0][0]) == _document(store, heads["BETA"])
 
 
 def test_a_replaced_filing_is_read_again(tmp_path: Path) -> None:
-    store = Store(tmp_path / "db.sqlite3")
+    store = SqliteStore(tmp_path / "db.sqlite3")
     coll = store.collection("c", create=True).id
 
     def filing(name: str, year: int, body: str) -> list[int]:
@@ -73,6 +72,6 @@ def test_a_replaced_filing_is_read_again(tmp_path: Path) -> None:
     filing("acme-a.pdf", 2017, "Revenue grew in every segment. ")
     strong = filing("acme-b.pdf", 2018, STATEMENT)
     asked = QUESTION.replace("FY2018", "FY2019")
-    assert store.bm25(coll, asked, 3)[0][0] in strong  # no filing reports on 2019: the first pass decides
+    assert bm25(store, coll, asked, 3)[0][0] in strong  # no filing reports on 2019: the first pass decides
     replaced = filing("acme-a.pdf", 2019, "Revenue grew in every segment. ")  # now it does
-    assert store.bm25(coll, asked, 3)[0][0] in replaced
+    assert bm25(store, coll, asked, 3)[0][0] in replaced

@@ -11,15 +11,15 @@ import pytest
 from sqlalchemy import text
 
 from docqa.core.types import ChunkDraft
+from docqa.retrieval.understanding.statements import CASH_FLOW_STATEMENT, asked_statements
 from docqa.store.audit import orphan_problems
-from docqa.store.db import Store
+from docqa.store.db import SqliteStore
 from docqa.store.keyword import index as keyword_index
 from docqa.store.keyword import lexical, passage_bm25, passage_stems, passages
 from docqa.store.keyword.fts5_tables import Fts5Tables, varints
 from docqa.store.keyword.ranking import DEFAULT_RANKING
-from docqa.store.keyword.statements import CASH_FLOW_STATEMENT, asked_statements
 from docqa.store.keyword.term_stats import TermStats
-from tests.support.store_rows import save
+from tests.support.store_rows import bm25, save
 
 CLAUSES = [
     "The Supplier may terminate this Agreement on ninety days' notice; termination does not end accrued fees.",
@@ -30,8 +30,8 @@ CLAUSES = [
 ]
 
 
-def _store(tmp_path: Path) -> tuple[Store, list[int]]:
-    store = Store(tmp_path / "db.sqlite3")
+def _store(tmp_path: Path) -> tuple[SqliteStore, list[int]]:
+    store = SqliteStore(tmp_path / "db.sqlite3")
     coll = store.collection("c", create=True)
     documents = []
     for n in range(6):
@@ -267,7 +267,7 @@ def test_stems_are_built_for_an_older_index_and_repaired_when_missing(tmp_path: 
     question = "Which fees are late and how is notice given by e_mail?"
 
     def search() -> list[tuple[int, float]]:  # inside one document: its passages' stems rank its chunks
-        return store.bm25(coll.id, question, 10, documents[1])
+        return bm25(store, coll.id, question, 10, documents[1])
 
     expected = search()
     assert len(expected) > 1
@@ -277,7 +277,7 @@ def test_stems_are_built_for_an_older_index_and_repaired_when_missing(tmp_path: 
         db.execute("DROP TABLE passage_stems")
         db.execute("PRAGMA user_version = 3")
         db.execute("DROP TABLE alembic_version")  # index version 3 was written by a docqa from before Alembic
-    store = Store(path)
+    store = SqliteStore(path)
     assert search() == expected
     assert orphan_problems(store) == []
     store.close()
@@ -287,7 +287,7 @@ def test_stems_are_built_for_an_older_index_and_repaired_when_missing(tmp_path: 
         span = (chunk * passages.PASSAGES_PER_CHUNK, (chunk + 1) * passages.PASSAGES_PER_CHUNK)
         db.execute("DELETE FROM passage_stems WHERE id >= ? AND id < ?", span)
         db.execute("INSERT INTO passage_stems(id, body, headings) VALUES (?, x'', x'')", (10**6 * 64,))
-    store = Store(path)
+    store = SqliteStore(path)
     assert search() != expected  # its best chunk's passages cannot be counted
     assert orphan_problems(store) == [
         "1 orphan passage-stem rows without a chunk",

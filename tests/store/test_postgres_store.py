@@ -14,14 +14,15 @@ from docqa.answering.cache import AnswerCache, CacheKey
 from docqa.core.types import Answer, Timings
 from docqa.store import schema
 from docqa.store.audit import document_problems, orphan_problems
-from docqa.store.db import Store
+from docqa.store.db import SqliteStore
 from docqa.store.keyword import lexical
 from docqa.store.keyword.ranking import DEFAULT_RANKING
 from docqa.store.postgres.keyword_tables import tsquery_literal, tsvector_literal
 from docqa.store.postgres.store import PostgresStore
 from docqa.store.postgres.vectors import PgVectorIndexes
+from docqa.store.protocol import Store
 from tests.store.test_passage_bm25 import CLAUSES
-from tests.support.store_rows import save
+from tests.support.store_rows import bm25, save
 
 QUESTIONS = [
     "Can the supplier terminate on notice, and what does termination end?",
@@ -51,11 +52,11 @@ def _fill(store: Store, documents: int = 6) -> int:
 
 
 @pytest.fixture
-def both(tmp_path: Path, postgres_url: str) -> tuple[Store, PostgresStore]:
-    return Store(tmp_path / "db.sqlite3"), PostgresStore(postgres_url)
+def both(tmp_path: Path, postgres_url: str) -> tuple[SqliteStore, PostgresStore]:
+    return SqliteStore(tmp_path / "db.sqlite3"), PostgresStore(postgres_url)
 
 
-def test_scores_and_rankings_equal_sqlite(both: tuple[Store, PostgresStore]) -> None:
+def test_scores_and_rankings_equal_sqlite(both: tuple[SqliteStore, PostgresStore]) -> None:
     sqlite, postgres = both
     for store in both:
         _fill(store)
@@ -65,11 +66,11 @@ def test_scores_and_rankings_equal_sqlite(both: tuple[Store, PostgresStore]) -> 
             first = sqlite.keyword_tables.rank(a, 1, terms, DEFAULT_RANKING.title_weight, 10)
             second = postgres.keyword_tables.rank(b, 1, terms, DEFAULT_RANKING.title_weight, 10)
         assert _same(first, second), question
-        assert _same(sqlite.bm25(1, question, 5), postgres.bm25(1, question, 5)), question
-    assert QUESTIONS and any(sqlite.bm25(1, q, 3) for q in QUESTIONS)  # the comparison compared something
+        assert _same(bm25(sqlite, 1, question, 5), bm25(postgres, 1, question, 5)), question
+    assert QUESTIONS and any(bm25(sqlite, 1, q, 3) for q in QUESTIONS)  # the comparison compared something
 
 
-def test_counts_follow_replacements_and_deletes(both: tuple[Store, PostgresStore]) -> None:
+def test_counts_follow_replacements_and_deletes(both: tuple[SqliteStore, PostgresStore]) -> None:
     for store in both:
         cid = _fill(store)
         save(store, cid, "d2.txt", ["A short replacement about zebras and termination."], None, sha="new")
@@ -82,7 +83,7 @@ def test_counts_follow_replacements_and_deletes(both: tuple[Store, PostgresStore
             assert found == postgres.keyword_tables.document_frequency(b, stem), stem
         assert postgres.keyword_tables.document_frequency(b, "acme0") == 0  # the deleted document's title
     for question in QUESTIONS:
-        assert _same(sqlite.bm25(1, question, 5), postgres.bm25(1, question, 5)), question
+        assert _same(bm25(sqlite, 1, question, 5), bm25(postgres, 1, question, 5)), question
     assert orphan_problems(postgres) == [] and document_problems(postgres, 1) == []
 
 
@@ -91,7 +92,7 @@ def test_search_is_scoped_to_its_collection(postgres_url: str) -> None:
     mine = _fill(store, documents=2)
     other = store.collection("other", create=True)
     save(store, other.id, "z.txt", ["The zebra clause: zebras graze the zebra field."], None)
-    assert store.bm25(other.id, "zebra clause", 3) and store.bm25(mine, "zebra clause", 3) == []
+    assert bm25(store, other.id, "zebra clause", 3) and bm25(store, mine, "zebra clause", 3) == []
 
 
 def test_cached_answers_go_with_a_change_and_the_oldest_are_evicted(postgres_url: str) -> None:
@@ -140,14 +141,14 @@ def test_vectors_are_found_within_their_collection_and_document(postgres_url: st
 def test_check_finds_and_repairs_a_damaged_keyword_index(postgres_url: str) -> None:
     store = PostgresStore(postgres_url)
     cid = _fill(store, documents=3)
-    before = store.bm25(cid, QUESTIONS[0], 5)
+    before = bm25(store, cid, QUESTIONS[0], 5)
     with store.session() as s:
         s.execute(text("DELETE FROM passages WHERE document_id = (SELECT min(id) FROM documents)"))
         s.execute(text("UPDATE keyword_totals SET tokens = tokens + 5"))
     problems = orphan_problems(store, repair=True)
     assert any("keyword-index totals" in p for p in problems) and any("missing" in p for p in problems)
     assert orphan_problems(store) == []
-    assert _same(store.bm25(cid, QUESTIONS[0], 5), before)
+    assert _same(bm25(store, cid, QUESTIONS[0], 5), before)
 
 
 def test_the_schema_is_migrated_once_and_checked(postgres_url: str) -> None:

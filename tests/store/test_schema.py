@@ -12,7 +12,8 @@ from click.testing import CliRunner
 
 from docqa.cli.main import main
 from docqa.store import schema
-from docqa.store.db import Store
+from docqa.store.db import SqliteStore
+from tests.support.store_rows import bm25
 
 # A store as docqa wrote it before the `recipe` and `ocr_pages` columns, the answer cache and passages
 # with stems (keyword index version 0: whole chunks in chunk_fts).
@@ -41,9 +42,9 @@ def test_the_revision_constants_are_alembics_heads() -> None:
 
 
 def test_a_new_sqlite_store_is_made_at_the_newest_revision(tmp_path: Path) -> None:
-    store = Store(tmp_path / "db.sqlite3")
+    store = SqliteStore(tmp_path / "db.sqlite3")
     assert schema.current(store.engine) == schema.HEADS["sqlite"] and schema.at_head(store.engine)
-    Store(tmp_path / "db.sqlite3").close()  # a second open: nothing to migrate
+    SqliteStore(tmp_path / "db.sqlite3").close()  # a second open: nothing to migrate
     with sqlite3.connect(tmp_path / "db.sqlite3") as raw:
         assert raw.execute("SELECT count(*) FROM alembic_version").fetchone()[0] == 1
 
@@ -53,12 +54,12 @@ def test_a_store_from_before_alembic_is_migrated_with_its_rows(tmp_path: Path) -
     with sqlite3.connect(path) as raw:
         for statement in OLD_STORE:
             raw.execute(statement)
-    store = Store(path)
+    store = SqliteStore(path)
     assert schema.current(store.engine) == "s0002"
     documents = store.documents(1)
     assert [d.name for d in documents] == ["old.txt"] and documents[0].recipe is None  # the added column
     assert documents[0].catalog is None and documents[0].as_dict()["catalog"] == {}  # read before the catalog
-    assert [chunk_id for chunk_id, _ in store.bm25(1, "zebra clause", 3)] == [1]  # the index rebuilt
+    assert [chunk_id for chunk_id, _ in bm25(store, 1, "zebra clause", 3)] == [1]  # the index rebuilt
     with sqlite3.connect(path) as raw:
         tables = {name for (name,) in raw.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert {"answer_cache", "collection_generations", "passage_fts", "passage_stems"} <= tables

@@ -12,11 +12,11 @@ import sqlalchemy
 from docqa.core.errors import IndexInconsistentError
 from docqa.store import vectors as vector_index
 from docqa.store.consistency import VectorIndexes
-from docqa.store.db import Store
+from docqa.store.db import SqliteStore
 from docqa.store.keyword import lexical, term_stats
 from docqa.store.keyword.ranking import DEFAULT_RANKING
 from docqa.store.vectors import FaissIndex
-from tests.support.store_rows import save
+from tests.support.store_rows import bm25, save
 
 DIM = 8
 
@@ -26,8 +26,8 @@ def vectors(n: int, seed: int = 0) -> np.ndarray:
     return v / np.linalg.norm(v, axis=1, keepdims=True)
 
 
-def populated(tmp_path: Path, auto_repair: bool = True) -> tuple[Store, VectorIndexes, int]:
-    store = Store(tmp_path / "db.sqlite3")
+def populated(tmp_path: Path, auto_repair: bool = True) -> tuple[SqliteStore, VectorIndexes, int]:
+    store = SqliteStore(tmp_path / "db.sqlite3")
     coll = store.collection("c", create=True)
     store.set_embedder(coll.id, "m", DIM)
     coll = store.collection("c")
@@ -63,8 +63,8 @@ def test_replacing_a_document_swaps_its_chunks_in_one_go(tmp_path: Path) -> None
     assert after == (before - set(saved.removed_chunk_ids)) | set(saved.chunk_ids)
     assert min(saved.chunk_ids) > max(before), "chunk IDs are never reused"
     # the FTS rows followed the chunk rows (triggers, same transaction)
-    assert store.bm25(cid, "governing", 10) and all(h[0] in after for h in store.bm25(cid, "governing", 10))
-    assert store.bm25(cid, "new text", 10)[0][0] == saved.chunk_ids[0]
+    assert bm25(store, cid, "governing", 10) and all(h[0] in after for h in bm25(store, cid, "governing", 10))
+    assert bm25(store, cid, "new text", 10)[0][0] == saved.chunk_ids[0]
 
 
 def test_bm25_is_scoped_to_its_collection(tmp_path: Path) -> None:
@@ -72,8 +72,8 @@ def test_bm25_is_scoped_to_its_collection(tmp_path: Path) -> None:
     other = store.collection("other", create=True)
     save(store, other.id, "x", ["governing law of elsewhere"], None, sha="x")
     ids_c = set(store.chunk_ids(cid).tolist())
-    assert {h[0] for h in store.bm25(cid, "governing law", 50)} <= ids_c
-    assert len(store.bm25(other.id, "governing law", 50)) == 1
+    assert {h[0] for h in bm25(store, cid, "governing law", 50)} <= ids_c
+    assert len(bm25(store, other.id, "governing law", 50)) == 1
 
 
 def test_consistent_index_checks_clean(tmp_path: Path) -> None:
@@ -161,7 +161,7 @@ def _contract(parties: str, clauses: list[str]) -> list[str]:
 def test_bm25_ranks_the_clause_asked_about_above_the_preamble_naming_the_parties(tmp_path: Path) -> None:
     """A question names its contract by title and parties; those words fill the preamble, so the
     clause itself must win on the question's other words (the document-focused second pass)."""
-    store = Store(tmp_path / "db.sqlite3")
+    store = SqliteStore(tmp_path / "db.sqlite3")
     coll = store.collection("c", create=True)
     clauses = [
         "Fees are payable quarterly within thirty days of invoice.",
@@ -180,16 +180,16 @@ def test_bm25_ranks_the_clause_asked_about_above_the_preamble_naming_the_parties
         texts = _contract(parties, ["Fees are due monthly. The laws of Delaware govern this agreement."])
         save(store, coll.id, f"c{n}.txt", texts, None, sha=f"s{n}")
     question = "In the Supply Agreement between Acme Widgets Corp and Beta Logistics LLC: which law governs it?"
-    assert store.bm25(coll.id, question, 3)[0][0] == acme_ids[2]
+    assert bm25(store, coll.id, question, 3)[0][0] == acme_ids[2]
     doc = store.fetch_chunks([acme_ids[0]])[acme_ids[0]].document_id
-    assert store.bm25(coll.id, question, 3, document_id=doc)[0][0] == acme_ids[2]
+    assert bm25(store, coll.id, question, 3, document_id=doc)[0][0] == acme_ids[2]
     # A question that names no document keeps the first pass's ranking across documents.
     generic = "which law governs the agreement?"
     with store.session() as session:
         plain = store.keyword_tables.rank(
             session, coll.id, lexical.query_terms(generic), DEFAULT_RANKING.title_weight, 5
         )[:5]
-    assert store.bm25(coll.id, generic, 5) == plain
+    assert bm25(store, coll.id, generic, 5) == plain
 
 
 def test_collection_wide_search_uses_the_rarest_terms_within_its_row_budget(
@@ -199,7 +199,7 @@ def test_collection_wide_search_uses_the_rarest_terms_within_its_row_budget(
     costs more than they tell (docqa.store.keyword.term_stats); the counts are FTS5's, on its stemmed forms."""
 
     monkeypatch.setattr(term_stats, "ROW_BUDGET", 12)
-    store = Store(tmp_path / "db.sqlite3")
+    store = SqliteStore(tmp_path / "db.sqlite3")
     coll = store.collection("c", create=True)
     for n in range(20):
         extra = " The zebra clause governs." if n == 7 else ""
@@ -212,7 +212,7 @@ def test_collection_wide_search_uses_the_rarest_terms_within_its_row_budget(
         # zebra (1 passage) fits the budget of 12; agreement and governs (20 each) do not
         assert stats.selective(session, ["agreement", "zebra", "governs"]) == ["zebra"]
         assert stats.weighted(session, ["agreement", "zebra"]) == ["zebra"]  # in every passage: no BM25 weight
-    top = store.bm25(coll.id, "Which agreement has the zebra clause that governs?", 1)
+    top = bm25(store, coll.id, "Which agreement has the zebra clause that governs?", 1)
     assert store.fetch_chunks([top[0][0]])[top[0][0]].document_name == "d7.txt"
 
 
@@ -248,16 +248,16 @@ def test_float16_index_finds_what_an_exact_float32_one_finds_and_old_files_still
 def test_a_small_collection_is_found_behind_a_large_one_that_outranks_it(tmp_path: Path) -> None:
     """The first pass ranks the whole index and keeps this collection's chunks; when the first page
     holds too few of them (a small collection beside a large one), it searches the collection alone."""
-    store = Store(tmp_path / "db.sqlite3")
+    store = SqliteStore(tmp_path / "db.sqlite3")
     big = store.collection("big", create=True)
     small = store.collection("small", create=True)
     for n in range(30):
         save(store, big.id, f"b{n}.txt", [f"zebra zebra zebra crossing {n}"], None, sha=f"b{n}")
     filler = "The parties agree to cooperate in good faith on the matters set out in this schedule. " * 20
     saved = save(store, small.id, "s.txt", [filler + " A zebra is mentioned once here. " + filler], None, sha="s")
-    found = [chunk_id for chunk_id, _ in store.bm25(small.id, "zebra", 3)]
+    found = [chunk_id for chunk_id, _ in bm25(store, small.id, "zebra", 3)]
     assert found == saved.chunk_ids
-    assert len(store.bm25(big.id, "zebra", 3)) == 3
+    assert len(bm25(store, big.id, "zebra", 3)) == 3
 
 
 def test_a_lone_word_the_preamble_also_uses_still_ranks_the_clause(
@@ -266,7 +266,7 @@ def test_a_lone_word_the_preamble_also_uses_still_ranks_the_clause(
     """The preamble says "organised under the laws of the State of Delaware": "state" is in the head,
     but alone, not in a run naming the contract, so the second pass still ranks by it and finds the
     governing-law clause, not the one that shares three common words with the question."""
-    store = Store(tmp_path / "db.sqlite3")
+    store = SqliteStore(tmp_path / "db.sqlite3")
     coll = store.collection("c", create=True)
     filler = "The parties agree to cooperate in good faith on the matters set out in this schedule. " * 25
     head = "SUPPLY AGREEMENT. This Supply Agreement is made between Acme Widgets Corp, organised under the laws "
@@ -283,9 +283,9 @@ def test_a_lone_word_the_preamble_also_uses_still_ranks_the_clause(
     question = "In the Supply Agreement between Acme Widgets Corp and Beta Logistics LLC: " + (
         "which state's law governs the interpretation of the contract?"
     )
-    assert store.bm25(coll.id, question, 3)[0][0] == acme[2]
+    assert bm25(store, coll.id, question, 3)[0][0] == acme[2]
     store.ranking = replace(store.ranking, naming_run=1)  # every title word names the document, as before
-    assert store.bm25(coll.id, question, 3)[0][0] == acme[1]
+    assert bm25(store, coll.id, question, 3)[0][0] == acme[1]
 
 
 def test_naming_runs_are_consecutive_title_words_within_one_sentence() -> None:
@@ -308,7 +308,7 @@ def test_naming_runs_are_consecutive_title_words_within_one_sentence() -> None:
 def test_a_twin_the_question_cannot_tell_apart_gets_second_place(tmp_path: Path) -> None:
     """The same contract filed twice (the question names both equally): the clause asked about comes
     first from one copy and second from the other, instead of the first copy's other chunks."""
-    store = Store(tmp_path / "db.sqlite3")
+    store = SqliteStore(tmp_path / "db.sqlite3")
     coll = store.collection("c", create=True)
     parties = "Acme Widgets Corp and Beta Logistics LLC"
     clauses = ["This agreement shall be governed by the laws of the State of New York.", "Fees are due monthly."]
@@ -318,18 +318,18 @@ def test_a_twin_the_question_cannot_tell_apart_gets_second_place(tmp_path: Path)
         texts = _contract(f"Vendor{n} Holdings and Customer{n} Partners", ["The laws of Delaware govern it."])
         save(store, coll.id, f"c{n}.txt", texts, None, sha=f"s{n}")
     question = "In the Supply Agreement between Acme Widgets Corp and Beta Logistics LLC: which law governs it?"
-    top = [chunk_id for chunk_id, _ in store.bm25(coll.id, question, 3)]
+    top = [chunk_id for chunk_id, _ in bm25(store, coll.id, question, 3)]
     assert {top[0], top[1]} == {first[1], second[1]}, (top, first, second)
     # One copy alone: its chunks fill the list as before.
     store.delete_document(coll, store.fetch_chunks([second[0]])[second[0]].document_id)
-    alone = [chunk_id for chunk_id, _ in store.bm25(coll.id, question, 3)]
+    alone = [chunk_id for chunk_id, _ in bm25(store, coll.id, question, 3)]
     assert alone[0] == first[1] and second[1] not in alone
 
 
 def test_a_question_about_the_document_itself_gets_its_head(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """ "What is the date of the contract?" says little beyond naming the contract: its answer sits in
     the head, which BM25 on "date" and "contract" would rank below every chunk using those words."""
-    store = Store(tmp_path / "db.sqlite3")
+    store = SqliteStore(tmp_path / "db.sqlite3")
     coll = store.collection("c", create=True)
     head = "SUPPLY AGREEMENT dated as of March 3, 2015, made between Acme Widgets Corp and Beta Logistics LLC. "
     body = [
@@ -344,22 +344,22 @@ def test_a_question_about_the_document_itself_gets_its_head(tmp_path: Path, monk
     naming = "In the Supply Agreement between Acme Widgets Corp and Beta Logistics LLC: "
     about_itself = naming + "what is the date of the contract?"
     clause = naming + "which state's law governs the interpretation of the contract?"
-    top = [chunk_id for chunk_id, _ in store.bm25(coll.id, about_itself, 3)]
+    top = [chunk_id for chunk_id, _ in bm25(store, coll.id, about_itself, 3)]
     assert top[2] == acme[0]  # third, after the best two chunks of the second pass
-    assert acme[0] not in [chunk_id for chunk_id, _ in store.bm25(coll.id, clause, 3)]  # five other words
+    assert acme[0] not in [chunk_id for chunk_id, _ in bm25(store, coll.id, clause, 3)]  # five other words
     # Every word but "contract" is in the head ("dated as of"): nothing is left to rank the others by.
     dated = naming + "when was the contract dated?"
-    assert store.bm25(coll.id, dated, 3)[0][0] == acme[0]
+    assert bm25(store, coll.id, dated, 3)[0][0] == acme[0]
     short_clause = naming + "which law governs it?"  # two words the head lacks: the head stays third
-    assert store.bm25(coll.id, short_clause, 3)[2][0] == acme[0]
+    assert bm25(store, coll.id, short_clause, 3)[2][0] == acme[0]
     store.ranking = replace(store.ranking, head_first_terms=0)
-    assert store.bm25(coll.id, dated, 3)[0][0] != acme[0]
+    assert bm25(store, coll.id, dated, 3)[0][0] != acme[0]
     store.ranking = replace(store.ranking, head_question_terms=0)
-    assert acme[0] not in [chunk_id for chunk_id, _ in store.bm25(coll.id, about_itself, 3)]
+    assert acme[0] not in [chunk_id for chunk_id, _ in bm25(store, coll.id, about_itself, 3)]
 
 
 def test_a_database_error_does_not_carry_document_text(tmp_path: Path) -> None:
-    store = Store(tmp_path / "db.sqlite3")
+    store = SqliteStore(tmp_path / "db.sqlite3")
     secret = "CONFIDENTIAL clause text " * 50
     with pytest.raises(sqlalchemy.exc.SQLAlchemyError) as caught, store.session() as s:
         s.execute(sqlalchemy.text("INSERT INTO no_such_table(x) VALUES (:x)"), {"x": secret})
@@ -373,14 +373,14 @@ def test_two_processes_writing_one_vector_index_lose_nothing(tmp_path: Path) -> 
     it rebuilds from SQLite's embeddings, under a lock file."""
     dim = 8
     rng = np.random.default_rng(0)
-    first, second = Store(tmp_path / "db.sqlite3"), Store(tmp_path / "db.sqlite3")  # two processes' views
+    first, second = SqliteStore(tmp_path / "db.sqlite3"), SqliteStore(tmp_path / "db.sqlite3")  # two processes' views
     cid = first.collection("c", create=True).id
     first.set_embedder(cid, "m", dim)
     coll_a, coll_b = first.collection("c"), second.collection("c")
     server = VectorIndexes(first, tmp_path / "vectors", auto_repair=True)
     cli = VectorIndexes(second, tmp_path / "vectors", auto_repair=True)
 
-    def ingest(store: Store, indexes: VectorIndexes, coll: object, name: str) -> None:
+    def ingest(store: SqliteStore, indexes: VectorIndexes, coll: object, name: str) -> None:
         vectors = rng.normal(size=(2, dim)).astype(np.float32)
         saved = save(store, cid, name, [f"{name} one", f"{name} two"], vectors, sha=name)
         index = indexes.get(coll)  # type: ignore[arg-type]

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from docqa.core.types import ChunkDraft
-from docqa.store.db import SavedDocument, Store
+from docqa.retrieval.understanding import understand
+from docqa.store.models import SavedDocument
+from docqa.store.protocol import Store
 
 
 def drafts(*texts: str) -> list[ChunkDraft]:
@@ -26,3 +28,8 @@ def save(
         chunks=drafts(*texts),
         embeddings=embeddings,
     )
+
+
+def bm25(store: Store, cid: int, question: str, limit: int, document_id: int | None = None) -> list[tuple[int, float]]:
+    """The store's keyword search for a question, read as retrieval reads it (docqa.retrieval.understanding)."""
+    return store.bm25(cid, understand(question, store.filing_identities(cid)), limit, document_id)

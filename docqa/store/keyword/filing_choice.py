@@ -1,17 +1,15 @@
-"""Which filings a question is about, by the identities their cover pages give (docqa.store.keyword.filings).
+"""Every filing's identity, as its cover page and file name give it (docqa.store.keyword.filings), kept in memory.
 
-A collection's filings are read once (their head chunk's start and their file name) and kept in memory,
-refreshed like the document titles when the keyword index changes. A question that names a company
-narrows the search to that company's filings, then to those reporting on the latest fiscal year it names,
-then to its quarter and form, each step only where some filing is left. The keyword search then takes
-its best-scoring document among those (docqa.store.keyword.index.search). Documents that are not filings
-(contracts, judgments) have no identity and are never chosen this way: their search is as before.
+A collection's filings are read once (their head chunk's start and their file name) and refreshed like the
+document titles when the keyword index changes. Retrieval matches a question against them
+(docqa.retrieval.understanding.filers) to find the filings it names; the keyword search asks whether its
+document is an SEC filing (whose standard sections then apply). Documents that are not filings (contracts,
+judgments) have no identity.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 
 from sqlalchemy import text
 from sqlalchemy.orm import Session
@@ -63,31 +61,11 @@ class FilingIdentities:
             entry = self._read.get(document_id)
         return entry is not None and entry[2] is not None
 
-    def candidates(self, collection_id: int, question: str) -> set[int]:
-        """The filings a question is about (empty when it names no company that filed one here)."""
+    def of_collection(self, collection_id: int) -> dict[int, filings.FilingIdentity]:
+        """The collection's filings (document ID -> identity), as the last refresh read them."""
         with self._lock:
-            filed = {
+            return {
                 doc: identity
                 for doc, (coll, _, identity) in self._read.items()
                 if coll == collection_id and identity is not None
             }
-        named = {doc: identity for doc, identity in filed.items() if filings.named_in(question, identity)}
-        # A company is one company in all its filings: named by a symbol that only its newer covers list
-        # (covers carry trading symbols since 2019), its older filings are named too.
-        names = {name for identity in named.values() for name in identity.names}
-        named |= {doc: identity for doc, identity in filed.items() if names & set(identity.names)}
-        asked = filings.asked_period(question)
-        checks: list[Callable[[filings.FilingIdentity], bool]] = []
-        if asked.latest_year is not None:
-            checks.append(lambda identity: asked.latest_year in identity.years)
-        if asked.period_end is not None:
-            checks.append(lambda identity: asked.period_end in identity.period_ends)
-        if asked.quarter is not None:
-            checks.append(lambda identity: identity.quarter == asked.quarter)
-        if asked.form is not None:
-            checks.append(lambda identity: identity.form == asked.form)
-        for check in checks:
-            narrowed = {doc: identity for doc, identity in named.items() if check(identity)}
-            if narrowed:
-                named = narrowed
-        return set(named)

@@ -1,5 +1,5 @@
 """A filing's identity (who filed it, which form, which fiscal period) read from its cover page and file
-name, and the period a question asks about.
+name.
 
 A question about a filing names its company and usually its fiscal year ("What is the FY2018 capital
 expenditure amount for 3M?"). BM25 over 40 filings does not read it that way: an earnings release, short
@@ -9,7 +9,9 @@ Company names are single words the titles' naming runs (docqa.store.keyword.titl
 fiscal year is not a title word at all. So a filing's identity is read here, from what every SEC filing
 and press release prints on its first page ("For the fiscal year ended December 31, 2018", the line above
 "(Exact name of registrant as specified in its charter)", "Amcor reports fiscal 2023 results",
-"(NYSE: MGM)") and from its file name ("3M_2018_10K.pdf"); docqa.store.keyword.filing_choice uses it.
+"(NYSE: MGM)") and from its file name ("3M_2018_10K.pdf"); the store keeps every filing's identity
+(docqa.store.keyword.filing_choice), the catalog shows it, and retrieval matches questions against it
+(docqa.retrieval.understanding.filers).
 
 Pure functions of text: no database, no model.
 """
@@ -49,7 +51,7 @@ _SYMBOLS_TABLE = re.compile(r"trading\s+symbols?(?:\s*\(s\))?", re.IGNORECASE)
 _SYMBOLS_END = re.compile(r"section\s+12\s*\(g\)|indicate\s+by\s+check", re.IGNORECASE)
 _EXCHANGE = r"(?:the\s+)?(?:new\s+york\s+stock|nyse|nasdaq|chicago\s+stock|cboe|boston\s+stock|nyse\s+american)"
 _LISTED_SYMBOL = re.compile(rf"(?<![\w$.])([A-Z]{{1,5}}(?:\.[A-Z])?)\s+(?i:{_EXCHANGE})")
-_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _RELEASE_YEAR = re.compile(r"\b(?:fiscal|full[- ]year|quarter|year)\s+((?:19|20)\d\d)\b", re.IGNORECASE)
 _QUARTER_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 _QUARTER = re.compile(r"\b(first|second|third|fourth)[- ]quarter\b|\bq([1-4])\b|\b([1-4])q(?:\d\d)?\b", re.IGNORECASE)
@@ -62,24 +64,6 @@ _FORM_TOKENS = {
     "annual": "10-K",
 }
 _YEAR_TOKEN = re.compile(r"((?:19|20)\d\d)(?:q([1-4]))?")
-# The question's side. "FY2018", "FY 18", "fiscal 2018", "fiscal year 2018", "2018财年", "2018年度", a bare year.
-_ASKED_YEAR = re.compile(
-    r"\bfy\s*'?(\d{4}|\d{2})(?!\d)|\bfiscal\s+(?:year\s+)?((?:19|20)\d\d)\b|((?:19|20)\d\d)\s*(?:财年|年度|年)"
-    r"|\b((?:19|20)\d\d)\b",
-    re.IGNORECASE,
-)
-_ASKED_FORM = re.compile(
-    r"\b(10-?k|10-?q|8-?k|20-?f)\b|(annual report)|(quarterly report)|(current report)"
-    r"|((?:earnings|press|results) (?:release|report|announcement|call))|(proxy statement|def 14a)",
-    re.IGNORECASE,
-)
-_SPLIT_PERIOD = re.compile(r"\b(q[1-4]|fy\s*'?\d{2,4})(fy|q[1-4]|')", re.IGNORECASE)
-_SHORT_YEAR = re.compile(r"\bq[1-4]\s*'(\d\d)\b|\b[1-4]q(\d\d)\b|\b[12]h(\d\d)\b", re.IGNORECASE)
-_HALF = re.compile(r"\b(?:first|1st)\s+half\b|\bh1\b|\b1h(?:\d\d)?\b|\bsix[- ]months?\b|\bsemi-?annual", re.I)
-_ASKED_DATE = re.compile(
-    r"\b((?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\.?\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?((?:19|20)\d\d)\b",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True)
@@ -95,17 +79,7 @@ class FilingIdentity:
     company: str | None = None  # the name as the cover writes it ("BEST BUY CO., INC."), for people to read
 
 
-@dataclass(frozen=True)
-class AskedPeriod:
-    """The period and form a question names."""
-
-    latest_year: int | None
-    quarter: int | None
-    form: str | None
-    period_end: tuple[int, int] | None = None  # (year, month): "as of June 30, 2023", "the quarter ended July 2023"
-
-
-def _form_name(token: str) -> str:
+def form_name(token: str) -> str:
     """ "10k", "10-K", "8-k" -> "10-K", "8-K"."""
     plain = re.sub(r"\W", "", token).lower()
     return _FORM_TOKENS.get(plain) or f"{plain[:-1]}-{plain[-1]}".upper()
@@ -184,7 +158,7 @@ def read_identity(file_name: str, head: str) -> FilingIdentity | None:
     sec_form = _SEC_FORM.search(cover) if re.search(r"securities\s+and\s+exchange\s+commission", cover, re.I) else None
     release = _RELEASE.search(head[:600])
     if sec_form:
-        form = _form_name(sec_form.group(1))
+        form = form_name(sec_form.group(1))
     elif release:
         form = form or "earnings"
         names.append(release.group(1))
@@ -200,7 +174,7 @@ def read_identity(file_name: str, head: str) -> FilingIdentity | None:
             years.add(int(ended.group(1)))
             period_ends.add((int(ended.group(1)), _month_of(ended.group(0))))
     if quarter is None and form == "earnings":
-        quarter = _quarter_of(head[:600])
+        quarter = quarter_of(head[:600])
     tickers = set(_TICKER.findall(head)) | trading_symbols(head)
     all_names = {_name_words(n) for n in names} | ({tuple(company)} if company else set())
     return FilingIdentity(
@@ -228,103 +202,13 @@ def trading_symbols(head: str) -> set[str]:
 
 def _month_of(text: str) -> int:
     """The month a period-end phrase names ("... ended December 31, 2018" -> 12)."""
-    found = re.search(r"\b(" + "|".join(_MONTHS) + r")[a-z]*\.?\s+\d", text, re.IGNORECASE)
-    return _MONTHS.index(found.group(1).lower()) + 1 if found else 0
+    found = re.search(r"\b(" + "|".join(MONTHS) + r")[a-z]*\.?\s+\d", text, re.IGNORECASE)
+    return MONTHS.index(found.group(1).lower()) + 1 if found else 0
 
 
-def _quarter_of(text: str) -> int | None:
+def quarter_of(text: str) -> int | None:
     found = _QUARTER.search(text)
     if not found:
         return None
     word, q, nq = found.groups()
     return _QUARTER_WORDS[word.lower()] if word else int(q or nq)
-
-
-def asked_period(question: str) -> AskedPeriod:
-    """The latest fiscal year a question names (a question comparing FY2019 with FY2020 is answered by
-    the FY2020 filing, which reports both), its quarter, the form it names and a period-end month, if any.
-    Periods are written many ways: "Q2 of FY2024", "2021 Q1", "Q2'23", "2Q23", "Q2FY23", "FY23", "the
-    second quarter of fiscal 2023", "first half of 2023" / "H1 2023" (a half ends with the second quarter,
-    "nine months" with the third), "the quarter ended June 30, 2023"."""
-    spaced = _SPLIT_PERIOD.sub(r"\1 \2", question)  # "Q2FY23" -> "Q2 FY23", "FY2023Q1" -> "FY2023 Q1"
-    years = []
-    for fy, fiscal, cjk, bare in _ASKED_YEAR.findall(spaced):
-        if fy:
-            years.append(int(fy) + (2000 if len(fy) == 2 else 0))
-        else:
-            years.append(int(fiscal or cjk or bare))
-    years += [2000 + int(next(y for y in found.groups() if y)) for found in _SHORT_YEAR.finditer(spaced)]
-    quarter = _quarter_of(re.sub(r"\bfy\s*\d{2,4}", " ", spaced, flags=re.IGNORECASE).replace("FY", " "))
-    quarter = quarter or _half_or_nine_months(spaced)
-    dated = _ASKED_DATE.search(spaced)
-    period_end = None
-    if dated:
-        period_end = (int(dated.group(2)), _MONTHS.index(dated.group(1)[:3].lower()) + 1)
-        years.append(period_end[0])
-    return AskedPeriod(max(years) if years else None, quarter, _asked_form(spaced), period_end)
-
-
-def _asked_form(question: str) -> str | None:
-    found = _ASKED_FORM.search(question)
-    if not found:
-        return None
-    sec, annual, quarterly, current, release, _ = found.groups()
-    if sec:
-        return _form_name(sec)
-    return "10-K" if annual else "10-Q" if quarterly else "8-K" if current else "earnings" if release else "proxy"
-
-
-def _half_or_nine_months(question: str) -> int | None:
-    if _HALF.search(question):
-        return 2
-    return 3 if re.search(r"\bnine[- ]months?\b|\b9[- ]?m\b", question, re.IGNORECASE) else None
-
-
-def named_in(question: str, identity: FilingIdentity) -> bool:
-    """Whether a question names the filer: a run of its words that is one of the filer's names, whole
-    ("Best Buy", "Activision Blizzard"), joined ("BESTBUY" in a file name for "Best Buy"), the first word
-    of a longer name ("Adobe" for "Adobe Systems"), or that word split ("JP Morgan" for "JPMorgan Chase"),
-    starting with a capital or a digit as a name does ("the best quarter" is not Best Buy); the initials
-    of a name joined by "&" ("J&J", "P&G"); or its trading symbol: as written in capitals, or in any case
-    when it has three letters or more and is no common word ("mmm", "Amzn")."""
-    if any(_symbol_in(question, symbol) for symbol in identity.tickers):
-        return True
-    words = lexical.words_of(question)
-    lowered = [w.lower() for w in words]
-    for name in identity.names:
-        if _initials_in(question, name):
-            return True
-        joined = "".join(name)
-        for i, word in enumerate(words):
-            if not (word[:1].isupper() or word[:1].isdigit()):
-                continue
-            if tuple(lowered[i : i + len(name)]) == name:
-                return True
-            if any("".join(lowered[i : i + n]) in (joined, name[0]) for n in (1, 2, 3)):
-                return True
-            if len(name) > 1 and lowered[i] == name[0] and len(name[0]) >= 3:
-                return True
-    return False
-
-
-def _symbol_in(question: str, symbol: str) -> bool:
-    """A symbol as written in capitals; with three letters or more also capitalised ("Amzn"), and in
-    lowercase only when it has no vowel ("jpm", "msft"): a lowercase "low" or "key" is a word, not Lowe's."""
-    if re.search(rf"(?<![\w.]){re.escape(symbol)}\b", question):
-        return True
-    if len(symbol) < 3 or lexical.is_stopword(symbol.lower()):
-        return False
-    for found in re.finditer(rf"(?<![\w.]){re.escape(symbol)}\b", question, re.IGNORECASE):
-        written = found.group()
-        if written[0].isupper() or not re.search(r"[aeiou]", written, re.IGNORECASE):
-            return True
-    return False
-
-
-def _initials_in(question: str, name: tuple[str, ...]) -> bool:
-    """ "J&J" for "Johnson & Johnson", "P&G" for "Procter & Gamble": a name of two words or more whose
-    initials, joined by "&", the question writes in capitals."""
-    if len(name) < 2 or len(name) > 4 or any(not w[:1].isalpha() for w in name):
-        return False
-    initials = "&".join(w[0] for w in name if w not in ("and", "of")).upper()
-    return initials.count("&") >= 1 and re.search(rf"(?<!\w){re.escape(initials)}(?!\w)", question) is not None

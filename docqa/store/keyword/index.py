@@ -17,11 +17,10 @@ from __future__ import annotations
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
+from docqa.core.query import Query
 from docqa.store.keyword import lexical, passage_bm25
 from docqa.store.keyword.filing_choice import FilingIdentities
 from docqa.store.keyword.ranking import DEFAULT_RANKING, RankingConstants
-from docqa.store.keyword.sections import asked_sections
-from docqa.store.keyword.statements import asked_statements
 from docqa.store.keyword.tables import PASSAGES_PER_CHUNK, chunk_scores
 from docqa.store.keyword.term_stats import TermStats, index_version
 from docqa.store.keyword.titles import DocumentTitles, title_words
@@ -30,7 +29,7 @@ from docqa.store.keyword.titles import DocumentTitles, title_words
 def search(
     session: Session,
     collection_id: int,
-    question: str,
+    query: Query,
     limit: int,
     document_id: int | None,
     stats: TermStats,
@@ -38,26 +37,26 @@ def search(
     filing_identities: FilingIdentities,
     rc: RankingConstants = DEFAULT_RANKING,
 ) -> list[tuple[int, float]]:
-    """(chunk ID, score; higher is better), best first, each chunk once; `rc` holds the constants
-    (docqa.store.keyword.ranking).
+    """(chunk ID, score; higher is better), best first, each chunk once, for a question as retrieval
+    understood it (`query`); `rc` holds the constants (docqa.store.keyword.ranking).
 
     Two passes. The first ranks passages on title and body together and finds the document the
     question is about; collection-wide, it leaves out very common terms (see docqa.store.keyword.term_stats), and
     a document whose title names the question clearly better replaces its pick (docqa.store.keyword.titles),
-    and where the question names a company that filed some of the documents, its pick is the best of
-    those filings for the period asked (docqa.store.keyword.filing_choice).
+    and where the question names filings (query.filings: a company's, for the period asked), its pick is
+    the best of those.
     The second re-ranks that document's own passages on their body alone, with the words that name
     the document left out: those words (a contract's title and parties) also fill its preamble and
     signature block, and BM25 cannot tell them from the words of the clause asked about. The second
     pass runs when the question names its document (two or more of its words are in the top
     document's title) or is scoped to one document. A near-tie document (a twin) gets second place,
     and a question that says little beyond naming its document gets the document's head chunk."""
-    terms = lexical.query_terms(question)
+    terms = list(query.terms)
     version = index_version(session, stats.refresh(session))
     titles.refresh(session, version, PASSAGES_PER_CHUNK)
     ranked: list[tuple[int, float]] | None = None  # the first pass: every term, title and body
     chosen: set[int] = set()  # the filings the question names, if any
-    filing_identities.refresh(session, version)
+    filing_identities.refresh(session, version)  # which documents are SEC filings
     if document_id is not None:
         top_document, rows = document_id, _document_rows(session, document_id)
         if rows is None:
@@ -66,18 +65,18 @@ def search(
         ranked = stats.tables.rank(session, collection_id, stats.selective(session, terms), rc.title_weight, limit)
         if not ranked:
             return []
-        chosen = filing_identities.candidates(collection_id, question)
+        chosen = set(query.filings)
         if chosen:
             top_document = _best_filing(session, stats, ranked, chosen, terms, rc)
         else:
             top_document = _document_of(session, ranked[0][0])
-            top_document = titles.named_instead(collection_id, question, top_document, rc) or top_document
+            top_document = titles.named_instead(collection_id, query.clauses, top_document, rc) or top_document
         rows = _document_rows(session, top_document)  # the passage rowid range the second pass re-ranks
         if rows is None:
             return ranked[:limit]
-    rest, asking = _split_terms(session, stats, rows, question, terms, rc)
+    rest, asking = _split_terms(session, stats, rows, query, rc)
     must_name = document_id is None and not chosen
-    bonus = _heading_bonus(question, rc, filing_identities.is_filing(top_document))
+    bonus = _heading_bonus(query, rc, filing_identities.is_filing(top_document))
     focused = _focused(session, top_document, rows, terms, rest, asking, must_name, stats, bonus, rc)
     if ranked is None and len(focused) < limit:
         # Inside one document the first pass only fills places the second leaves empty: skipped
@@ -88,7 +87,7 @@ def search(
     lead = ranked[0][1] if ranked else 0.0
     merged = [(chunk_id, lead + score) for chunk_id, score in focused]
     if document_id is None and ranked:
-        merged = _with_twin(session, ranked, top_document, question, terms, merged, stats, chosen, bonus, rc)
+        merged = _with_twin(session, ranked, top_document, query, merged, stats, chosen, bonus, rc)
     merged = _with_head(rows, rest, merged, rc)
     first_ids = {chunk_id for chunk_id, _ in merged}
     merged += [(chunk_id, score) for chunk_id, score in ranked or [] if chunk_id not in first_ids]
@@ -98,7 +97,7 @@ def search(
 def best_passage(
     session: Session,
     stats: TermStats,
-    question: str,
+    query: Query,
     chunk_id: int,
     document_id: int,
     sec_filing: bool = False,
@@ -107,23 +106,23 @@ def best_passage(
     """Which of a chunk's passages (their order in split_passages) the question matches best, scored as
     the second pass scores them (body BM25 and the headings' bonuses); None when none matches."""
     stats.refresh(session)
-    terms = stats.weighted(session, lexical.query_terms(question))
+    terms = stats.weighted(session, list(query.terms))
     rows = (chunk_id * PASSAGES_PER_CHUNK, (chunk_id + 1) * PASSAGES_PER_CHUNK)
-    bonus = _heading_bonus(question, rc, sec_filing)
+    bonus = _heading_bonus(query, rc, sec_filing)
     scored = passage_bm25.document_passages(
         session, stats, terms, rows, document_id, (0.0, 1.0), PASSAGES_PER_CHUNK, bonus
     )
     return scored[0][0] - rows[0] if scored else None
 
 
-def _heading_bonus(question: str, rc: RankingConstants, sec_filing: bool) -> passage_bm25.HeadingBonus:
+def _heading_bonus(query: Query, rc: RankingConstants, sec_filing: bool) -> passage_bm25.HeadingBonus:
     """What headings add in the second pass: the question's terms in them, the titles of the statements
     it needs and of the standard sections that hold its topic."""
     return passage_bm25.HeadingBonus(
         rc.heading_weight,
         (
-            *((titles, rc.statement_weight) for titles in asked_statements(question)),
-            *((titles, rc.section_weight) for titles in asked_sections(question, sec_filing)),
+            *((titles, rc.statement_weight) for titles in query.statements),
+            *((titles, rc.section_weight) for titles in query.sections(sec_filing)),
         ),
     )
 
@@ -132,8 +131,7 @@ def _with_twin(
     session: Session,
     ranked: list[tuple[int, float]],
     top_document: int,
-    question: str,
-    terms: list[str],
+    query: Query,
     merged: list[tuple[int, float]],
     stats: TermStats,
     chosen: set[int],
@@ -152,8 +150,8 @@ def _with_twin(
     rows = _document_rows(session, twin) if twin is not None else None
     if twin is None or rows is None:
         return merged
-    rest, asking = _split_terms(session, stats, rows, question, terms, rc)
-    theirs = _focused(session, twin, rows, terms, rest, asking, True, stats, bonus, rc)
+    rest, asking = _split_terms(session, stats, rows, query, rc)
+    theirs = _focused(session, twin, rows, list(query.terms), rest, asking, True, stats, bonus, rc)
     if not theirs:
         return merged
     second = (theirs[0][0], merged[0][1])  # scores only order the list; ties keep this order
@@ -243,15 +241,15 @@ def _in_document(
 
 
 def _split_terms(
-    session: Session, stats: TermStats, rows: tuple[int, int], question: str, terms: list[str], rc: RankingConstants
+    session: Session, stats: TermStats, rows: tuple[int, int], query: Query, rc: RankingConstants
 ) -> tuple[list[str], list[str]]:
     """The question's terms that are not in the document's title column (file name and head), and
     those that the second pass ranks by: all but the runs of two or more consecutive title words
     (rc.naming_run). The first list says whether the question names the document and how much it
     asks beyond that (the head rule); the second keeps a lone word that the head happens to use."""
     title = title_words(session, stats.tables, rows[0])
-    names = lexical.naming_runs(lexical.word_sequences(question), title, rc.naming_run)
-    return [t for t in terms if t not in title], [t for t in terms if t not in names]
+    names = lexical.naming_runs(query.clauses, title, rc.naming_run)
+    return [t for t in query.terms if t not in title], [t for t in query.terms if t not in names]
 
 
 def _focused(

@@ -8,6 +8,7 @@ needs no dictionary), and write queries the same way, so both languages share on
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 
 _CJK_CHARS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -131,11 +132,12 @@ def _is_term(token: str) -> bool:
     return is_cjk(token) or (len(token) >= 2 and token not in _STOPWORDS)
 
 
-def query_terms(question: str, max_terms: int = 64) -> list[str]:
-    """A question's search terms: lowercased words (CJK as bigrams), stopwords and repeats left out."""
+def query_terms(text: str, max_terms: int = 64) -> list[str]:
+    """A text's search terms (a question's, an answer's, a page's): lowercased words (CJK as bigrams),
+    stopwords and repeats left out."""
     terms: list[str] = []
     seen: set[str] = set()
-    for token in _WORD.findall(index_text(question).lower()):
+    for token in _WORD.findall(index_text(text).lower()):
         if not _is_term(token):
             continue
         for term in (token, *_fiscal_year(token)):
@@ -173,26 +175,26 @@ def match_expression(terms: list[str]) -> str | None:
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
 
 
-def match_query(question: str, max_terms: int = 64) -> str | None:
-    """An FTS5 MATCH expression (terms OR-ed, each quoted) for a question; None if it has no terms."""
-    return match_expression(query_terms(question, max_terms))
+def match_query(text: str, max_terms: int = 64) -> str | None:
+    """An FTS5 MATCH expression (terms OR-ed, each quoted) for a text's terms; None if it has none."""
+    return match_expression(query_terms(text, max_terms))
 
 
 _SEGMENT_BREAK = re.compile(r"[:;?!]")
 
 
-def word_sequences(question: str) -> list[list[str]]:
-    """A question's words in order, stopwords left out, one list per clause (a colon, semicolon or
+def word_sequences(text: str) -> list[list[str]]:
+    """A text's words in order, stopwords left out, one list per clause (a colon, semicolon or
     question mark ends one): the sequences naming_runs looks for runs in."""
     sequences = []
-    for segment in _SEGMENT_BREAK.split(question):
+    for segment in _SEGMENT_BREAK.split(text):
         words = [token for token in _WORD.findall(index_text(segment).lower()) if _is_term(token)]
         if words:
             sequences.append(words)
     return sequences
 
 
-def naming_runs(sequences: list[list[str]], title_words: AbstractSet[str], min_run: int = 2) -> set[str]:
+def naming_runs(sequences: Sequence[Sequence[str]], title_words: AbstractSet[str], min_run: int = 2) -> set[str]:
     """The question's words that name a document: runs of at least min_run consecutive words of its
     word_sequences (stopwords passed over, a clause's end ends a run) that are all in its title."""
     names: set[str] = set()

@@ -33,11 +33,11 @@ class RankingConstants:
     """Second pass: a question term in one of a passage's headings adds this share of its IDF."""
     statement_weight: float = 8.0
     """Second pass: a heading that titles a financial statement the question needs adds this share of the
-    title's IDF (docqa.store.keyword.statements)."""
+    title's IDF (docqa.retrieval.understanding.statements)."""
     section_weight: float = 1.0
     """Second pass: a heading that titles the standard section of a filing that holds what the question
     asks about (Regulation S-K items, standard notes, CSRC sections) adds this share of the title's IDF
-    (docqa.store.keyword.sections)."""
+    (docqa.retrieval.understanding.sections)."""
     naming_run: int = 2
     """The words that name a document are the question's runs of at least this many consecutive words
     that are all in its title column."""

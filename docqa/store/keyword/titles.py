@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import threading
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 
 from sqlalchemy import text
 from sqlalchemy.orm import Session
@@ -71,14 +72,17 @@ class DocumentTitles:
             self._version = version
 
     def named_instead(
-        self, collection_id: int, question: str, first_pass_document: int, rc: RankingConstants = DEFAULT_RANKING
+        self,
+        collection_id: int,
+        sequences: Sequence[Sequence[str]],
+        first_pass_document: int,
+        rc: RankingConstants = DEFAULT_RANKING,
     ) -> int | None:
-        """The document whose title names the question clearly better than the first pass's document's
-        title does (rc.title_ratio and rc.title_margin), or None."""
+        """The document whose title names the question (its clauses' words, `sequences`) clearly better than
+        the first pass's document's title does (rc.title_ratio and rc.title_margin), or None."""
         with self._lock:
             postings = self._postings.get(collection_id, {})
             n = self._counts.get(collection_id, 0)
-            sequences = lexical.word_sequences(question)
             weight = {
                 word: math.log((n - len(postings[word]) + 0.5) / (len(postings[word]) + 0.5) + 1)
                 * (rc.cjk_bigram_share if lexical.is_cjk(word) else 1.0)

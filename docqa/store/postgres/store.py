@@ -1,5 +1,6 @@
-"""The store on Postgres (DOCQA_DATABASE_URL): the SQLite store's tables and methods, on a database that
-several API processes and ingest workers on several machines share.
+"""The store on Postgres (DOCQA_DATABASE_URL): the SQLite store's sibling (docqa.store.db.SqliteStore), with
+the same tables and methods (docqa.store.relational), on a database that several API processes and ingest
+workers on several machines share.
 
 Only what differs is here. The keyword index is docqa.store.postgres.keyword_tables; vectors live in
 pgvector (`chunk_vectors`, written in the document's transaction, so there is no index file to heal);
@@ -21,9 +22,9 @@ from sqlalchemy.orm import Session
 
 from docqa.core.errors import DatabaseUnavailableError, SchemaOutdatedError
 from docqa.store import schema
-from docqa.store.db import Store
 from docqa.store.models import CollectionRow, now
 from docqa.store.postgres.keyword_tables import PostgresKeywordTables
+from docqa.store.relational import RelationalStore
 
 _WRITE_LOCK = 7_410_000_002  # pg_advisory_xact_lock key held while a document's rows are written
 CONNECT_TIMEOUT_S = 10  # an unreachable host fails in this time, not the system's TCP timeout (minutes)
@@ -38,7 +39,9 @@ def vector_literal(vector: np.ndarray) -> str:
     return "[" + ",".join(f"{float(x):.7g}" for x in vector) + "]"
 
 
-class PostgresStore(Store):
+class PostgresStore(RelationalStore):
+    """The store in a Postgres database that API processes and workers on several machines share."""
+
     cache_order = "id"
 
     def __init__(self, url: str, *, migrate: bool = True) -> None:

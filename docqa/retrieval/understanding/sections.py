@@ -9,7 +9,8 @@ their own words ("ongoing legal battles", "who are its competitors", "buybacks")
 ("Legal Proceedings", "Competition", "Issuer Purchases of Equity Securities"); BM25 then ranks whatever page
 repeats the words. The map below goes from a topic's common words to the titles of the section(s) that hold
 it. It was written from the forms' own item titles and the standard note titles, not from any question set;
-what it gains is measured by company-grouped cross-validation (docs/retrieval.md).
+what it gains is measured by company-grouped cross-validation (docs/retrieval.md). The store's second pass
+adds a bonus to passages under those headings (docqa.store.keyword.passage_bm25).
 
 Pure functions of the question's text.
 """
@@ -17,6 +18,8 @@ Pure functions of the question's text.
 from __future__ import annotations
 
 import re
+
+from docqa.core.query import Titles
 
 # (the titles a section's heading may carry, lowercased; what a question says when it asks about it)
 _SECTIONS: tuple[tuple[tuple[str, ...], str], ...] = (
@@ -114,9 +117,11 @@ _SEC_PATTERNS = tuple(
 _CJK_PATTERNS = tuple((titles, re.compile(asks)) for titles, asks in _CJK_SECTIONS)
 
 
-def asked_sections(question: str, sec_filing: bool) -> list[tuple[str, ...]]:
-    """The standard sections a question's topic lives in, each as the titles its heading may carry; none
-    for a question that names no such topic. The SEC forms' sections only for an SEC filing (a contract's
-    "Competition" or "Taxes" clause is not Item 1's or the tax note); the CSRC's for any Chinese text."""
-    patterns = (*_SEC_PATTERNS, *_CJK_PATTERNS) if sec_filing else _CJK_PATTERNS
-    return [titles for titles, pattern in patterns if pattern.search(question)]
+def asked_sections(question: str) -> tuple[tuple[Titles, ...], tuple[Titles, ...]]:
+    """The standard sections a question's topic lives in, each as the titles its heading may carry: those
+    of the SEC forms (for an SEC filing only: a contract's "Competition" or "Taxes" clause is not Item 1's
+    or the tax note), then the CSRC's (for any Chinese text); none for a question that names no such topic."""
+    return (
+        tuple(titles for titles, pattern in _SEC_PATTERNS if pattern.search(question)),
+        tuple(titles for titles, pattern in _CJK_PATTERNS if pattern.search(question)),
+    )

@@ -6,7 +6,7 @@ property, plant and equipment", "quick ratio" is read from the balance sheet, "o
 income statement. BM25 then prefers the discussion that repeats the question's words (MD&A, notes) to the
 page holding the number (financebench_dev, the question's own filing: 14 of the 23 misses at 3 were a
 statement page). Here a question's statement is read from the statement it names or from the metrics it
-asks about, by the metrics' standard definitions; the search (docqa.store.keyword.passage_bm25) then adds a
+asks about, by the metrics' standard definitions; the store's search (docqa.store.keyword.passage_bm25) then adds a
 bonus to the passages whose headings are that statement's title ("Consolidated Statements of Cash Flows").
 
 A company's profile (who controls it, its registered capital, its legal representative, where its shares
@@ -21,6 +21,8 @@ Pure functions of the question's text.
 from __future__ import annotations
 
 import re
+
+from docqa.core.query import Titles
 
 BALANCE_SHEET = ("balance sheet", "statement of financial position", "statement of financial condition")
 INCOME_STATEMENT = ("statement of income", "statement of operations", "statement of earnings", "income statement")
@@ -66,8 +68,8 @@ _PATTERNS: dict[tuple[str, ...], re.Pattern[str]] = {
 }
 
 
-def asked_statements(question: str) -> list[tuple[str, ...]]:
+def asked_statements(question: str) -> tuple[Titles, ...]:
     """The statements a question asks about, each as the titles its heading may have (plural forms
     stem alike: "Consolidated Statements of Cash Flows"); none for a question that asks for no
     statement's line."""
-    return [statement for statement, pattern in _PATTERNS.items() if pattern.search(question)]
+    return tuple(statement for statement, pattern in _PATTERNS.items() if pattern.search(question))

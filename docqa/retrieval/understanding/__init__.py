@@ -1,0 +1,38 @@
+"""Question understanding: a question's text read once, into the typed Query (docqa.core.query) that the
+store's index primitives and the prompt windows take.
+
+What is read, and by which module: the search terms and clauses (by the index's own analyzer,
+docqa.store.keyword.lexical, so that query and index split words alike), the period and form asked
+(periods), the filings named by company, symbol or initials (filers, against the identities the store
+read from each cover), the financial statements needed (statements) and the standard sections that hold
+the topic (sections). The last two are maps written from the forms' and standards' own titles, not from
+any question set (docs/retrieval.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from docqa.core.query import Query
+from docqa.retrieval.understanding.filers import named_filings
+from docqa.retrieval.understanding.periods import asked_period
+from docqa.retrieval.understanding.sections import asked_sections
+from docqa.retrieval.understanding.statements import asked_statements
+from docqa.store.keyword import lexical
+from docqa.store.keyword.filings import FilingIdentity
+
+
+def understand(question: str, filings: Mapping[int, FilingIdentity] | None = None) -> Query:
+    """The Query a question asks; `filings`: the identities of the filings it may name (document ID ->
+    identity, one collection's; none: it names none)."""
+    period = asked_period(question)
+    filing_sections, other_sections = asked_sections(question)
+    return Query(
+        terms=tuple(lexical.query_terms(question)),
+        clauses=tuple(tuple(clause) for clause in lexical.word_sequences(question)),
+        period=period,
+        filings=named_filings(question, period, filings) if filings else frozenset(),
+        statements=asked_statements(question),
+        filing_sections=filing_sections,
+        other_sections=other_sections,
+    )

@@ -1,0 +1,94 @@
+"""Which filings a question is about: the filers it names (by name, trading symbol or initials) and, among
+their filings, those of the period and form it asks about.
+
+Every filing's identity (company names, symbols, fiscal years, form, quarter, period ends) is read from its
+cover and file name when it is indexed (docqa.store.keyword.filings) and kept by the store; here a question is
+matched against them. A question that names a company narrows the search to that company's filings, then to
+those reporting on the latest fiscal year it names, then to its period end, quarter and form, each step only
+where some filing is left; the keyword search then takes its best-scoring document among those. Documents
+that are not filings (contracts, judgments) have no identity and are never chosen this way.
+
+Pure functions of the question's text and the identities.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+
+from docqa.core.query import AskedPeriod
+from docqa.store.keyword import lexical
+from docqa.store.keyword.filings import FilingIdentity
+
+
+def named_filings(question: str, asked: AskedPeriod, identities: Mapping[int, FilingIdentity]) -> frozenset[int]:
+    """The filings (document IDs) a question is about: empty when it names no company that filed one of them."""
+    named = {doc: identity for doc, identity in identities.items() if named_in(question, identity)}
+    # A company is one company in all its filings: named by a symbol that only its newer covers list
+    # (covers carry trading symbols since 2019), its older filings are named too.
+    names = {name for identity in named.values() for name in identity.names}
+    named |= {doc: identity for doc, identity in identities.items() if names & set(identity.names)}
+    checks: list[Callable[[FilingIdentity], bool]] = []
+    if asked.latest_year is not None:
+        checks.append(lambda identity: asked.latest_year in identity.years)
+    if asked.period_end is not None:
+        checks.append(lambda identity: asked.period_end in identity.period_ends)
+    if asked.quarter is not None:
+        checks.append(lambda identity: identity.quarter == asked.quarter)
+    if asked.form is not None:
+        checks.append(lambda identity: identity.form == asked.form)
+    for check in checks:
+        narrowed = {doc: identity for doc, identity in named.items() if check(identity)}
+        if narrowed:
+            named = narrowed
+    return frozenset(named)
+
+
+def named_in(question: str, identity: FilingIdentity) -> bool:
+    """Whether a question names the filer: a run of its words that is one of the filer's names, whole
+    ("Best Buy", "Activision Blizzard"), joined ("BESTBUY" in a file name for "Best Buy"), the first word
+    of a longer name ("Adobe" for "Adobe Systems"), or that word split ("JP Morgan" for "JPMorgan Chase"),
+    starting with a capital or a digit as a name does ("the best quarter" is not Best Buy); the initials
+    of a name joined by "&" ("J&J", "P&G"); or its trading symbol: as written in capitals, or in any case
+    when it has three letters or more and is no common word ("mmm", "Amzn")."""
+    if any(_symbol_in(question, symbol) for symbol in identity.tickers):
+        return True
+    words = lexical.words_of(question)
+    lowered = [w.lower() for w in words]
+    for name in identity.names:
+        if _initials_in(question, name):
+            return True
+        joined = "".join(name)
+        for i, word in enumerate(words):
+            if not (word[:1].isupper() or word[:1].isdigit()):
+                continue
+            if tuple(lowered[i : i + len(name)]) == name:
+                return True
+            if any("".join(lowered[i : i + n]) in (joined, name[0]) for n in (1, 2, 3)):
+                return True
+            if len(name) > 1 and lowered[i] == name[0] and len(name[0]) >= 3:
+                return True
+    return False
+
+
+def _symbol_in(question: str, symbol: str) -> bool:
+    """A symbol as written in capitals; with three letters or more also capitalised ("Amzn"), and in
+    lowercase only when it has no vowel ("jpm", "msft"): a lowercase "low" or "key" is a word, not Lowe's."""
+    if re.search(rf"(?<![\w.]){re.escape(symbol)}\b", question):
+        return True
+    if len(symbol) < 3 or lexical.is_stopword(symbol.lower()):
+        return False
+    for found in re.finditer(rf"(?<![\w.]){re.escape(symbol)}\b", question, re.IGNORECASE):
+        written = found.group()
+        if written[0].isupper() or not re.search(r"[aeiou]", written, re.IGNORECASE):
+            return True
+    return False
+
+
+def _initials_in(question: str, name: tuple[str, ...]) -> bool:
+    """ "J&J" for "Johnson & Johnson", "P&G" for "Procter & Gamble": a name of two words or more whose
+    initials, joined by "&", the question writes in capitals."""
+    if len(name) < 2 or len(name) > 4 or any(not w[:1].isalpha() for w in name):
+        return False
+    initials = "&".join(w[0] for w in name if w not in ("and", "of")).upper()
+    return initials.count("&") >= 1 and re.search(rf"(?<!\w){re.escape(initials)}(?!\w)", question) is not None

@@ -1,0 +1,75 @@
+"""The period and form a question asks about, in the many ways analysts write them.
+
+A filing reports on a fiscal period and is one form (docqa.store.keyword.filings reads both from its cover);
+a question names them as it pleases: "FY2018", "fiscal 2018", "Q2'23", "2Q23", "the quarter ended June 30,
+2023", "the first half of 2023", "2018年度", "the 10-Q", "the earnings release". Read here into an
+AskedPeriod, which the filing choice (docqa.retrieval.understanding.filers) compares with each cover.
+
+Pure functions of the question's text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from docqa.core.query import AskedPeriod
+from docqa.store.keyword.filings import MONTHS, form_name, quarter_of
+
+# "FY2018", "FY 18", "fiscal 2018", "fiscal year 2018", "2018财年", "2018年度", a bare year.
+_ASKED_YEAR = re.compile(
+    r"\bfy\s*'?(\d{4}|\d{2})(?!\d)|\bfiscal\s+(?:year\s+)?((?:19|20)\d\d)\b|((?:19|20)\d\d)\s*(?:财年|年度|年)"
+    r"|\b((?:19|20)\d\d)\b",
+    re.IGNORECASE,
+)
+_ASKED_FORM = re.compile(
+    r"\b(10-?k|10-?q|8-?k|20-?f)\b|(annual report)|(quarterly report)|(current report)"
+    r"|((?:earnings|press|results) (?:release|report|announcement|call))|(proxy statement|def 14a)",
+    re.IGNORECASE,
+)
+_SPLIT_PERIOD = re.compile(r"\b(q[1-4]|fy\s*'?\d{2,4})(fy|q[1-4]|')", re.IGNORECASE)
+_SHORT_YEAR = re.compile(r"\bq[1-4]\s*'(\d\d)\b|\b[1-4]q(\d\d)\b|\b[12]h(\d\d)\b", re.IGNORECASE)
+_HALF = re.compile(r"\b(?:first|1st)\s+half\b|\bh1\b|\b1h(?:\d\d)?\b|\bsix[- ]months?\b|\bsemi-?annual", re.I)
+_ASKED_DATE = re.compile(
+    r"\b((?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\.?\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?((?:19|20)\d\d)\b",
+    re.IGNORECASE,
+)
+
+
+def asked_period(question: str) -> AskedPeriod:
+    """The latest fiscal year a question names (a question comparing FY2019 with FY2020 is answered by
+    the FY2020 filing, which reports both), its quarter, the form it names and a period-end month, if any.
+    Periods are written many ways: "Q2 of FY2024", "2021 Q1", "Q2'23", "2Q23", "Q2FY23", "FY23", "the
+    second quarter of fiscal 2023", "first half of 2023" / "H1 2023" (a half ends with the second quarter,
+    "nine months" with the third), "the quarter ended June 30, 2023"."""
+    spaced = _SPLIT_PERIOD.sub(r"\1 \2", question)  # "Q2FY23" -> "Q2 FY23", "FY2023Q1" -> "FY2023 Q1"
+    years = []
+    for fy, fiscal, cjk, bare in _ASKED_YEAR.findall(spaced):
+        if fy:
+            years.append(int(fy) + (2000 if len(fy) == 2 else 0))
+        else:
+            years.append(int(fiscal or cjk or bare))
+    years += [2000 + int(next(y for y in found.groups() if y)) for found in _SHORT_YEAR.finditer(spaced)]
+    quarter = quarter_of(re.sub(r"\bfy\s*\d{2,4}", " ", spaced, flags=re.IGNORECASE).replace("FY", " "))
+    quarter = quarter or _half_or_nine_months(spaced)
+    dated = _ASKED_DATE.search(spaced)
+    period_end = None
+    if dated:
+        period_end = (int(dated.group(2)), MONTHS.index(dated.group(1)[:3].lower()) + 1)
+        years.append(period_end[0])
+    return AskedPeriod(max(years) if years else None, quarter, _asked_form(spaced), period_end)
+
+
+def _asked_form(question: str) -> str | None:
+    found = _ASKED_FORM.search(question)
+    if not found:
+        return None
+    sec, annual, quarterly, current, release, _ = found.groups()
+    if sec:
+        return form_name(sec)
+    return "10-K" if annual else "10-Q" if quarterly else "8-K" if current else "earnings" if release else "proxy"
+
+
+def _half_or_nine_months(question: str) -> int | None:
+    if _HALF.search(question):
+        return 2
+    return 3 if re.search(r"\bnine[- ]months?\b|\b9[- ]?m\b", question, re.IGNORECASE) else None
