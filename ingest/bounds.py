@@ -23,10 +23,12 @@ def check_text_file_size(size: int, limits: IngestSettings) -> None:
         raise too_much_text(size // BYTES_PER_CHAR, limits.max_document_chars, "at least ")
 
 
-def check_output(parsed: ParsedDocument, limits: IngestSettings, paged: bool = True) -> None:
+def check_output(parsed: ParsedDocument, limits: IngestSettings, paged: bool = True, text_pages: bool = True) -> None:
     """paged: the pages are a PDF's. A text file without form feeds is one "page" by construction, bounded
-    as a document only: 8 of CUAD's 408 contracts as text run past 200,000 characters (up to 338,211)."""
-    for page in parsed.pages if paged or len(parsed.pages) > 1 else ():
+    as a document only: 8 of CUAD's 408 contracts as text run past 200,000 characters (up to 338,211).
+    text_pages=False: pages are units of the format, not printed pages (a workbook's sheet, a Word document
+    Word never laid out), bounded as a document only."""
+    for page in parsed.pages if paged or (text_pages and len(parsed.pages) > 1) else ():
         if len(page.text) > limits.max_page_chars:
             raise ReadError(
                 f"page {page.number} has {len(page.text):,} characters of text, over the {limits.max_page_chars:,} "

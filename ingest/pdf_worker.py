@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import IO
 
 from docqa.core.errors import ReadError
-from docqa.core.files import PDF_SUFFIXES
+from docqa.core.files import HTML_SUFFIXES, PACKAGE_KINDS, PDF_SUFFIXES
 from ingest.ocr import TIME_SHARE, OcrOptions
-from ingest.readers import read_pdf, read_text
+from ingest.readers import read_document, read_pdf
 
 _FRAME = struct.Struct(">Q")
 
@@ -63,7 +63,12 @@ _POLL_S = 0.05
 
 def reader_name(path: str) -> str:
     """What errors call the reader of this file."""
-    return "PDF parser" if Path(path).suffix.lower() in PDF_SUFFIXES else "text reader"
+    suffix = Path(path).suffix.lower()
+    if suffix in PDF_SUFFIXES:
+        return "PDF parser"
+    if suffix in PACKAGE_KINDS:
+        return f"{PACKAGE_KINDS[suffix]} reader"
+    return "HTML reader" if suffix in HTML_SUFFIXES else "text reader"
 
 
 def failure_message(wait_status: int, peak_mib: float, memory_mb: int, reader: str = "PDF parser") -> str:
@@ -78,7 +83,7 @@ def _parse(path: str, password: str | None, memory_mb: int, ocr: OcrOptions, ocr
     try:
         if reader == "PDF parser":
             return ("ok", read_pdf(Path(path), password, ocr, ocr_budget_s))
-        return ("ok", read_text(Path(path)))
+        return ("ok", read_document(Path(path)))
     except ReadError as exc:
         return ("error", str(exc))
     except MemoryError:
@@ -155,7 +160,12 @@ def _address_space_mib(pid: int, field: str) -> float:
 
 
 def main() -> None:
-    import pypdfium2  # noqa: F401  loaded once here, so each forked child starts parsing at once
+    # loaded once here, so each forked child starts parsing at once
+    import docx  # noqa: F401
+    import lxml.html  # noqa: F401
+    import openpyxl  # noqa: F401
+    import pptx  # noqa: F401
+    import pypdfium2  # noqa: F401
 
     requests, replies = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing a library prints may corrupt the reply stream

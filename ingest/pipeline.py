@@ -23,7 +23,7 @@ import numpy as np
 
 from docqa.core.documents import FileResult, IngestReport, Progress, ProgressCallback, Source
 from docqa.core.errors import DocqaError, EmbeddingModelMismatchError, ReadError, is_disk_full
-from docqa.core.files import PDF_SUFFIXES, is_supported, sha256_file, unsupported_type
+from docqa.core.files import PDF_SUFFIXES, TEXT_SUFFIXES, is_supported, sha256_file, unsupported_type
 from docqa.core.protocols import Embedder
 from docqa.core.settings import ChunkingSettings, IngestSettings
 from docqa.core.types import ChunkDraft, ParsedDocument
@@ -217,10 +217,13 @@ class Ingestor:
         try:
             if size > self._limits.max_file_mb * 1024 * 1024:
                 raise ReadError(f"file is {size / 2**20:.0f} MiB, over the {self._limits.max_file_mb} MiB limit")
-            if source.path.suffix.lower() not in PDF_SUFFIXES:
+            suffix = source.path.suffix.lower()
+            if suffix in TEXT_SUFFIXES:
                 bounds.check_text_file_size(size, self._limits)
             prepared.parsed = read_document_safely(source.path, password, self._limits)
-            bounds.check_output(prepared.parsed, self._limits, paged=source.path.suffix.lower() in PDF_SUFFIXES)
+            bounds.check_output(
+                prepared.parsed, self._limits, paged=suffix in PDF_SUFFIXES, text_pages=suffix in TEXT_SUFFIXES
+            )
             chunks = chunk_pages(
                 prepared.parsed.pages, self._chunking.max_tokens, self._chunking.overlap_tokens, self._counter
             )

@@ -1,4 +1,5 @@
-"""Readers: turn a file into pages of text. PDFs page by page (PDFium), text and Markdown as UTF-8.
+"""Readers: turn a file into pages of text. PDFs page by page (PDFium), text and Markdown as UTF-8; Word,
+Excel, PowerPoint and HTML by their own readers (ingest.formats).
 
 Every failure is a ReadError whose message names the problem, so the pipeline can record it against
 that file and go on with the others.
@@ -9,11 +10,17 @@ from __future__ import annotations
 import logging
 import re
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
 
 from docqa.core.errors import ReadError
 from docqa.core.files import PDF_SUFFIXES, SUPPORTED_SUFFIXES, TEXT_SUFFIXES
 from docqa.core.types import Page, ParsedDocument
+from ingest.formats.docx_reader import read_docx
+from ingest.formats.html_reader import read_html
+from ingest.formats.pptx_reader import read_pptx
+from ingest.formats.text_units import INVISIBLE, ODD_SPACES
+from ingest.formats.xlsx_reader import read_xlsx
 from ingest.ocr import OcrOptions
 from ingest.paragraphs import mark_paragraphs
 from ingest.pdf_text import PageTexts, page_texts
@@ -27,11 +34,16 @@ READER_VERSION = 7
 # Text and Markdown: one number with PDFs' until 6, though their reading last changed before it. Their own
 # since, so that a PDF-only change leaves a stored text file as it is (read, chunked and embedded once).
 TEXT_READER_VERSION = 6
+# Word, Excel, PowerPoint and HTML (ingest.formats): one number for the four
+FORMATS_READER_VERSION = 1
 
 
 def reader_version(path: Path) -> int:
     """The version of the reader this file goes through (ingest.pipeline.ingest_recipe records it)."""
-    return READER_VERSION if path.suffix.lower() in PDF_SUFFIXES else TEXT_READER_VERSION
+    suffix = path.suffix.lower()
+    if suffix in PDF_SUFFIXES:
+        return READER_VERSION
+    return TEXT_READER_VERSION if suffix in TEXT_SUFFIXES else FORMATS_READER_VERSION
 
 
 _CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
@@ -41,9 +53,7 @@ _CJK_GAP = re.compile(rf"(?<=[{_CJK}])[ \t]*\n?[ \t]*(?=[{_CJK}])")
 _HYPHEN_BREAK = re.compile(r"(?<=[a-z])-\n(?=[a-z])")
 # PDF text layers are full of no-break and typographic spaces (one CUAD contract: 882 NBSPs), which
 # tokenizers split words on (more tokens per chunk, fewer words per chunk) and keyword search does
-# not always treat as spaces; zero-width characters and soft hyphens break words apart.
-_ODD_SPACES = str.maketrans({chr(c): " " for c in (0x00A0, *range(0x2000, 0x200B), 0x202F, 0x205F)})
-_INVISIBLE = re.compile("[\u00ad\u200b\u200c\u200d\u2060\ufeff]")
+# not always treat as spaces; zero-width characters and soft hyphens break words apart (ODD_SPACES, INVISIBLE).
 # Where a PDF places a heading's number and its first word apart with no space character between them,
 # PDFium reads them glued: "1.1The initial term", "2.2Termination" (782 times in CUAD's PDFs, 152 in the
 # same contracts as text). Keyword search then indexes "2termination", never "termination". A number with
@@ -62,14 +72,25 @@ def read_document(path: Path, password: str | None = None, ocr: OcrOptions | Non
         return read_pdf(path, password, ocr)
     if suffix in TEXT_SUFFIXES:
         return read_text(path)
+    if suffix in _FORMAT_READERS:
+        return _FORMAT_READERS[suffix](path)
     raise ReadError(
         f"unsupported file type '{suffix or path.name}': docqa reads {', '.join(sorted(SUPPORTED_SUFFIXES))}"
     )
 
 
+_FORMAT_READERS: dict[str, Callable[[Path], ParsedDocument]] = {
+    ".docx": read_docx,
+    ".xlsx": read_xlsx,
+    ".pptx": read_pptx,
+    ".html": read_html,
+    ".htm": read_html,
+}
+
+
 def clean_pdf_text(text: str) -> str:
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
-    text = _INVISIBLE.sub("", text.translate(_ODD_SPACES))
+    text = INVISIBLE.sub("", text.translate(ODD_SPACES))
     text = _CJK_GAP.sub("", text)
     text = _GLUED_SECTION_NUMBER.sub(r"\1 ", text)
     text = _GLUED_ENUMERATOR.sub(r"\1 ", text)

@@ -70,7 +70,11 @@ def ingest(
         _print_report(report, no_embeddings)
     if not (report.count("added") or report.count("updated") or report.count("unchanged")):
         if not as_json and not report.files:
-            click.secho("nothing to ingest: no PDF, text or Markdown file in " + ", ".join(map(str, paths)), err=True)
+            click.secho(
+                "nothing to ingest: no file of a type docqa reads (PDF, text, Markdown, Word, Excel, PowerPoint, "
+                "HTML) in " + ", ".join(map(str, paths)),
+                err=True,
+            )
         sys.exit(1)
 
 

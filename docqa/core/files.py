@@ -18,7 +18,10 @@ def sha256_file(path: Path) -> str:
 # The files docqa reads: the ingest readers, folder walks and the upload check agree on these.
 TEXT_SUFFIXES = frozenset({".txt", ".text", ".md", ".markdown"})
 PDF_SUFFIXES = frozenset({".pdf"})
-SUPPORTED_SUFFIXES = TEXT_SUFFIXES | PDF_SUFFIXES
+HTML_SUFFIXES = frozenset({".html", ".htm"})
+# Office packages (ZIPs of XML parts), by the name their readers' errors use
+PACKAGE_KINDS = {".docx": "Word", ".xlsx": "Excel", ".pptx": "PowerPoint"}
+SUPPORTED_SUFFIXES = TEXT_SUFFIXES | PDF_SUFFIXES | HTML_SUFFIXES | frozenset(PACKAGE_KINDS)
 
 
 def is_supported(path: Path) -> bool:

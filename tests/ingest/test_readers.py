@@ -139,7 +139,7 @@ def test_form_feeds_are_page_breaks(tmp_path: Path) -> None:
 
 
 def test_unsupported_type(tmp_path: Path) -> None:
-    path = tmp_path / "sheet.xlsx"
+    path = tmp_path / "sheet.ods"
     path.write_bytes(b"PK")
     with pytest.raises(ReadError, match="unsupported file type"):
         read_document(path)

@@ -17,7 +17,7 @@ from docqa.api.deps import QADep, SettingsDep
 from docqa.api.staging import staging_folder, staging_root
 from docqa.core.catalog_fields import parse_metadata
 from docqa.core.documents import FileResult, Source
-from docqa.core.files import PDF_SUFFIXES, SUPPORTED_SUFFIXES, unsupported_type
+from docqa.core.files import PACKAGE_KINDS, PDF_SUFFIXES, SUPPORTED_SUFFIXES, unsupported_type
 from docqa.core.requests import validate_collection_name
 from docqa.service import DocQA
 
@@ -67,6 +67,9 @@ def content_problem(name: str, head: bytes) -> str | None:
         return unsupported_type(Path(name))
     if suffix in PDF_SUFFIXES:
         return None if b"%PDF-" in head[:1024] else "not a PDF (no %PDF- header)"
+    if suffix in PACKAGE_KINDS:
+        ok = head.startswith(b"PK\x03\x04")
+        return None if ok else f"not a {PACKAGE_KINDS[suffix]} file ({suffix} files are ZIP packages; this is not one)"
     if head.startswith((b"%PDF-", b"PK\x03\x04", b"\x7fELF", b"\x89PNG", b"\xff\xd8\xff")):
         return "binary content in a text file"
     return None

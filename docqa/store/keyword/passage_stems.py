@@ -45,6 +45,8 @@ _NUMBERED_HEADING = re.compile(
     r"([^.:;]{3,80}?)(?=[.:;]|[ \t]{3}|$)",
     re.I,
 )
+# A Markdown heading ("## Liquidity"): Markdown files', and the Word, PowerPoint, Excel and HTML readers' headings
+_MARKDOWN_HEADING = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$")
 _CAPS_HEADING = re.compile(r"[ \t]*([A-Z][A-Z0-9 ,&/'()-]{3,80})[ \t]*$")
 # A line in title case: a statement's or section's title in a filing ("Consolidated Statements of Cash
 # Flows", "Liquidity and Capital Resources"). Lines with digits are table rows, not titles.
@@ -157,12 +159,16 @@ def counts(arrays: Sequence[bytes], phrases: Sequence[Sequence[int]]) -> np.ndar
 
 
 def heading_texts(body: str) -> list[str]:
-    """The titles of a passage's headings: a short title after a section number, a line in capitals,
-    or a line in title case."""
+    """The titles of a passage's headings: a Markdown heading, a short title after a section number, a line
+    in capitals, or a line in title case."""
     found = []
     for line in body.split("\n"):
         match = (
-            _CJK_HEADING.match(line) or _NUMBERED_HEADING.match(line) or _CAPS_HEADING.match(line) or _title_line(line)
+            _MARKDOWN_HEADING.match(line)
+            or _CJK_HEADING.match(line)
+            or _NUMBERED_HEADING.match(line)
+            or _CAPS_HEADING.match(line)
+            or _title_line(line)
         )
         if match is not None and len(match.group(1).split()) <= _HEADING_WORDS:
             found.append(match.group(1))

@@ -1,0 +1,120 @@
+"""HTML (.html, .htm): the visible text in reading order, headings as Markdown headings, tables as rows,
+pages where the page's style breaks them.
+
+A filing on EDGAR is HTML, printed as pages: each ends with an element whose style says
+`page-break-after: always` (or the next starts with `page-break-before`), and those breaks are the page
+numbers a citation names; a page without them is one page. Scripts, styles, forms and what the page hides
+(`display: none`, where inline XBRL keeps its hidden facts) are left out. lxml parses it (a real browser's
+tolerance of broken markup); the walk is iterative, so deep nesting cannot exhaust the stack.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from docqa.core.errors import ReadError
+from docqa.core.types import Page, ParsedDocument
+from ingest.formats.text_units import heading_line, row_line, tidy
+
+_SKIPPED = frozenset({"script", "style", "noscript", "template", "head", "form", "button", "select", "svg", "iframe"})
+_BLOCKS = frozenset(
+    {"p", "div", "section", "article", "header", "footer", "main", "aside", "nav", "blockquote", "pre", "ul", "ol",
+     "li", "dl", "dt", "dd", "figure", "figcaption", "center", "address", "hr", "caption", "body"}
+)  # fmt: skip
+_HEADINGS = {f"h{n}": n for n in range(1, 7)}
+_HIDDEN = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
+_BREAK_BEFORE = re.compile(r"(?:page-)?break-before\s*:\s*(?:always|page)", re.IGNORECASE)
+_BREAK_AFTER = re.compile(r"(?:page-)?break-after\s*:\s*(?:always|page)", re.IGNORECASE)
+
+
+class _Pages:
+    """Text gathered into lines, lines into blocks, blocks into pages."""
+
+    def __init__(self) -> None:
+        self.pages: list[list[str]] = [[]]
+        self.line: list[str] = []
+
+    def text(self, text: str | None) -> None:
+        if text:
+            self.line.append(text.replace("\n", " "))  # a newline in HTML source is a space
+
+    def line_break(self) -> None:
+        self.line.append("\n")
+
+    def end_block(self) -> None:
+        line = tidy("".join(self.line))
+        self.line = []
+        if line:
+            self.pages[-1].append(line)
+
+    def block(self, line: str) -> None:
+        self.end_block()
+        if line:
+            self.pages[-1].append(line)
+
+    def page_break(self) -> None:
+        self.end_block()
+        if self.pages[-1]:
+            self.pages.append([])
+
+
+def read_html(path: Path) -> ParsedDocument:
+    import lxml.etree
+    import lxml.html  # imported in the reading child only
+
+    data = path.read_bytes()
+    if not data.strip():
+        raise ReadError("the HTML file is empty")
+    try:
+        root = lxml.html.document_fromstring(data)
+    except (lxml.etree.ParserError, ValueError) as exc:
+        raise ReadError(f"not readable HTML: {exc}") from None
+    out = _Pages()
+    skipping: list[Any] = []  # the elements whose subtree is being left out
+    for event, element in lxml.etree.iterwalk(root, events=("start", "end")):
+        tag = element.tag.lower() if isinstance(element.tag, str) else ""
+        if skipping:
+            if event == "end" and element is skipping[-1]:
+                skipping.pop()
+                _end(out, element, tag)
+            continue
+        if event == "start":
+            hidden = not tag or tag in _SKIPPED or _HIDDEN.search(element.get("style", ""))
+            if hidden or _start(out, element, tag):  # left out, or read whole (a heading, a table)
+                skipping.append(element)
+        else:
+            _end(out, element, tag)
+    out.end_block()
+    texts = ["\n\n".join(page) for page in out.pages if page]
+    if not texts:
+        raise ReadError("the HTML file has no visible text")
+    return ParsedDocument([Page(n, text) for n, text in enumerate(texts, 1)], [])
+
+
+def _start(out: _Pages, element: Any, tag: str) -> bool:
+    """What an element's start adds; True when it was read whole (its subtree is not walked)."""
+    if _BREAK_BEFORE.search(element.get("style", "")):
+        out.page_break()
+    if tag in _HEADINGS:
+        out.block(heading_line(element.text_content(), _HEADINGS[tag]))
+        return True
+    if tag == "table":
+        rows = [row_line(cell.text_content() for cell in row.iterchildren("td", "th")) for row in element.iter("tr")]
+        out.block("\n".join(r for r in rows if r))
+        return True
+    if tag == "br":
+        out.line_break()
+    elif tag in _BLOCKS:
+        out.end_block()
+    out.text(element.text)
+    return False
+
+
+def _end(out: _Pages, element: Any, tag: str) -> None:
+    if tag in _BLOCKS:
+        out.end_block()
+    if tag and _BREAK_AFTER.search(element.get("style", "")):
+        out.page_break()
+    out.text(element.tail)
