@@ -245,7 +245,8 @@ class BatchingGenerator:
     def _reject(self, request: Request, reason: str) -> None:
         """Take the request at the head of the queue and fail it: it can never run."""
         self._pop_waiting()
-        self.outputs.emit(request.stream, GenEvent("failed", text=str(InvalidRequestError(reason))))
+        error = InvalidRequestError(reason)
+        self.outputs.emit(request.stream, GenEvent("failed", text=str(error), error=error))
 
     def _step(self) -> None:
         """One decode step: launch it (unless the last step launched it ahead), make the text of the

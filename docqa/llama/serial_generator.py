@@ -130,6 +130,8 @@ class LlamaGenerator:
         while (job := self._next_job()) is not None:
             try:
                 self._generate(job)
+            except InvalidRequestError as exc:  # the request can never run (its prompt does not fit)
+                job.stream.put(GenEvent("failed", text=str(exc), error=exc))
             except Exception as exc:  # report to this request, keep serving the others
                 logger.exception("generation failed")
                 job.stream.put(GenEvent("failed", text=f"generation failed: {exc}"))

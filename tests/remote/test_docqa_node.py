@@ -165,3 +165,25 @@ def test_the_thinking_budget_closes_the_reasoning_over_an_endpoint(
     fake_generator.script = "<think> short </think> The laws of England [1]."  # closed within the budget
     events = list(client.submit(prompt, params))
     assert THINKING_CUTOFF not in "".join(e.text for e in events) and len(fake_generator.prompts) == 3
+
+
+@pytest.mark.slow
+def test_a_prompt_over_the_context_is_a_400_naming_it(generator: BatchingGenerator, tmp_path: Path) -> None:
+    """It was 200 with empty text, finish_reason "error" and no reason (issue 41, 12)."""
+    qa = DocQA(make_settings(tmp_path / "data"), None, generator)  # the session's engine: not closed here
+    too_long = "lease " * (generator.info.n_ctx + 50)
+    try:
+        with serve_app(qa.settings, qa, free_port()) as base:
+            r = httpx.post(f"{base}/v1/completions", json={"prompt": too_long, "max_tokens": 8}, timeout=120)
+            assert r.status_code == 400, r.text
+            message = r.json()["error"]["message"]
+            assert f"does not fit the {generator.info.n_ctx}-token context" in message
+            body = {"prompt": too_long, "max_tokens": 8, "stream": True}
+            with httpx.stream("POST", f"{base}/v1/completions", json=body, timeout=120) as response:
+                lines = [line for line in response.iter_lines() if line.startswith("data: ")]
+            assert '"type": "InvalidRequestError"' in lines[0] and "does not fit" in lines[0]
+            assert lines[-1] == "data: [DONE]"
+            ok = httpx.post(f"{base}/v1/completions", json={"prompt": "Answer:", "max_tokens": 4}, timeout=120)
+            assert ok.status_code == 200  # the engine goes on serving
+    finally:
+        qa.store.close()

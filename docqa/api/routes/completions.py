@@ -20,7 +20,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from docqa.api.deps import ServerDep
-from docqa.core.errors import InvalidRequestError
+from docqa.core.errors import DocqaError, InvalidRequestError
 from docqa.core.requests import is_unicode_text
 from docqa.core.sampling_params import SamplingParams
 from docqa.core.streams import GenerationStream, GenEvent
@@ -147,6 +147,8 @@ async def completions(body: CompletionBody, qa: ServerDep) -> StreamingResponse 
     async for event in stream:
         if event.kind == "text":
             text.append(event.text)
+        elif event.kind == "failed":  # a prompt over the context: 400 naming it; an endpoint's timeout: 504
+            raise event.error or DocqaError(event.text or "generation failed")
         elif event.final:
             reason, counts = _ending(event)
     return {**head, "choices": [_choice("".join(text), reason)], "usage": counts}
@@ -195,6 +197,9 @@ async def _events(stream: GenerationStream, head: dict[str, Any], usage: bool) -
             continue
         if not event.final:  # progress through a long prompt: OpenAI's format has no place for it
             continue
+        if event.kind == "failed":  # the status went out with the first byte: the error goes in the stream
+            error = event.error or DocqaError(event.text or "generation failed")
+            yield _data({"error": {"message": str(error), "type": type(error).__name__}})
         reason, counts = _ending(event)
         yield _data({**head, "choices": [_choice("", reason)], **({"usage": counts} if usage else {})})
     yield "data: [DONE]\n\n"
