@@ -85,7 +85,7 @@ class Retriever:
         asking service hands the same Query to the prompt windows). document_ids: only chunks of these
         documents (a catalog filter's documents; none: nothing is found)."""
         if query is None:
-            query = self.understand(collection, question)
+            query = self.understand(collection, question, scoped=document_id is not None)
         if document_ids is not None:
             if not document_ids:
                 return []
@@ -128,10 +128,11 @@ class Retriever:
                 logger.exception("reranking failed; the first ranking's order is kept for this question")
         return chunks[:top_k]
 
-    def understand(self, collection: CollectionRow, question: str) -> Query:
+    def understand(self, collection: CollectionRow, question: str, scoped: bool = False) -> Query:
         """The question read once (docqa.retrieval.understanding): its terms, the period and form it asks
-        about, the collection's filings it names, the statements and sections it needs."""
-        return understand(question, self._store.filing_identities(collection.id))
+        about, the collection's filings it names, the statements and sections it needs. scoped: the search
+        is within one document, so which filings it names is not asked."""
+        return understand(question, None if scoped else self._store.filing_identities(collection.id))
 
     def signature(self) -> str:
         """What decides the sources this retriever finds by default, for the answer cache's key."""

@@ -103,7 +103,8 @@ class Asker:
         top_k = request.top_k or self.settings.retrieval.top_k
         earlier = request.follows()
         within = self.store.documents_where(coll.id, request.where) if request.where else None
-        query = self.retriever.understand(coll, request.search_text())  # read once, for the search and the windows
+        # read once, for the search and the windows
+        query = self.retriever.understand(coll, request.search_text(), scoped=request.document_id is not None)
         ranked = self.retriever.retrieve(
             coll, request.search_text(), top_k, request.document_id, document_ids=within, query=query
         )
