@@ -52,16 +52,24 @@ def require_api_key(
         raise HTTPException(401, "missing or wrong API key", headers={"WWW-Authenticate": "Bearer"})
 
 
+def _not_ready(state: AppState) -> NotReadyError:
+    if state.load_error:
+        return NotReadyError(state.load_error)
+    if state.waiting_for:  # which endpoint, and why, is /health's to say to a caller with a key
+        return NotReadyError("waiting for the LLM endpoint to answer; retry when /health says ok")
+    return NotReadyError("the models are still loading; retry when /health says ok")
+
+
 def get_qa(state: Annotated[AppState, Depends(get_state)]) -> DocQA:
     if state.qa is None:
-        raise NotReadyError(state.load_error or "the models are still loading; retry when /health says ok")
+        raise _not_ready(state)
     return state.qa
 
 
 def get_server(state: Annotated[AppState, Depends(get_state)]) -> ModelServer:
     server = state.server
     if server is None:
-        raise NotReadyError(state.load_error or "the models are still loading; retry when /health says ok")
+        raise _not_ready(state)
     return server
 
 

@@ -24,7 +24,12 @@ def error_body(kind: str, message: str) -> dict[str, dict[str, str]]:
 async def docqa_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, DocqaError)
     headers = {"Retry-After": str(exc.retry_after_s)} if isinstance(exc, BusyError) else None
-    return JSONResponse(error_body(type(exc).__name__, str(exc)), status_code=exc.http_status, headers=headers)
+    public = getattr(exc, "public_message", None)  # an error whose own message names server paths
+    if public is not None:
+        logger.warning("%s", exc)
+    return JSONResponse(
+        error_body(type(exc).__name__, public or str(exc)), status_code=exc.http_status, headers=headers
+    )
 
 
 async def http_error(_request: Request, exc: Exception) -> JSONResponse:

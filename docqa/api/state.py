@@ -8,11 +8,16 @@ import threading
 from dataclasses import dataclass, field
 
 from docqa.api.metrics import Metrics
+from docqa.core.errors import EndpointUnavailableError
 from docqa.core.settings import Settings
 from docqa.service import DocQA
 from docqa.service.node import ModelNode, ModelServer
 
 logger = logging.getLogger(__name__)
+
+# An LLM endpoint not answering at start-up is tried again after this, doubling up to the most
+ENDPOINT_RETRY_FIRST_S = 1.0
+ENDPOINT_RETRY_MAX_S = 10.0
 
 
 @dataclass
@@ -20,6 +25,7 @@ class AppState:
     settings: Settings
     qa: DocQA | None = None
     load_error: str | None = None
+    waiting_for: str | None = None  # what loading waits for (an LLM endpoint not answering yet), for /health
     loaded: threading.Event = field(default_factory=threading.Event)
     draining: threading.Event = field(default_factory=threading.Event)  # shutting down: refuse new work
     in_flight: int = 0  # requests being served, /health aside
@@ -37,12 +43,14 @@ class AppState:
             self.in_flight -= 1
 
     def load(self) -> None:
-        """Load the models (in a background thread, so /health can answer 503 meanwhile)."""
+        """Load the models (in a background thread, so /health can answer 503 meanwhile). An LLM endpoint
+        that is not answering yet (a node started beside this process, still loading its model) is waited
+        for, retried every few seconds, and said in /health, until it answers or the process stops."""
         try:
             if self.generator_only:
                 self.node = ModelNode.open(self.settings)
                 return
-            self.qa = DocQA.open(self.settings)
+            self.qa = self._open_waiting_for_the_endpoint()
             if self.metrics is not None:
                 self.metrics.attach(self.qa)
         except Exception as exc:
@@ -50,6 +58,21 @@ class AppState:
             self.load_error = str(exc) if hasattr(exc, "http_status") else f"{type(exc).__name__}"
         finally:
             self.loaded.set()
+
+    def _open_waiting_for_the_endpoint(self) -> DocQA:
+        pause = ENDPOINT_RETRY_FIRST_S
+        while True:
+            try:
+                qa = DocQA.open(self.settings)
+            except EndpointUnavailableError as exc:
+                self.waiting_for = f"{exc}; retrying every {pause:g} s"
+                logger.warning("%s", self.waiting_for)
+                if self.draining.wait(pause):
+                    raise
+                pause = min(pause * 2, ENDPOINT_RETRY_MAX_S)
+                continue
+            self.waiting_for = None
+            return qa
 
     @property
     def server(self) -> ModelServer | None:

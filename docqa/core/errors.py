@@ -46,6 +46,8 @@ class DatabaseUnavailableError(DocqaError):
     """The database behind DOCQA_DATABASE_URL cannot be reached or refused docqa (named without its password)."""
 
     http_status = 503
+    # what an HTTP client is told: the reason names the server's socket path or host, which is the operator's
+    public_message = "the database is unavailable; retry later (the server's log says why)"
 
     def __init__(self, location: str, reason: str) -> None:
         super().__init__(f"database {location} is unavailable: {reason}")
@@ -179,6 +181,13 @@ class EndpointError(DocqaError):
     names it (DOCQA_LLM_ENDPOINT)."""
 
     http_status = 502
+
+
+class EndpointUnavailableError(EndpointError):
+    """The endpoint is not answering yet (refused, unreachable, or still loading its model: 503): an API
+    process started beside its node waits for it and retries."""
+
+    http_status = 503
 
 
 class EndpointTimeoutError(EndpointError):

@@ -42,6 +42,9 @@ CONNECT_ATTEMPTS = 2  # a refused connection is tried once more (a server restar
 RETRY_PAUSE_S = 0.5
 
 
+PING_TIMEOUT_S = 3.0  # /health's look at the endpoint: a load balancer waits a few seconds at most
+
+
 class OpenAIGenerator:
     """The Generator protocol over an OpenAI-compatible `/completions` route."""
 
@@ -167,6 +170,15 @@ class OpenAIGenerator:
                 raise busy
             raise EndpointError(f"LLM endpoint {self.base_url} answered {response.status_code}: {detail}")
         raise AssertionError("unreachable")
+
+    def ping(self, timeout_s: float = PING_TIMEOUT_S) -> None:
+        """EndpointError unless the endpoint lists its models within timeout_s (for /health)."""
+        try:
+            response = self._client.get(f"{self.base_url}/models", timeout=timeout_s)
+        except httpx.HTTPError as exc:
+            raise EndpointError(f"LLM endpoint {self.base_url} unreachable: {type(exc).__name__}") from exc
+        if response.status_code != 200:
+            raise EndpointError(f"LLM endpoint {self.base_url} answered {response.status_code} to GET /models")
 
     def _timed_out(self, what: str) -> EndpointTimeoutError:
         return EndpointTimeoutError(

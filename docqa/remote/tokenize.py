@@ -12,10 +12,14 @@ from typing import Any
 
 import httpx
 
-from docqa.core.errors import ConfigError, EndpointError
+from docqa.core.errors import ConfigError, EndpointError, EndpointUnavailableError
 
 # (path under the server's root, request field); the root is the base URL without its /v1
 _ROUTES = (("/v1/tokenize", "prompt"), ("/tokenize", "prompt"), ("/tokenize", "content"), ("/extras/tokenize", "input"))
+
+
+# A server that answers these is up but not serving yet (a docqa node loading its model, a proxy before it)
+_NOT_YET = frozenset({502, 503, 504})
 
 
 class ServerTokenCounter:
@@ -24,14 +28,23 @@ class ServerTokenCounter:
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.Client(headers=headers, timeout=timeout_s)
         self._model = model
+        down: list[str] = []  # routes that got no answer (refused, unreachable)
+        loading: list[str] = []  # routes that answered "not yet" (a node loading its model)
         for path, field in _ROUTES:
             try:
                 if self._count(path, field, "probe") > 0:
                     self._route = (path, field)
                     self.label = f"the server's {path}"
                     return
+            except httpx.TransportError as exc:
+                down.append(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
+            except httpx.HTTPStatusError as exc:
+                if exc.response.status_code in _NOT_YET:
+                    loading.append(f"{path} answered HTTP {exc.response.status_code}")
             except (httpx.HTTPError, ValueError, KeyError, TypeError):
                 continue
+        if loading or len(down) == len(_ROUTES):  # not "no route docqa knows", but "not up yet"
+            raise EndpointUnavailableError(f"LLM endpoint {base_url} is not answering yet ({(loading or down)[0]})")
         raise ConfigError(
             f"LLM endpoint {base_url} offers no tokenize route docqa knows; set DOCQA_LLM_MODEL to the served "
             "model's GGUF (or a vocabulary-only GGUF of it) to count prompt tokens"

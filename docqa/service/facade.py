@@ -35,6 +35,7 @@ from docqa.retrieval.retriever import Retriever
 from docqa.service import node
 from docqa.service.asking import Asker
 from docqa.service.jobs import IngestQueue
+from docqa.service.liveness import Liveness
 from docqa.service.status import AnswerOutcome, CacheStats, CollectionSummary, ServiceStatus
 from docqa.store.audit import document_problems, orphan_problems
 from docqa.store.consistency import ConsistencyReport
@@ -61,6 +62,7 @@ class DocQA:
         self.retriever = Retriever(self.store, self.indexes, embedder, settings.retrieval, reranker, settings.rerank)
         self.ingestor = Ingestor(self.store, self.indexes, embedder, settings.chunking, settings.ingest)
         self.answer_cache = AnswerCache(self.store, settings.answer_cache_entries)
+        self._liveness = Liveness(self.store, generator)
         # Called once per finished answer and per ingest run (metrics hook in here).
         self.on_answer: list[Callable[[AnswerOutcome], None]] = []
         self.on_ingest: list[Callable[[IngestReport], None]] = []
@@ -103,6 +105,11 @@ class DocQA:
         self.close()
 
     # --- what the interfaces show ------------------------------------------------------------
+
+    def down(self) -> dict[str, str]:
+        """What an ask needs that does not answer now (the database, the LLM endpoint) -> why
+        (docqa.service.liveness)."""
+        return self._liveness.down()
 
     def status(self) -> ServiceStatus:
         return node.status_of(self.generator, self.embedder, self.reranker)

@@ -73,6 +73,11 @@ class RelationalStore(ChunkReads, ABC):
         with self._sessions.begin() as session:
             yield session
 
+    def ping(self) -> None:
+        """DatabaseUnavailableError (Postgres) or another DocqaError unless the database answers a query now."""
+        with self.session() as s:
+            s.execute(text("SELECT 1"))
+
     @abstractmethod
     def snapshot(self) -> AbstractContextManager[Session]:
         """A transaction whose statements all see the database as it was at its first one (a search reads the

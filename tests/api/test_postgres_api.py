@@ -4,6 +4,7 @@ collections stay isolated, uploads get 413 and 415 as on SQLite, a delete drops 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -83,7 +84,7 @@ def test_a_delete_drops_the_cached_answer_and_check_is_clean(pg_server: tuple[st
     assert all(report.ok for report in qa.check())
 
 
-def test_a_database_gone_mid_run_is_a_503_naming_it(
+def test_a_database_gone_mid_run_is_a_503_and_health_says_so(
     pg_server: tuple[str, DocQA], postgres_server: TestPostgres, postgres_url: str
 ) -> None:
     base, _ = pg_server
@@ -97,7 +98,15 @@ def test_a_database_gone_mid_run_is_a_503_naming_it(
     ):
         r = request()
         assert r.status_code == 503, r.text
-        assert r.json()["error"]["type"] == "DatabaseUnavailableError" and name in r.json()["error"]["message"]
+        error = r.json()["error"]
+        assert error["type"] == "DatabaseUnavailableError" and "database is unavailable" in error["message"]
+        assert name not in error["message"] and "/" not in error["message"]  # no server paths (issue 41, 14)
+    deadline = time.monotonic() + 15  # /health looks again every few seconds; it said "ok" while asks failed
+    while (health := httpx.get(f"{base}/health")).status_code == 200 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert health.status_code == 503 and health.json()["status"] == "degraded"
+    assert health.json()["down"] == ["database"]
+    assert "/" not in health.json()["detail"]["database"]  # open details (no keys here), still no server paths
 
 
 def test_a_queued_upload_with_a_pdf_password_is_ingested_in_the_request(

@@ -42,9 +42,11 @@ def serve_app(settings: Settings, qa: DocQA, port: int) -> Iterator[str]:
 
 
 @contextmanager
-def serve_state(state: AppState, port: int) -> Iterator[str]:
-    """The app over a loaded AppState (a generation node's, say) on a loopback port."""
-    state.loaded.set()
+def serve_state(state: AppState, port: int, *, loaded: bool = True) -> Iterator[str]:
+    """The app over a loaded AppState (a generation node's, say) on a loopback port; loaded=False: the app
+    loads its models itself, in the background, as `docqa serve` does."""
+    if loaded:
+        state.loaded.set()
     server = uvicorn.Server(uvicorn.Config(create_app(state=state), host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -1,4 +1,5 @@
-"""GET /health: 503 while the models load (or failed to) and while shutting down; 200 when docqa can answer.
+"""GET /health: 503 while the models load (or failed to, or wait for their LLM endpoint), while shutting down,
+and while the database or the LLM endpoint does not answer ("degraded", naming which); 200 when docqa can answer.
 Open to load balancers; with API keys configured, only a request with a key sees the details (model files,
 the engine's queue, why loading failed)."""
 
@@ -22,7 +23,13 @@ def health(state: StateDep, request: Request) -> JSONResponse:
     served = state.server
     if served is None:
         status = "error" if state.load_error else "loading"
-        return JSONResponse({"status": status, "detail": state.load_error if details else None}, status_code=503)
+        detail = state.load_error or state.waiting_for
+        return JSONResponse({"status": status, "detail": detail if details else None}, status_code=503)
+    down = state.qa.down() if state.qa is not None else {}
+    if down:  # what an ask needs does not answer: asks would fail 502/503, so a balancer should look elsewhere
+        return JSONResponse(
+            {"status": "degraded", "down": sorted(down), "detail": down if details else None}, status_code=503
+        )
     if not details:
         return JSONResponse({"status": "ok"})
     loaded = served.status()
