@@ -24,13 +24,15 @@ from ingest.formats.xlsx_reader import read_xlsx
 from ingest.ocr import OcrOptions
 from ingest.paragraphs import mark_paragraphs
 from ingest.pdf_text import PageTexts, page_texts
+from ingest.split_words import join_split_words
 
 logger = logging.getLogger(__name__)
 
 # Raise it whenever a reader's text changes for the same bytes (cleaning, page handling): documents
 # read by an older version are then read again on the next ingest instead of kept as "unchanged".
-# PDFs: 7: paragraph breaks; 6: glued section numbers, enumerators, ordinals; 5: PDFium's U+FFFE, U+037E; 4: PDFium
-READER_VERSION = 7
+# PDFs: 8: split words joined (ingest.split_words); 7: paragraph breaks;
+# 6: glued section numbers, enumerators, ordinals; 5: PDFium's U+FFFE, U+037E; 4: PDFium
+READER_VERSION = 8
 # Text and Markdown: one number with PDFs' until 6, though their reading last changed before it. Their own
 # since, so that a PDF-only change leaves a stored text file as it is (read, chunked and embedded once).
 TEXT_READER_VERSION = 6
@@ -117,8 +119,8 @@ def read_pdf(
     extracted = page_texts(path, password, ocr, ocr_budget_s)
     pages: list[Page] = []
     empty: list[int] = []
-    for number, raw in enumerate(extracted.texts, 1):
-        text = clean_pdf_text(raw)
+    cleaned, _ = join_split_words([clean_pdf_text(raw) for raw in extracted.texts])
+    for number, text in enumerate(cleaned, 1):
         if not text.strip() and number not in extracted.failed:
             empty.append(number)
         pages.append(Page(number, text, ocr=number in extracted.ocr))

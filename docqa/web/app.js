@@ -118,7 +118,7 @@ function documentItem(d) {
   const what = ready ? `${count(d.pages, "page")}, ${count(d.chunks, "chunk")}` : `${d.status}: ${d.error || ""}`;
   const meta = catalogLine(d.catalog || {});
   const name = el("span", `${d.name} · ${what}${meta ? ` · ${meta}` : ""}`, "doc-name");
-  if (d.warnings && d.warnings.length) name.title = d.warnings.join("\n");
+  name.title = [d.origin && `from ${d.origin}`, ...(d.warnings || [])].filter(Boolean).join("\n");
   item.append(name);
   const remove = el("button", "Delete", "delete");
   remove.type = "button";

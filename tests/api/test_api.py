@@ -27,6 +27,8 @@ def test_health_and_document_listing(live_server: str) -> None:
     assert 0 < health["engine"]["context_tokens"] <= health["engine"]["kv_cells"]
     docs = httpx.get(f"{live_server}/v1/collections/default/documents").json()["documents"]
     assert len(docs) == 4 and all("source" not in d for d in docs)
+    # where each came from, without the server's directories: the folder it was in and its name
+    assert {d["origin"] for d in docs} >= {"sample_docs/annual_report_2025.pdf", "sample_docs/supply_contract_zh.txt"}
 
 
 def test_ask_json(live_server: str) -> None:

@@ -88,6 +88,8 @@ def test_a_conversation_in_the_web_page(live_server: str, tmp_path: Path) -> Non
         )
         expect(page.locator("#uploads li .failed")).to_contain_text("not a PDF (no %PDF- header)")
         expect(page.locator("#documents li .doc-name")).to_contain_text(["annual_report_2025.pdf · 4 pages"])
+        uploaded = page.locator("#documents li .doc-name").filter(has_text="annual_report_2025.pdf")
+        expect(uploaded).to_have_attribute("title", "from uploaded as annual_report_2025.pdf")  # where it came from
         page.evaluate(
             """() => {
                 const data = new DataTransfer();

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import shutil
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request, Response
@@ -145,6 +145,15 @@ def _enqueue(qa: DocQA, collection: str, sources: list[Source]) -> list[dict[str
     return jobs
 
 
+def origin(source: str) -> str:
+    """Where a document came from, as a client may see it: the name it was uploaded under, or the last two
+    parts of the path it was ingested from ("contracts/lease.pdf"), so that two documents of one name (or
+    a file and its twin) can be told apart without the server's directory layout."""
+    if source.startswith("upload:"):
+        return f"uploaded as {source.removeprefix('upload:')}"
+    return "/".join(PurePath(source).parts[-2:])
+
+
 def job_url(collection: str, job_id: int) -> str:
     return f"/v1/collections/{collection}/jobs/{job_id}"
 
@@ -153,7 +162,7 @@ def job_url(collection: str, job_id: int) -> str:
 def list_documents(name: str, qa: QADep) -> dict[str, Any]:
     rows = [d.as_dict() for d in qa.documents(name)]
     for row in rows:
-        row.pop("source", None)  # server-side paths are not the client's business
+        row["origin"] = origin(str(row.pop("source", "")))  # never the server-side path itself
     listing: dict[str, Any] = {"collection": name, "documents": rows}
     if qa.settings.database_url:
         listing["jobs"] = [

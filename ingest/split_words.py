@@ -1,0 +1,45 @@
+"""Words a PDF's layout split in two, joined again by the document's own vocabulary.
+
+Typesetters space a heading's letters out, or set a word's last glyph a little apart, and PDFium reads the
+gap as a space: 3M's 10-K is stored with "Consolidated Balance Shee t", "Statement of Income" as "Incom e",
+"Equit y", "Busines s". The keyword index then has neither "sheet" nor the statement's title the retrieval
+steers to. The gap itself does not tell: "Shee t" is set with the same gap, relative to its font size and
+its letters' spacing, as "used by" on the same page (measured with PDFium's glyph boxes). The words do: a
+fragment that never stands alone in the document, followed by one or two letters, that together make a word
+the document uses elsewhere, is that word. No dictionary is needed, so it holds for any language and for
+each filer's own terms; a word the document never writes whole stays as the PDF has it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+# a fragment of three letters or more, a space, then one or two letters written in the same case
+_SPLIT = re.compile(r"\b([A-Za-z]{3,}) ([a-z]{1,2}|[A-Z]{1,2})\b(?![’'-])")
+_WORD = re.compile(r"[A-Za-z]+")
+MIN_WHOLE = 2  # the joined word is written whole at least this often in the document
+
+
+def join_split_words(pages: Sequence[str]) -> tuple[list[str], int]:
+    """The pages with split words joined, and how many were."""
+    words = Counter(w.lower() for text in pages for w in _WORD.findall(text))
+    fragments = Counter(m.group(1).lower() for text in pages for m in _SPLIT.finditer(text))
+    joined = 0
+
+    def join(match: re.Match[str]) -> str:
+        nonlocal joined
+        left, tail = match.group(1), match.group(2)
+        if left[-1].isupper() != tail[0].isupper():  # "Part I", "Exhibit A": a name and its letter
+            return match.group(0)
+        whole = (left + tail).lower()
+        # every time the fragment is written, it is before such a tail: never a word of its own here
+        alone = words[left.lower()] - fragments[left.lower()]
+        if words[whole] >= MIN_WHOLE and alone == 0:
+            joined += 1
+            return left + tail
+        return match.group(0)
+
+    out = [_SPLIT.sub(join, text) for text in pages]
+    return out, joined
