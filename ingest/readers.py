@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from docqa.core.errors import ReadError
-from docqa.core.files import PDF_SUFFIXES, SUPPORTED_SUFFIXES, TEXT_SUFFIXES
+from docqa.core.files import HTML_SUFFIXES, PDF_SUFFIXES, SUPPORTED_SUFFIXES, TEXT_SUFFIXES
 from docqa.core.types import Page, ParsedDocument
 from ingest.formats.docx_reader import read_docx
 from ingest.formats.html_reader import read_html
@@ -22,6 +22,7 @@ from ingest.formats.pptx_reader import read_pptx
 from ingest.formats.text_units import INVISIBLE, ODD_SPACES
 from ingest.formats.xlsx_reader import read_xlsx
 from ingest.ocr import OcrOptions
+from ingest.page_furniture import strip_furniture
 from ingest.paragraphs import mark_paragraphs
 from ingest.pdf_text import PageTexts, page_texts
 from ingest.split_words import join_split_words
@@ -30,8 +31,8 @@ logger = logging.getLogger(__name__)
 
 # Raise it whenever a reader's text changes for the same bytes (cleaning, page handling): documents
 # read by an older version are then read again on the next ingest instead of kept as "unchanged".
-# PDFs: 8: split words joined (ingest.split_words); 7: paragraph breaks;
-# 6: glued section numbers, enumerators, ordinals; 5: PDFium's U+FFFE, U+037E; 4: PDFium
+# PDFs: 8: split words joined (ingest.split_words), running headers and footers left out (ingest.page_furniture);
+# 7: paragraph breaks; 6: glued section numbers, enumerators, ordinals; 5: PDFium's U+FFFE, U+037E; 4: PDFium
 READER_VERSION = 8
 # Text and Markdown: one number with PDFs' until 6, though their reading last changed before it. Their own
 # since, so that a PDF-only change leaves a stored text file as it is (read, chunked and embedded once).
@@ -74,6 +75,12 @@ def read_document(path: Path, password: str | None = None, ocr: OcrOptions | Non
         return read_pdf(path, password, ocr)
     if suffix in TEXT_SUFFIXES:
         return read_text(path)
+    if suffix in HTML_SUFFIXES:  # printed pages, with their running headers and footers
+        parsed = read_html(path)
+        pages, _ = strip_furniture([page.text for page in parsed.pages])
+        return ParsedDocument(
+            [Page(p.number, text) for p, text in zip(parsed.pages, pages, strict=True)], parsed.warnings
+        )
     if suffix in _FORMAT_READERS:
         return _FORMAT_READERS[suffix](path)
     raise ReadError(
@@ -85,8 +92,6 @@ _FORMAT_READERS: dict[str, Callable[[Path], ParsedDocument]] = {
     ".docx": read_docx,
     ".xlsx": read_xlsx,
     ".pptx": read_pptx,
-    ".html": read_html,
-    ".htm": read_html,
 }
 
 
@@ -119,7 +124,8 @@ def read_pdf(
     extracted = page_texts(path, password, ocr, ocr_budget_s)
     pages: list[Page] = []
     empty: list[int] = []
-    cleaned, _ = join_split_words([clean_pdf_text(raw) for raw in extracted.texts])
+    cleaned, _ = strip_furniture([clean_pdf_text(raw) for raw in extracted.texts])
+    cleaned, _ = join_split_words(cleaned)
     for number, text in enumerate(cleaned, 1):
         if not text.strip() and number not in extracted.failed:
             empty.append(number)

@@ -6,7 +6,8 @@ page: 2 of 5 contract answers checked by hand cited page 1 for a clause on pages
 sentences that cite the source ([n]) speak for it (the whole answer where none does), each of their
 terms weighs by how few of the source's lines hold it (a party's name on every line weighs nothing),
 a number the answer repeats weighs double (a figure is the strongest evidence a filing has), and the
-best run of up to three lines wins. The citation gets that run's page and its text, which the web page
+best run of up to three lines of one page wins (a run across a page break named the later page for a
+passage that sits on the earlier one). The citation gets that run's page and its text, which the web page
 highlights.
 """
 
@@ -58,15 +59,17 @@ def supporting_passage(claims: str, chunk: RetrievedChunk) -> Support | None:
         term: math.log(1 + len(lines) / sum(term in h for h in held)) * (NUMBER_WEIGHT if _NUMBER.search(term) else 1)
         for term in set().union(*held)
     }
-    best: tuple[float, int] | None = None
+    pages = [page_at(chunk, start) for start, _, _ in lines]
+    best: tuple[float, int, int] | None = None
     for i in range(len(lines)):
-        run = lines[i : i + PASSAGE_LINES]
+        n = min(PASSAGE_LINES, len(lines) - i)
+        n = next((k for k in range(1, n) if pages[i + k] != pages[i]), n)  # a quote stays on one page
+        run = lines[i : i + n]
         score = sum(weight[t] for t in set().union(*(terms for _, _, terms in run)))
         if score > 0 and (best is None or score > best[0]):
-            best = (score, i)
+            best = (score, i, n)
     if best is None:
         return None
-    run = lines[best[1] : best[1] + PASSAGE_LINES]
-    start, end = run[0][0], run[-1][1]
-    strongest = max(run, key=lambda line: sum(weight[t] for t in line[2]))[0]  # a run can cross a page break
-    return Support(page_at(chunk, strongest), chunk.text[start:end][:MAX_QUOTE_CHARS])
+    _, i, n = best
+    start, end = lines[i][0], lines[i + n - 1][1]
+    return Support(pages[i], chunk.text[start:end][:MAX_QUOTE_CHARS])

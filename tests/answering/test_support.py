@@ -41,3 +41,17 @@ def test_a_number_the_answer_repeats_finds_its_table_row() -> None:
     })  # fmt: skip
     support = supporting_passage("3M's capital expenditure in FY2018 was $1,577 million [1].", filing)
     assert support is not None and support.page == 48 and "(1,577)" in support.quote
+
+
+def test_a_quote_stays_on_the_page_that_holds_it() -> None:
+    """A run across a page break named the later page for a passage on the earlier one (issue 42, 3)."""
+    filing = paged_chunk({
+        46: "Liquidity and Capital Resources\nThe company repurchased shares for $2.1 billion in 2018.\n"
+            "Dividends paid were $3.2 billion.\n",
+        47: "Contractual obligations\nLong-term debt maturities follow.\n",
+    })  # fmt: skip
+    support = supporting_passage(
+        "It repurchased $2.1 billion of shares and paid $3.2 billion of dividends [1].", filing
+    )
+    assert support is not None and support.page == 46
+    assert "Contractual" not in support.quote and "$3.2 billion" in support.quote
