@@ -33,7 +33,7 @@ from bench.traces import Trace, stream_figures
 from docqa.core.sampling_params import NON_THINKING_SAMPLING, SamplingParams
 from docqa.core.settings import LLMSettings
 from docqa.engine.batching import BatchingGenerator
-from docqa.engine.step_timing import StepTiming
+from docqa.engine.step_timing import StepTiming, trace_summary
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -182,15 +182,18 @@ def engine_phases(
     llama-bench tg128 runs just before and just after the single-stream requests."""
     out: dict[str, float] = {}
     rag = replace(NON_THINKING_SAMPLING, max_tokens=256, ignore_eos=True, seed=1)
+    rows = list(overrides.pop("_decode_rows_while_reading", ()))  # kept out of the engine's settings
     if not only_64:
-        out.update(_rag_phases(model, tag, rag, overrides, bin_dir))
+        out.update(_rag_phases(model, tag, rag, overrides, bin_dir, rows))
     out.update(_short_phase(model, tag, rag, overrides))
     return out
 
 
 def _rag_phases(
-    model: Path, tag: str, rag: SamplingParams, overrides: dict[str, Any], bin_dir: Path | None
+    model: Path, tag: str, rag: SamplingParams, overrides: dict[str, Any], bin_dir: Path | None, rows_to_try: list[int]
 ) -> dict[str, float]:
+    """Single streams, prefix reuse and 16 x 6,144 (traced step by step); then, for each cap in rows_to_try,
+    the 16 again with at most that many generating sequences in a step that reads a prompt."""
     out: dict[str, float] = {}
     engine = BatchingGenerator(model, rag_settings(**overrides))
     out[f"{tag}_sampling_on_backend"] = engine.memory_report()["sampling_on_backend"]
@@ -236,13 +239,25 @@ def _rag_phases(
     )
     out[f"{tag}_prefix_reuse_ttft_s"] = again.ttft
 
-    engine.timing = StepTiming()
+    engine.timing = StepTiming(trace=[])
     load = HostLoad()
+    started = time.perf_counter()
     traces, wall = run_requests(engine, prompts[1:17], rag)
     out.update(load.report(f"{tag}_16x6144"))
     out.update(stream_figures(f"{tag}_16x6144", traces, wall))
+    out.update({f"{tag}_16x6144_trace_{k}": v for k, v in trace_summary(engine.timing.trace or [], started).items()})
     out[f"{tag}_16x6144_sampling_mode_switches"] = engine.samplers.mode_switches
     timing("16x6144")
+    for rows in rows_to_try:
+        # the same 16 asks with at most `rows` generating sequences in a step that reads a prompt
+        engine.decode_rows_while_reading = rows
+        engine.timing = StepTiming(trace=[])
+        started = time.perf_counter()
+        traces, wall = run_requests(engine, prompts[1:17], replace(rag, seed=rows + 2))
+        phase = f"{tag}_16x6144_rows{rows}"
+        out.update(stream_figures(phase, traces, wall))
+        out.update({f"{phase}_trace_{k}": v for k, v in trace_summary(engine.timing.trace or [], started).items()})
+    engine.decode_rows_while_reading = None
     engine.close()
     return out
 
@@ -355,6 +370,13 @@ def main() -> None:
         default=[],
         help="also run the engine with llama.cpp passes of this many tokens (n_ubatch; default 512)",
     )
+    ap.add_argument(
+        "--decode-rows-while-reading",
+        type=int,
+        nargs="*",
+        default=[],
+        help="after 16 x 6144, run it again with at most this many generating rows in a step that reads a prompt",
+    )
     ap.add_argument("--reverse-variants", action="store_true", help="run the engine's ways of sampling last first")
     ap.add_argument(
         "--single-variants", action="store_true", help="only single-stream decode, under each way of sampling"
@@ -376,7 +398,9 @@ def main() -> None:
         return
     if args.bin:
         note(ceilings(args.bin, args.model, args.only_64))
-    variants: list[tuple[str, dict[str, Any]]] = [("docqa", {})]
+    variants: list[tuple[str, dict[str, Any]]] = [
+        ("docqa", {"_decode_rows_while_reading": args.decode_rows_while_reading})
+    ]
     if args.one_level_too:
         variants.append(("docqa_one_level", {"block_top_k_short_sorts": False}))
     variants += [(f"docqa_ubatch{n}", {"n_ubatch": n}) for n in args.ubatch_too]

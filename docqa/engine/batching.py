@@ -88,6 +88,9 @@ class BatchingGenerator:
         # host makes the last tokens' text; on the CPU it computes in the call, so making the text after
         # it would only hold each token back a step: there each token's text is made when it is drawn.
         self.launch_ahead = offloaded(settings.n_gpu_layers)
+        # At most this many generating sequences take a token in a step that reads a prompt (None: all of
+        # them). Benchmarks try values (bench/gpu_engine_bench.py); the engine's default is all.
+        self.decode_rows_while_reading: int | None = None
         self.prompt_tokens_reused = 0  # prompt tokens taken from cached KV instead of evaluated
         self._lock = self._waiting.cond
         self._step_lock = threading.Lock()
@@ -282,11 +285,14 @@ class BatchingGenerator:
         batch = self.llama.batch
         # The sequences that lead with one token each (the generating ones) go in together: with 64 of
         # them, filling the batch one sequence at a time held the idle GPU ~0.2 ms a step.
-        singles = list(itertools.takewhile(lambda s: len(s.pending) == 1, order))[:budget]
+        leading = list(itertools.takewhile(lambda s: len(s.pending) == 1, order))
+        singles = leading[:budget]
+        if self.decode_rows_while_reading is not None and len(leading) < len(order):  # a prompt is being read
+            singles = singles[: self.decode_rows_while_reading]
         batch.add_singles([s.pending[0] for s in singles], [s.n_past for s in singles], [s.slot for s in singles])
         budget -= len(singles)
         plan: list[tuple[RunningSequence, int, int | None]] = [(s, 1, n) for n, s in enumerate(singles)]
-        for seq in order[len(singles) :]:
+        for seq in order[len(leading) :]:
             take = min(len(seq.pending), budget)
             if take == 0:
                 continue
@@ -295,8 +301,9 @@ class BatchingGenerator:
             plan.append((seq, take, batch.n_tokens - 1 if done else None))
             budget -= take
         t_built = time.perf_counter()
+        rows, n_tokens = len(singles), batch.n_tokens
         rc = self.llama.decode()
-        self.timing.record_launch(t_start, t_built, time.perf_counter(), len(singles) == len(plan))
+        self.timing.record_launch(t_start, t_built, time.perf_counter(), rows == len(plan), rows, n_tokens - rows)
         if rc != 0:
             self._on_decode_failure(rc, plan)
             return None

@@ -17,6 +17,7 @@ from docqa.core.settings import LLMSettings
 from docqa.core.streams import GenEvent
 from docqa.engine.batching import BatchingGenerator
 from docqa.engine.sequences import THINKING_CUTOFF
+from docqa.engine.step_timing import StepTiming, trace_summary
 from docqa.llama.token_batch import common_prefix
 from tests.support.engines import PROMPTS, four_sequences, run_together
 
@@ -402,3 +403,28 @@ def test_a_short_prompt_that_arrives_behind_a_long_one_is_read_first(engine: Bat
     short_first = log.index(("short", "text"))
     long_progress_after = [i for i, entry in enumerate(log) if entry == ("long", "progress") and i > short_first]
     assert len(long_progress_after) >= 3, log
+
+
+def test_a_step_trace_says_what_each_step_held_and_a_row_cap_holds_generating_rows_back(
+    engine: BatchingGenerator,
+) -> None:
+    """The benchmark's per-step trace (StepTiming.trace) and its decode-row cap while prompts are read
+    (decode_rows_while_reading): a short ask finishes its prompt first, then waits while a long prompt is
+    read under a cap of 0, and both complete."""
+    long_prompt = " ".join(PROMPTS) * 12  # several n_batch slices
+    wait_idle(engine)
+    try:
+        engine.decode_rows_while_reading = 0
+        engine.timing = StepTiming(trace=[])
+        started = time.perf_counter()
+        texts = run_together(engine, [PROMPTS[0], long_prompt], replace(GREEDY, max_tokens=6))
+        trace = engine.timing.trace or []
+    finally:
+        engine.decode_rows_while_reading = None
+        engine.timing = StepTiming()
+    assert all(texts)
+    assert trace and all(prompt == 0 or rows == 0 for _, rows, prompt in trace)  # no generating row beside a prompt
+    summary = trace_summary(trace, started)
+    assert summary["prompt_only_steps"] >= 2 and summary["decode_only_steps"] >= 5 and "mixed_steps" not in summary
+    assert summary["prompt_only_prompt_tokens"] > summary["decode_only_prompt_tokens"] == 0
+    assert sum(summary[f"{k}_s"] for k in ("prompt_only", "decode_only")) <= time.perf_counter() - started
