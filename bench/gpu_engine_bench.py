@@ -182,18 +182,16 @@ def engine_phases(
     llama-bench tg128 runs just before and just after the single-stream requests."""
     out: dict[str, float] = {}
     rag = replace(NON_THINKING_SAMPLING, max_tokens=256, ignore_eos=True, seed=1)
-    rows = list(overrides.pop("_decode_rows_while_reading", ()))  # kept out of the engine's settings
     if not only_64:
-        out.update(_rag_phases(model, tag, rag, overrides, bin_dir, rows))
+        out.update(_rag_phases(model, tag, rag, overrides, bin_dir))
     out.update(_short_phase(model, tag, rag, overrides))
     return out
 
 
 def _rag_phases(
-    model: Path, tag: str, rag: SamplingParams, overrides: dict[str, Any], bin_dir: Path | None, rows_to_try: list[int]
+    model: Path, tag: str, rag: SamplingParams, overrides: dict[str, Any], bin_dir: Path | None
 ) -> dict[str, float]:
-    """Single streams, prefix reuse and 16 x 6,144 (traced step by step); then, for each cap in rows_to_try,
-    the 16 again with at most that many generating sequences in a step that reads a prompt."""
+    """Single streams, prefix reuse and 16 x 6,144 (traced step by step: where its time went)."""
     out: dict[str, float] = {}
     engine = BatchingGenerator(model, rag_settings(**overrides))
     out[f"{tag}_sampling_on_backend"] = engine.memory_report()["sampling_on_backend"]
@@ -248,16 +246,6 @@ def _rag_phases(
     out.update({f"{tag}_16x6144_trace_{k}": v for k, v in trace_summary(engine.timing.trace or [], started).items()})
     out[f"{tag}_16x6144_sampling_mode_switches"] = engine.samplers.mode_switches
     timing("16x6144")
-    for rows in rows_to_try:
-        # the same 16 asks with at most `rows` generating sequences in a step that reads a prompt
-        engine.decode_rows_while_reading = rows
-        engine.timing = StepTiming(trace=[])
-        started = time.perf_counter()
-        traces, wall = run_requests(engine, prompts[1:17], replace(rag, seed=rows + 2))
-        phase = f"{tag}_16x6144_rows{rows}"
-        out.update(stream_figures(phase, traces, wall))
-        out.update({f"{phase}_trace_{k}": v for k, v in trace_summary(engine.timing.trace or [], started).items()})
-    engine.decode_rows_while_reading = None
     engine.close()
     return out
 
@@ -371,11 +359,11 @@ def main() -> None:
         help="also run the engine with llama.cpp passes of this many tokens (n_ubatch; default 512)",
     )
     ap.add_argument(
-        "--decode-rows-while-reading",
+        "--prompt-steps-per-decode-too",
         type=int,
         nargs="*",
         default=[],
-        help="after 16 x 6144, run it again with at most this many generating rows in a step that reads a prompt",
+        help="also run the engine with generating rows in one prompt-reading step of this many",
     )
     ap.add_argument("--reverse-variants", action="store_true", help="run the engine's ways of sampling last first")
     ap.add_argument(

@@ -88,9 +88,8 @@ class BatchingGenerator:
         # host makes the last tokens' text; on the CPU it computes in the call, so making the text after
         # it would only hold each token back a step: there each token's text is made when it is drawn.
         self.launch_ahead = offloaded(settings.n_gpu_layers)
-        # At most this many generating sequences take a token in a step that reads a prompt (None: all of
-        # them). Benchmarks try values (bench/gpu_engine_bench.py); the engine's default is all.
-        self.decode_rows_while_reading: int | None = None
+        self.prompt_steps_per_decode = settings.prompt_steps_per_decode or (4 if self.launch_ahead else 1)
+        self._prompt_steps = 0  # steps that read a prompt so far
         self.prompt_tokens_reused = 0  # prompt tokens taken from cached KV instead of evaluated
         self._lock = self._waiting.cond
         self._step_lock = threading.Lock()
@@ -287,8 +286,10 @@ class BatchingGenerator:
         # them, filling the batch one sequence at a time held the idle GPU ~0.2 ms a step.
         leading = list(itertools.takewhile(lambda s: len(s.pending) == 1, order))
         singles = leading[:budget]
-        if self.decode_rows_while_reading is not None and len(leading) < len(order):  # a prompt is being read
-            singles = singles[: self.decode_rows_while_reading]
+        if len(leading) < len(order):  # a prompt is being read: its steps carry the generating rows one in N
+            self._prompt_steps += 1
+            if self._prompt_steps % self.prompt_steps_per_decode:
+                singles = []
         batch.add_singles([s.pending[0] for s in singles], [s.n_past for s in singles], [s.slot for s in singles])
         budget -= len(singles)
         plan: list[tuple[RunningSequence, int, int | None]] = [(s, 1, n) for n, s in enumerate(singles)]

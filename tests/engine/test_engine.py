@@ -408,19 +408,19 @@ def test_a_short_prompt_that_arrives_behind_a_long_one_is_read_first(engine: Bat
 def test_a_step_trace_says_what_each_step_held_and_a_row_cap_holds_generating_rows_back(
     engine: BatchingGenerator,
 ) -> None:
-    """The benchmark's per-step trace (StepTiming.trace) and its decode-row cap while prompts are read
-    (decode_rows_while_reading): a short ask finishes its prompt first, then waits while a long prompt is
-    read under a cap of 0, and both complete."""
+    """The benchmark's per-step trace (StepTiming.trace), and generating rows held back while a prompt is read
+    (prompt_steps_per_decode): a short ask finishes its prompt first, then waits while a long prompt is read,
+    and both complete."""
     long_prompt = " ".join(PROMPTS) * 12  # several n_batch slices
     wait_idle(engine)
     try:
-        engine.decode_rows_while_reading = 0
+        engine.prompt_steps_per_decode = 64
         engine.timing = StepTiming(trace=[])
         started = time.perf_counter()
         texts = run_together(engine, [PROMPTS[0], long_prompt], replace(GREEDY, max_tokens=6))
         trace = engine.timing.trace or []
     finally:
-        engine.decode_rows_while_reading = None
+        engine.prompt_steps_per_decode = 1
         engine.timing = StepTiming()
     assert all(texts)
     assert trace and all(prompt == 0 or rows == 0 for _, rows, prompt in trace)  # no generating row beside a prompt
