@@ -6,8 +6,10 @@ import logging
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
+from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from docqa.core.errors import BusyError, DocqaError, is_disk_full
 
@@ -52,17 +54,39 @@ async def validation_error(_request: Request, exc: Exception) -> JSONResponse:
 
 
 async def unexpected_error(request: Request, exc: Exception) -> JSONResponse:
-    if is_disk_full(exc):  # 507, and what to do: nothing was committed half (one transaction a file)
-        data_dir = request.app.state.docqa.settings.data_dir
-        logger.error("disk full at %s", data_dir)
-        message = f"disk full at {data_dir}: nothing was written; free space and retry"
-        return JSONResponse(error_body("DiskFullError", message), status_code=507)
+    if is_disk_full(exc):
+        return _disk_full(request)
     logger.exception("unhandled error", exc_info=exc)
     return JSONResponse(error_body("InternalError", "internal error; see the server log"), status_code=500)
+
+
+async def resource_error(request: Request, exc: Exception) -> Response:
+    """An OS or database error: a full disk is a 507 here, answered like any handled error (counted and
+    logged as the 507 it is, with no traceback); anything else goes on to unexpected_error, a 500."""
+    if is_disk_full(exc):
+        return _disk_full(request)
+    raise exc
+
+
+def _disk_full(request: Request) -> JSONResponse:
+    """507, and what to do: nothing was committed half (one transaction a file)."""
+    data_dir = request.app.state.docqa.settings.data_dir
+    logger.error("disk full at %s", data_dir)
+    message = f"disk full at {data_dir}: nothing was written; free space and retry"
+    return JSONResponse(error_body("DiskFullError", message), status_code=507)
+
+
+async def client_gone(_request: Request, _exc: Exception) -> Response:
+    """The client left while its body was read (an upload cut off): nobody reads this answer; it is counted
+    and logged as 499, nginx's code for it, not as a 500 with a traceback."""
+    return Response(status_code=499)
 
 
 def install(app: FastAPI) -> None:
     app.add_exception_handler(DocqaError, docqa_error)
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(RequestValidationError, validation_error)
+    app.add_exception_handler(OSError, resource_error)
+    app.add_exception_handler(OperationalError, resource_error)
+    app.add_exception_handler(ClientDisconnect, client_gone)
     app.add_exception_handler(Exception, unexpected_error)

@@ -1,11 +1,13 @@
 """A full disk is a clear error that loses nothing (issue 32, item 4): an upload fails per file with "disk full
 at DATA_DIR", an ask still answers when its cache cannot be written, and any other write is a 507. The disk
 is filled by making SQLite or the OS say so, through real HTTP, to reach each path; tests/api/test_disk_full_tmpfs.py
-fills a real tmpfs."""
+fills a real tmpfs. Both, and an upload its client cuts off, are counted and logged as what they are (507, 499),
+never as a 500 with a traceback."""
 
 from __future__ import annotations
 
 import errno
+import logging
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -57,8 +59,11 @@ def test_an_ask_whose_cache_cannot_be_written_still_answers(
     assert qa.cache_stats().entries == 0
 
 
-def test_any_other_write_on_a_full_disk_is_a_507(served: tuple[str, DocQA], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_any_other_write_on_a_full_disk_is_a_507(
+    served: tuple[str, DocQA], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     base, qa = served
+    caplog.set_level(logging.INFO)
 
     def no_space(*_args: Any, **_kwargs: Any) -> Any:
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -70,3 +75,37 @@ def test_any_other_write_on_a_full_disk_is_a_507(served: tuple[str, DocQA], monk
         "type": "DiskFullError",
         "message": f"disk full at {qa.settings.data_dir}: nothing was written; free space and retry",
     }
+    # counted and logged as the 507 it is, with no traceback (issue 41, 10: it was logged as a 500)
+    access = [r.getMessage() for r in caplog.records if r.name == "docqa.access"]
+    assert any(m.startswith("DELETE /v1/collections/{name}/documents/{document_id} 507") for m in access), access
+    assert not [r for r in caplog.records if r.exc_info], [r.getMessage() for r in caplog.records if r.exc_info]
+
+
+def test_an_upload_cut_off_by_its_client_is_a_499_not_a_500(
+    served: tuple[str, DocQA], caplog: pytest.LogCaptureFixture
+) -> None:
+    """The client sends half of its multipart body and leaves (issue 41, 10: counted and logged as a 500
+    with a traceback)."""
+    import socket
+    import time
+    from urllib.parse import urlsplit
+
+    base, _ = served
+    caplog.set_level(logging.INFO)
+    host, port = urlsplit(base).hostname, urlsplit(base).port
+    body = b'--b\r\nContent-Disposition: form-data; name="files"; filename="a.txt"\r\n\r\n' + b"x" * 10_000
+    head = (
+        "POST /v1/collections/default/documents HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        f"Content-Type: multipart/form-data; boundary=b\r\nContent-Length: {len(body) + 500_000}\r\n\r\n"
+    )
+    with socket.create_connection((host, port), timeout=10) as conn:
+        conn.sendall(head.encode() + body)
+        time.sleep(0.3)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        access = [r.getMessage() for r in caplog.records if r.name == "docqa.access"]
+        if any(" /v1/collections/{name}/documents " in m for m in access):
+            break
+        time.sleep(0.1)
+    assert any(m.startswith("POST /v1/collections/{name}/documents 499") for m in access), access
+    assert not [r for r in caplog.records if r.exc_info], [r.getMessage() for r in caplog.records if r.exc_info]
