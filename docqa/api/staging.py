@@ -5,13 +5,12 @@ folders of a live one: several docqa processes may share a data home)."""
 
 from __future__ import annotations
 
-import logging
-import os
-import shutil
 import tempfile
 from pathlib import Path
 
-logger = logging.getLogger(__name__)
+from docqa.core import process_folders
+from docqa.core.process_folders import process_folder
+
 PREFIX = "docqa-upload-"
 
 
@@ -23,29 +22,9 @@ def staging_root(data_dir: Path, database_url: str | None) -> Path:
 
 def staging_folder(root: Path) -> Path:
     """A new folder for one upload's files."""
-    root.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=root))
+    return process_folder(root, PREFIX)
 
 
 def clear_stale(root: Path) -> int:
     """Remove the upload folders of processes that are gone; returns how many."""
-    removed = 0
-    for folder in root.glob(f"{PREFIX}*") if root.is_dir() else []:
-        pid = folder.name[len(PREFIX) :].split("-", 1)[0]
-        if pid.isdigit() and _alive(int(pid)):
-            continue
-        shutil.rmtree(folder, ignore_errors=True)
-        removed += 1
-    if removed:
-        logger.warning("removed %d upload folders left by stopped docqa processes in %s", removed, root)
-    return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's live process
-        return True
-    return True
+    return process_folders.clear_stale(root, PREFIX)

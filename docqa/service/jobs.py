@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from docqa.core.documents import IngestReport, Progress, ProgressCallback, Source
 from docqa.core.errors import DatabaseUnavailableError, JobNotFoundError, QueueNotConfiguredError, UploadStoreError
+from docqa.core.process_folders import clear_stale, process_folder
 from docqa.core.settings import Settings
 from docqa.store.models import CollectionRow
 from docqa.store.postgres.ingest_jobs import IngestJob, IngestJobs
@@ -36,6 +37,9 @@ FINISHED_JOBS_SHOWN_S = 3600.0  # GET .../jobs keeps a finished job listed this 
 # A worker that dies this many times on one file (the machine's memory, a native crash) gives up on it.
 MAX_ATTEMPTS = 3
 PROGRESS_EVERY_S = 0.5  # how often a running job writes its progress
+# Where a worker copies a job's file while it ingests it: a folder named by the worker's process
+JOB_FOLDERS = Path(tempfile.gettempdir()) / "docqa-jobs"
+JOB_PREFIX = "docqa-job-"
 
 
 class Ingesting(Protocol):
@@ -121,7 +125,7 @@ class IngestQueue:
         if data is None:
             self.rows.finish(job_id, None, "the file was not kept in the database")
             return
-        folder = Path(tempfile.mkdtemp(prefix="docqa-job-"))
+        folder = process_folder(JOB_FOLDERS, JOB_PREFIX)  # a worker killed mid-job leaves it to the next one
         try:
             path = folder / f"file{Path(job.name).suffix.lower()}"
             path.write_bytes(data)
@@ -148,6 +152,7 @@ class IngestQueue:
         return ProgressWriter(self.rows, job_id)
 
     def run_worker(self, concurrency: int, stalled_s: float) -> None:
+        clear_stale(JOB_FOLDERS, JOB_PREFIX)  # the copies of workers killed mid-job (kill -9 runs no cleanup)
         self.queue.run_worker(self.run, concurrency, stalled_s)
 
 

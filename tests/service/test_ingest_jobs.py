@@ -21,6 +21,7 @@ import httpx
 import pytest
 
 from docqa.service import DocQA
+from docqa.service.jobs import JOB_FOLDERS, JOB_PREFIX
 from tests.support.fake_generator import FakeGenerator
 from tests.support.live_server import free_port, serve_app
 from tests.support.paths import ROOT, make_settings, small_chunk_ingest_env
@@ -188,8 +189,11 @@ def test_a_worker_killed_mid_job_leaves_the_job_to_another_and_one_ready_documen
                 first.kill()  # kill -9, mid-embedding
                 first.wait()
             assert httpx.get(base + job["status_url"]).json()["status"] == "embedding"  # left as it was
+            left = list(JOB_FOLDERS.glob(f"{JOB_PREFIX}{first.pid}-*"))  # its copy of the file, no cleanup ran
+            assert left and all(folder.exists() for folder in left)
             with worker(env):
                 done = _wait_for(base, job["status_url"], timeout=180)
+            assert not any(folder.exists() for folder in left)  # the next worker cleared it (issue 41, 11)
         assert done["status"] == "ready" and done["attempts"] == 2, done
         documents = qa.documents()
         assert [d.name for d in documents] == ["long.txt"] and documents[0].status == "ready"
