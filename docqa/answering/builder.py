@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from docqa.answering.citing import best_page, cited_numbers, section_of
 from docqa.answering.prompting import PromptPlan
-from docqa.answering.runaway import RunawayWatch
+from docqa.answering.runaway import RunawayWatch, without_repeats
 from docqa.answering.support import claims_for, supporting_passage
 from docqa.answering.thinking import Channel, ThinkSplitter
 from docqa.core.errors import DocqaError
@@ -82,6 +82,8 @@ class AnswerBuilder:
             out = self._route(self._splitter.feed(event.text))
             if self._watch.feed(event.text):  # blank lines or one phrase over and over: end it here
                 out += self.on_event(GenEvent("finished", finish_reason="repetition", completion_tokens=self._pieces))
+                if self._watch.unit:  # the answer kept (JSON, the OpenAI routes) holds the phrase once
+                    self._answer = [without_repeats("".join(self._answer), self._watch.unit)]
             return out
         self.done = True
         out = self._route(self._splitter.finish())

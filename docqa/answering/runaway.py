@@ -30,6 +30,7 @@ class RunawayWatch:
     def __init__(self) -> None:
         self._tail = ""
         self._unchecked = 0
+        self.unit: str | None = None  # the text repeated back to back, once a repeat ended the answer
 
     def feed(self, text: str) -> bool:
         self._tail = (self._tail + text)[-_TAIL_CHARS:]
@@ -56,5 +57,18 @@ class RunawayWatch:
                 break
             unit = tail[-size:]
             if unit.strip() and tail.endswith(unit * repeats):
+                self.unit = unit
                 return True
         return False
+
+
+def without_repeats(text: str, unit: str) -> str:
+    """The text with the copies of `unit` that end it cut down to one: what a reader keeps of a runaway."""
+    end = len(text)
+    while (
+        end >= 2 * len(unit)
+        and text[end - len(unit) : end] == unit
+        and text[end - 2 * len(unit) : end - len(unit)] == unit
+    ):
+        end -= len(unit)
+    return text[:end]

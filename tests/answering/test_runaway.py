@@ -54,3 +54,12 @@ def test_the_builder_passes_progress_on_and_ends_a_runaway_answer() -> None:
     events = [e for _ in range(20) for e in builder.on_event(GenEvent("text", text="\n"))]
     assert builder.done and isinstance(events[-1], DoneEvent) and events[-1].finish_reason == "repetition"
     assert builder.result().finish_reason == "repetition"
+
+
+def test_the_repeats_that_ended_an_answer_are_cut_to_one() -> None:
+    from docqa.answering.runaway import without_repeats
+
+    said = "Revenue rose in every region. "
+    assert without_repeats("Answer [1]. " + said * 7, said) == "Answer [1]. " + said
+    assert without_repeats("ab" * 3, "ab") == "ab"
+    assert without_repeats("no repeat here", "xyz") == "no repeat here"

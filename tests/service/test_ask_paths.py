@@ -97,6 +97,7 @@ def test_an_answer_that_repeats_itself_is_stopped_and_not_cached(fake_qa: DocQA)
     answer = fake_qa.ask(AskRequest(QUESTION))
     assert answer.finish_reason == "repetition" and answer.answer.startswith("The laws of England [1].")
     assert answer.timings.completion_tokens < 200  # stopped, not run to its 800 words
+    assert answer.answer.count("and again") == 1  # the repeats let through are cut (issue 40, 5)
     assert fake_qa.ask(AskRequest(QUESTION)).cached is False
 
 
