@@ -182,10 +182,13 @@ def test_every_ask_route_answers_429_with_retry_after_while_the_queue_is_full(
     held = [fake_generator.submit("filler", NON_THINKING_SAMPLING) for _ in range(4)]  # the queue's bound
     try:
         chat = {"model": "docqa/default", "messages": [{"role": "user", "content": QUESTION}]}
-        for path, body in (
+        for path, body in (  # every route that generates: both ask forms, both chat forms, raw completions
             ("/v1/ask", {"question": QUESTION, "cache": False}),
             ("/v1/ask", {"question": QUESTION, "cache": False, "stream": True}),
+            ("/v1/chat/completions", chat),
             ("/v1/chat/completions", {**chat, "stream": True}),
+            ("/v1/completions", {"prompt": "Answer:", "max_tokens": 4}),
+            ("/v1/completions", {"prompt": "Answer:", "max_tokens": 4, "stream": True}),
         ):
             r = httpx.post(f"{fake_server}{path}", json=body, timeout=30)
             assert r.status_code == 429 and int(r.headers["retry-after"]) > 0, (path, r.text)
