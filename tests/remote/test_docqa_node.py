@@ -187,3 +187,27 @@ def test_a_prompt_over_the_context_is_a_400_naming_it(generator: BatchingGenerat
             assert ok.status_code == 200  # the engine goes on serving
     finally:
         qa.store.close()
+
+
+@pytest.mark.slow
+def test_a_long_prompt_streams_its_progress_as_comments_that_keep_the_line_alive(
+    generator: BatchingGenerator, tmp_path: Path
+) -> None:
+    """A node reading a long prompt said nothing until its first token, and a client's read timeout took it for
+    a dead server (issue 40, 3): it now sends an SSE comment per prompt slice, which OpenAI clients skip."""
+    qa = DocQA(make_settings(tmp_path / "data"), None, generator)  # the session's engine: not closed here
+    prompt = "The lessee shall pay the rent. " * 400  # two slices of n_batch (2,048), within the 4,096 context
+    assert generator.llama.n_batch < generator.count_tokens(prompt) < generator.info.n_ctx - 8
+    try:
+        with serve_app(qa.settings, qa, free_port()) as base:
+            body = {"prompt": prompt, "max_tokens": 4, "stream": True}
+            with httpx.stream("POST", f"{base}/v1/completions", json=body, timeout=300) as response:
+                lines = [line for line in response.iter_lines() if line]
+            client = _client(f"{base}/v1", generator.count_tokens)
+            text = "".join(e.text for e in client.submit(prompt, replace(GREEDY, max_tokens=4)) if e.kind == "text")
+    finally:
+        qa.store.close()
+    comments = [line for line in lines if line.startswith(": reading the prompt")]
+    first_data = next(i for i, line in enumerate(lines) if line.startswith("data: "))
+    assert len(comments) >= 1 and all(lines.index(c) < first_data for c in comments)
+    assert lines[-1] == "data: [DONE]" and text  # docqa's own client reads through the comments

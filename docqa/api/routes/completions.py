@@ -195,7 +195,8 @@ async def _events(stream: GenerationStream, head: dict[str, Any], usage: bool) -
         if event.kind == "text":
             yield _data({**head, "choices": [_choice(event.text, None)]})
             continue
-        if not event.final:  # progress through a long prompt: OpenAI's format has no place for it
+        if not event.final:  # progress through a long prompt: an SSE comment, which OpenAI clients skip, keeps
+            yield f": reading the prompt, {event.prompt_done} of {event.prompt_tokens} tokens\n\n"  # the line alive
             continue
         if event.kind == "failed":  # the status went out with the first byte: the error goes in the stream
             error = event.error or DocqaError(event.text or "generation failed")
