@@ -77,10 +77,12 @@ class LLMSettings(BaseModel):
     )
     endpoint_api_key: str | None = Field(default=None, description="Bearer token for the endpoint, if it wants one.")
     endpoint_timeout_s: float = Field(
-        default=60.0,
+        default=180.0,
         gt=0,
-        description="Longest wait for the endpoint to connect, start answering, or send the next token; past it the "
-        "ask fails with an error naming the endpoint.",
+        description="Longest wait for the endpoint to start answering or send the next token (connecting: at most "
+        "10 s); past it the ask fails with a 504 naming the endpoint. Sized for a CPU node: a 2.6k-token prompt on a "
+        "busy CPU took over 60 s to its first token at review; a docqa node says each prompt slice's progress, "
+        "which resets the wait.",
     )
     endpoint_max_in_flight: int = Field(
         default=32,
