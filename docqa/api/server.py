@@ -9,6 +9,7 @@ that point is safe: every document is written in one transaction, and FAISS heal
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import multiprocessing
 import multiprocessing.process
@@ -27,9 +28,12 @@ import uvicorn
 from docqa.api import access_log
 from docqa.api.main import create_app
 from docqa.api.state import AppState
+from docqa.core.process_folders import clear_stale, process_folder
 
 logger = logging.getLogger(__name__)
 STARTUP_S = 10.0  # an API process that ends sooner after its start is taken for one that cannot start
+METRICS_PREFIX = "docqa-metrics-"  # serve_processes' shared Prometheus folder, named by the supervisor's pid
+_PR_SET_PDEATHSIG = 1
 
 
 class DrainingServer(uvicorn.Server):
@@ -79,14 +83,15 @@ def serve_processes(workers: int, host: str, port: int, log_level: str) -> None:
     child that dies is started again (one that dies within STARTUP_S of its start stops them all: it
     would die again). SIGTERM is passed on to every child, which drains as `serve` drains; Ctrl+C in a
     terminal reaches the children itself."""
-    metrics_dir = Path(tempfile.mkdtemp(prefix="docqa-metrics-"))
+    clear_stale(Path(tempfile.gettempdir()), METRICS_PREFIX)  # the folders of a supervisor killed with kill -9
+    metrics_dir = process_folder(Path(tempfile.gettempdir()), METRICS_PREFIX)
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(metrics_dir)  # read by prometheus_client in each child
     sock = uvicorn.Config(create_app, host=host, port=port).bind_socket()
     spawn = multiprocessing.get_context("spawn")  # fresh interpreters: no inherited threads or model handles
     children: list[tuple[multiprocessing.process.BaseProcess, float]] = []
 
     def start() -> tuple[multiprocessing.process.BaseProcess, float]:
-        child = spawn.Process(target=_serve_child, args=(sock, log_level), name="docqa-api")
+        child = spawn.Process(target=_serve_child, args=(sock, log_level, os.getpid()), name="docqa-api")
         child.start()
         return child, time.monotonic()
 
@@ -119,10 +124,11 @@ def serve_processes(workers: int, host: str, port: int, log_level: str) -> None:
         shutil.rmtree(metrics_dir, ignore_errors=True)
 
 
-def _serve_child(sock: socket.socket, log_level: str) -> None:
+def _serve_child(sock: socket.socket, log_level: str, parent: int) -> None:
     """One API process of serve_processes: the settings from the environment, the models its own."""
     from docqa.core.settings import Settings
 
+    _stop_with(parent)
     logging.basicConfig(level=logging.INFO if log_level == "info" else logging.WARNING)
     state = AppState(Settings.load())
     config = uvicorn.Config(
@@ -133,3 +139,16 @@ def _serve_child(sock: socket.socket, log_level: str) -> None:
     )
     access_log.install()
     DrainingServer(config, state, state.settings.api.shutdown_grace_s).run(sockets=[sock])
+
+
+def _stop_with(parent: int) -> None:
+    """This API process gets SIGTERM (and drains as `serve` drains) when its supervisor dies: killed with
+    kill -9, the supervisor runs no cleanup, and its children went on serving as orphans, holding the port
+    (a new `serve` failed "address in use"). Linux's parent-death signal; elsewhere nothing changes."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # it died before the signal was asked for
+        os.kill(os.getpid(), signal.SIGTERM)
