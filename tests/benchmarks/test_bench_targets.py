@@ -131,11 +131,16 @@ def test_the_host_load_over_a_phase_sees_this_process_busy() -> None:
     import time
 
     load = HostLoad()
-    deadline = time.perf_counter() + 0.3
+    cpu, wall = time.process_time(), time.perf_counter()
+    deadline = wall + 0.5
     while time.perf_counter() < deadline:  # one thread busy for the whole phase
         pass
+    used = (time.process_time() - cpu) / (time.perf_counter() - wall)  # the cores it got (less on a busy machine)
     figures = load.report("phase")
-    assert 0.5 <= figures["phase_host_process_cores"] <= (os.cpu_count() or 1) + 0.5
+    # what the phase's figure says is what the process got, within /proc's 10 ms ticks; not a fixed floor,
+    # which a busy machine fell under (0.466 cores against 0.5: issue 40, 9)
+    assert abs(figures["phase_host_process_cores"] - used) <= 0.1, (figures, used)
+    assert 0.05 < figures["phase_host_process_cores"] <= (os.cpu_count() or 1) + 0.5
     assert figures["phase_host_involuntary_switches_per_s"] >= 0
     assert 0 < figures["phase_host_busy_share"] <= 1  # this machine's /proc/stat: the busy thread counts
     assert 0 <= figures["phase_host_steal_share"] < 1

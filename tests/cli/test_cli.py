@@ -8,6 +8,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -128,16 +129,31 @@ def test_ctrl_c_during_a_long_prompt_exits_at_once(tmp_path: Path) -> None:
     run("ingest", str(report), "--no-embeddings", data_dir=data)
     env = {**os.environ, "DOCQA_DATA_DIR": str(data), "DOCQA_LLM_PROMPT_BUDGET": "100000"}
     proc = subprocess.Popen(
-        [*DOCQA, "ask", "How many crates did depot 450 ship?", "--max-tokens", "8", "--top-k", "3"],
+        [*DOCQA, "ask", "How many crates did depot 450 ship?", "--max-tokens", "8", "--top-k", "3", "-v"],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(6)  # the model loaded, the prompt (3 chunks of ~4k tokens) being read
-    assert proc.poll() is None, proc.communicate()
+    lines: list[str] = []
+    loaded = threading.Event()
+
+    def read_stderr() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            lines.append(line)
+            if "batching engine:" in line:  # the model is loaded (its load time varies with the machine)
+                loaded.set()
+
+    reader = threading.Thread(target=read_stderr, daemon=True)
+    reader.start()
+    assert loaded.wait(120), "".join(lines)
+    time.sleep(2)  # retrieval done in milliseconds; the prompt (3 chunks of ~4k tokens) takes far longer to read
+    assert proc.poll() is None, "".join(lines)
     proc.send_signal(signal.SIGINT)
     signalled = time.monotonic()
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130 and "interrupted" in err
+    proc.wait(timeout=60)
+    reader.join(timeout=10)
+    err = "".join(lines)
+    assert proc.returncode == 130 and "interrupted" in err, err
     assert time.monotonic() - signalled < 5, time.monotonic() - signalled

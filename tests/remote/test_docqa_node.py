@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from docqa.components import load_generator
-from docqa.core.errors import BusyError, ConfigError
+from docqa.core.errors import BusyError, ConfigError, EndpointUnavailableError
 from docqa.core.sampling_params import NON_THINKING_SAMPLING, THINKING_CUTOFF
 from docqa.engine.batching import BatchingGenerator
 from docqa.llama.vocab import VocabCounter
@@ -140,10 +140,29 @@ def test_counting_a_prompt_does_not_hold_the_nodes_other_requests(
 
 
 def test_a_server_with_no_tokenize_route_and_no_gguf_is_a_clear_error(tmp_path: Path) -> None:
-    nowhere = f"http://127.0.0.1:{free_port()}/v1"
-    settings = make_settings(tmp_path, llm={"endpoint": nowhere, "endpoint_model": "m", "endpoint_timeout_s": 2})
-    with pytest.raises(ConfigError, match="offers no tokenize route docqa knows; set DOCQA_LLM_MODEL"):
-        load_generator(settings)
+    """A server that answers, but 404 on every tokenize route, is a configuration error; one that does not
+    answer at all is not up yet (issue 40, 2: an API process then waits for it)."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class NotFound(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.send_error(404)
+
+        def log_message(self, *_args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), NotFound)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        answering = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        llm = {"endpoint": answering, "endpoint_model": "m", "endpoint_timeout_s": 2}
+        with pytest.raises(ConfigError, match="offers no tokenize route docqa knows; set DOCQA_LLM_MODEL"):
+            load_generator(make_settings(tmp_path, llm=llm))
+    finally:
+        server.shutdown()
+    nowhere = {"endpoint": f"http://127.0.0.1:{free_port()}/v1", "endpoint_model": "m", "endpoint_timeout_s": 2}
+    with pytest.raises(EndpointUnavailableError, match="is not answering yet"):
+        load_generator(make_settings(tmp_path, llm=nowhere))
 
 
 def test_the_thinking_budget_closes_the_reasoning_over_an_endpoint(
