@@ -50,8 +50,10 @@ def open_pdf(path: Path, password: str | None) -> pypdfium2.PdfDocument:
         if "password" not in str(exc).lower():
             raise ReadError(f"malformed PDF: {exc}") from None
     decrypted = _decrypted_by_pypdf(path, password or "")
-    if decrypted is None:
-        raise ReadError("encrypted: password required")
+    if decrypted is None:  # a wrong password is said as such: it read the same as none (issue 41, 15)
+        raise ReadError(
+            "encrypted: the password given does not open it" if password else "encrypted: password required"
+        )
     return pypdfium2.PdfDocument(decrypted)
 
 

@@ -55,6 +55,8 @@ def test_encrypted_pdf_needs_its_password(tmp_path: Path) -> None:
     path = _encrypt(tmp_path, "s3cret")
     with pytest.raises(ReadError, match="encrypted: password required"):
         read_document(path)
+    with pytest.raises(ReadError, match="encrypted: the password given does not open it"):
+        read_document(path, password="wrong")
     assert "EUR 184.6 million" in read_document(path, password="s3cret").pages[1].text
 
 
