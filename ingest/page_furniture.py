@@ -28,10 +28,16 @@ def _key(line: str) -> str:
     return _DIGITS.sub("#", " ".join(line.split()).lower())
 
 
+def _edge_indices(lines: Sequence[str]) -> set[int]:
+    """Where a page's first and last EDGE_LINES non-empty lines are; none for a page so short that its edges
+    are all of it."""
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    return set(filled[:EDGE_LINES] + filled[-EDGE_LINES:]) if len(filled) > 2 * EDGE_LINES + 1 else set()
+
+
 def _edges(text: str) -> list[str]:
-    """A page's first and last EDGE_LINES lines; none for a page so short that its edges are all of it."""
-    lines = [line for line in text.split("\n") if line.strip()]
-    return lines[:EDGE_LINES] + lines[-EDGE_LINES:] if len(lines) > 2 * EDGE_LINES + 1 else []
+    lines = text.split("\n")
+    return [lines[i] for i in sorted(_edge_indices(lines))]
 
 
 def furniture(pages: Sequence[str]) -> set[str]:
@@ -54,8 +60,7 @@ def strip_furniture(pages: Sequence[str]) -> tuple[list[str], int]:
     out = []
     for text in pages:
         lines = text.split("\n")
-        filled = [i for i, line in enumerate(lines) if line.strip()]
-        edge = set(filled[:EDGE_LINES] + filled[-EDGE_LINES:]) if len(filled) > 2 * EDGE_LINES + 1 else set()
+        edge = _edge_indices(lines)
         kept = [line for i, line in enumerate(lines) if i not in edge or _key(line) not in keys]
         removed += len(lines) - len(kept)
         out.append("\n".join(kept).strip("\n"))

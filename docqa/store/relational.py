@@ -185,13 +185,16 @@ class RelationalStore(ChunkReads, ABC):
             return [int(i) for i, entry in rows if catalog.matches(json.loads(entry or "{}"), where)]
 
     def document(self, collection: CollectionRow, document_id: int) -> DocumentRow:
-        if not is_row_id(document_id):
-            raise DocumentNotFoundError(document_id, collection.name)
         with self.session() as s:
-            row = s.get(DocumentRow, document_id)
-            if row is None or row.collection_id != collection.id:
-                raise DocumentNotFoundError(document_id, collection.name)
-            return row
+            return self._owned_document(s, collection, document_id)
+
+    @staticmethod
+    def _owned_document(session: Session, collection: CollectionRow, document_id: int) -> DocumentRow:
+        """The collection's document with this ID; DocumentNotFoundError for another collection's or none."""
+        row = session.get(DocumentRow, document_id) if is_row_id(document_id) else None
+        if row is None or row.collection_id != collection.id:
+            raise DocumentNotFoundError(document_id, collection.name)
+        return row
 
     def save_document(
         self,
@@ -288,12 +291,8 @@ class RelationalStore(ChunkReads, ABC):
 
     def delete_document(self, collection: CollectionRow, document_id: int) -> list[int]:
         """Delete a document and its chunks; returns the chunk IDs to drop from the vector index."""
-        if not is_row_id(document_id):
-            raise DocumentNotFoundError(document_id, collection.name)
         with self.session() as s:
-            doc = s.get(DocumentRow, document_id)
-            if doc is None or doc.collection_id != collection.id:
-                raise DocumentNotFoundError(document_id, collection.name)
+            doc = self._owned_document(s, collection, document_id)
             ids = list(s.scalars(select(ChunkRow.id).where(ChunkRow.document_id == document_id)))
             self._lock_for_writing(s)
             self.keyword_tables.forget(s, document_id)
