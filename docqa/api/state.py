@@ -8,7 +8,7 @@ import threading
 from dataclasses import dataclass, field
 
 from docqa.api.metrics import Metrics
-from docqa.core.errors import EndpointUnavailableError
+from docqa.core.errors import DocqaError, EndpointUnavailableError
 from docqa.core.settings import Settings
 from docqa.service import DocQA
 from docqa.service.node import ModelNode, ModelServer
@@ -53,6 +53,9 @@ class AppState:
             self.qa = self._open_waiting_for_the_endpoint()
             if self.metrics is not None:
                 self.metrics.attach(self.qa)
+        except DocqaError as exc:  # said in one line (a bad setting, a full disk), as the CLI says it
+            logger.error("loading failed: %s", exc)
+            self.load_error = str(exc)
         except Exception as exc:
             logger.exception("loading the models failed")
             self.load_error = str(exc) if hasattr(exc, "http_status") else f"{type(exc).__name__}"

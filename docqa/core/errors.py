@@ -42,6 +42,14 @@ class DataHomeNotFoundError(ConfigError):
         )
 
 
+class DataHomeUnusableError(ConfigError):
+    """The data home cannot be created or written (a file in its place, /proc, no permission, a full disk):
+    said in one line naming it, where the OS or SQLite error came out as a traceback."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"data home {path} cannot be used: {reason}; {CHOOSE_DATA_HOME}")
+
+
 class DatabaseUnavailableError(DocqaError):
     """The database behind DOCQA_DATABASE_URL cannot be reached or refused docqa (named without its password)."""
 

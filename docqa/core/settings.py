@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
@@ -337,6 +338,9 @@ class Settings(BaseSettings):
             return cls(**overrides)
         except ValidationError as exc:
             raise ConfigError(f"invalid settings: {describe_errors(exc)}") from None
+        except tomllib.TOMLDecodeError as exc:  # a syntax error in docqa.toml: where, not a traceback
+            toml_path = os.environ.get("DOCQA_CONFIG", "docqa.toml")
+            raise ConfigError(f"invalid settings: {toml_path} is not valid TOML: {exc}") from None
         except SettingsError as exc:  # DOCQA_API='notjson': a group is a JSON object, or set field by field
             field = re.search(r'field "(\w+)"', str(exc))
             name = f"DOCQA_{field.group(1).upper()}" if field else "a DOCQA_ variable"

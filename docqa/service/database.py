@@ -10,7 +10,7 @@ from sqlalchemy import Engine, create_engine
 from docqa.core.errors import DataHomeNotFoundError
 from docqa.core.settings import Settings
 from docqa.store import schema
-from docqa.store.db import sqlite_engine
+from docqa.store.db import make_data_home, sqlite_engine
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,7 @@ def _engine(settings: Settings, *, create: bool) -> Engine:
         return create_engine(settings.database_url, hide_parameters=True)
     if not create and not settings.database_path.is_file():
         raise DataHomeNotFoundError(str(settings.data_dir.resolve()))
-    settings.database_path.parent.mkdir(parents=True, exist_ok=True)
+    make_data_home(settings.database_path)
     return sqlite_engine(settings.database_path)
 
 

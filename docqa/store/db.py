@@ -12,8 +12,10 @@ from pathlib import Path
 import numpy as np
 from sqlalchemy import Engine, Executable, create_engine, event, select, text
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
+from docqa.core.errors import DataHomeUnusableError
 from docqa.store import schema
 from docqa.store.keyword import lexical
 from docqa.store.keyword.fts5_tables import Fts5Tables
@@ -35,6 +37,15 @@ def _configure_connection(dbapi_conn: sqlite3.Connection, _record: object) -> No
     cur.close()
 
 
+def make_data_home(path: Path) -> None:
+    """The folder that holds the database file, created if need be; a path where no folder can be (a file,
+    /proc, no permission) is a DataHomeUnusableError naming it."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DataHomeUnusableError(str(path.parent), exc.strerror or str(exc)) from None
+
+
 def sqlite_engine(path: Path) -> Engine:
     """The engine of a SQLite store: threads share it; each connection configured as docqa needs."""
     engine = create_engine(
@@ -52,12 +63,16 @@ class SqliteStore(RelationalStore):
     cache_order = "rowid"  # answer_cache's column in the order entries were written (docqa.answering.cache)
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_data_home(path)
         self.path = path
         self.location = str(path.parent)  # what errors name: the data directory, or a database URL (no password)
         engine = sqlite_engine(path)
-        if not schema.at_head(engine):  # a new store, or one made by an older docqa: its migrations (Alembic)
-            schema.upgrade(engine)
+        try:
+            if not schema.at_head(engine):  # a new store, or one made by an older docqa: its migrations (Alembic)
+                schema.upgrade(engine)
+        except OperationalError as exc:  # a full disk, a read-only folder: said, not a traceback
+            engine.dispose()
+            raise DataHomeUnusableError(str(path.parent), str(exc.orig)) from None
         fts5 = Fts5Tables()
         self._open(engine, lambda _: fts5)
 

@@ -99,3 +99,18 @@ def test_uploads_that_fill_the_disk_fail_cleanly_and_nothing_is_half_written(
     finally:
         qa.close()
     assert 500 not in statuses
+
+
+@pytest.mark.parametrize("disk_mb", [1])
+def test_a_store_opened_on_a_full_disk_is_one_error_naming_the_data_home(small_disk: Path) -> None:
+    """Issue 41, item 9: a server started on a full disk logged SQLite's traceback; now the store's opening
+    raises a DataHomeUnusableError that the CLI and /health say in one line."""
+    from docqa.core.errors import DataHomeUnusableError
+    from docqa.store.db import SqliteStore
+
+    with (small_disk / "fill").open("wb") as fill, pytest.raises(OSError):
+        while True:
+            fill.write(b"\0" * 65536)
+            fill.flush()
+    with pytest.raises(DataHomeUnusableError, match=r"data home .*/data cannot be used: database or disk is full"):
+        SqliteStore(small_disk / "data" / "docqa.sqlite3")

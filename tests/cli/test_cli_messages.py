@@ -126,6 +126,36 @@ def test_a_bad_setting_is_one_line_naming_its_variable_not_a_traceback(tmp_path:
     assert "invalid settings: DOCQA_DATABASE_URL: not a Postgres URL" in proc.stderr
 
 
+def test_a_broken_toml_an_unusable_data_home_and_a_bad_port_are_one_line_each(tmp_path: Path) -> None:
+    """Issue 41, item 9: each of these printed a traceback (tomllib's, mkdir's under /proc, the socket's)."""
+    bad_toml = tmp_path / "config" / "docqa.toml"
+    bad_toml.parent.mkdir()
+    bad_toml.write_text("data_dir = [\n")
+    a_file = tmp_path / "a-file"
+    a_file.write_text("not a folder")
+    cases = [
+        (["docs", "list"], {"DOCQA_CONFIG": str(bad_toml)}, f"invalid settings: {bad_toml} is not valid TOML"),
+        (
+            ["ingest", "--no-embeddings", str(SAMPLE_DOCS)],
+            {"DOCQA_DATA_DIR": str(a_file / "data")},
+            f"data home {a_file / 'data'} cannot be used: Not a directory",
+        ),
+        (
+            ["ingest", "--no-embeddings", str(SAMPLE_DOCS)],
+            {"DOCQA_DATA_DIR": "/proc/docqa-data"},
+            "data home /proc/docqa-data cannot be used",
+        ),
+        (["db", "upgrade"], {"DOCQA_DATA_DIR": str(a_file / "data")}, "cannot be used: Not a directory"),
+        (["serve", "--port", "99999"], {}, "'--port': 99999 is not in the range 0<=x<=65535"),
+    ]
+    for args, env, said in cases:
+        proc = subprocess.run(
+            [*DOCQA, *args], capture_output=True, text=True, env={**os.environ, **env}, timeout=60, cwd=tmp_path
+        )
+        assert proc.returncode != 0 and "Traceback" not in proc.stderr, (args, proc.stderr[-2000:])
+        assert said in proc.stderr, (args, proc.stderr[-2000:])
+
+
 def test_the_cli_says_why_an_answer_ended() -> None:
     """Issue 40, item 5: a cut at the token limit, a repetition stop and a cached replay were silent."""
     from docqa.cli.ask import ending_note
