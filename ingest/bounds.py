@@ -18,6 +18,18 @@ def too_much_text(chars: int, limit: int, at_least: str = "") -> ReadError:
     )
 
 
+def over_the_request(chars: int, spent: int, limit: int) -> str:
+    """Why a file of an upload was not ingested: the upload's text, with this file, would pass its bound."""
+    return (
+        f"{chars:,} characters of text, with the {spent:,} of the files before it over the upload's {limit:,} "
+        "limit (DOCQA_API_MAX_UPLOAD_CHARS): send it in another request"
+    )
+
+
+def text_size(parsed: ParsedDocument) -> int:
+    return sum(len(page.text) for page in parsed.pages)
+
+
 def check_text_file_size(size: int, limits: IngestSettings) -> None:
     if size > BYTES_PER_CHAR * limits.max_document_chars:
         raise too_much_text(size // BYTES_PER_CHAR, limits.max_document_chars, "at least ")
@@ -34,6 +46,6 @@ def check_output(parsed: ParsedDocument, limits: IngestSettings, paged: bool = T
                 f"page {page.number} has {len(page.text):,} characters of text, over the {limits.max_page_chars:,} "
                 "limit (DOCQA_INGEST_MAX_PAGE_CHARS)"
             )
-    total = sum(len(page.text) for page in parsed.pages)
+    total = text_size(parsed)
     if total > limits.max_document_chars:
         raise too_much_text(total, limits.max_document_chars)

@@ -137,7 +137,10 @@ class Ingestor:
         sources: list[Source],
         progress: ProgressCallback | None = None,
         password: str | None = None,
+        max_chars: int | None = None,
     ) -> IngestReport:
+        """max_chars: the most characters of text the files of this call may bring together (an upload's
+        bound); a file that would pass it fails, saying so, and the files after it are still tried."""
         self.check_embedder(collection)
         report = IngestReport(embeddings=self._embedder is not None)
         started = last_save = time.monotonic()
@@ -157,6 +160,7 @@ class Ingestor:
             outcomes: list[FileResult | Future[FileResult]] = []
             writing: Future[FileResult] | None = None
             first_with: dict[str, str] = {}  # content hash -> the name it was first met under in this run
+            spent = 0  # characters of text read for new documents so far, against max_chars
             try:
                 for i, source in enumerate(sources):
                     waited = time.monotonic()
@@ -169,6 +173,12 @@ class Ingestor:
                         continue
                     if prepared.sha and prepared.error is None:
                         first_with.setdefault(prepared.sha, source.name)
+                    if max_chars is not None and prepared.parsed is not None and prepared.error is None:
+                        chars = bounds.text_size(prepared.parsed)
+                        if spent + chars > max_chars:
+                            prepared.error = bounds.over_the_request(chars, spent, max_chars)
+                        else:
+                            spent += chars
                     embedding = time.monotonic()
                     outcome = self._ingest_one(collection, source, prepared, i, len(sources), progress)
                     report.seconds_embedding += time.monotonic() - embedding

@@ -204,17 +204,16 @@ class IngestSettings(BaseModel):
         "(a bad text layer); off, none. OCR takes seconds a page on a CPU and stops before pdf_timeout_s.",
     )
     max_page_chars: int = Field(
-        default=200_000,
+        default=50_000,
         ge=1000,
         description="A page (of a PDF; of a text file, the text between form feeds) with more characters fails its "
-        "file: a text bomb (streams that inflate to megabytes a page). The densest financebench_dev page has 9,098.",
+        "file: a text bomb (streams that inflate to megabytes a page).",
     )
     max_document_chars: int = Field(
-        default=20_000_000,
+        default=5_000_000,
         ge=10_000,
         description="A file whose text has more characters fails, before it is chunked or embedded (a text file "
-        "larger than 4 bytes a character of it, before it is read). The longest financebench_dev filing has 1.2 "
-        "million.",
+        "larger than 4 bytes a character of it, before it is read).",
     )
     ocr_languages: str = Field(
         default="eng+chi_sim",
@@ -253,6 +252,13 @@ class APISettings(BaseModel):
         "machine's name that requests may address (their Host header), against DNS rebinding; '*': any.",
     )
     max_files: int = Field(default=100, ge=1, description="Most files in one upload request.")
+    max_upload_chars: int = Field(
+        default=25_000_000,
+        ge=10_000,
+        description="Most characters of text the files of one upload ingested in the request may bring together "
+        "(each file is also bounded by DOCQA_INGEST_MAX_DOCUMENT_CHARS); a file past it fails, saying so, and is "
+        "sent again in another request. Queued uploads are bounded file by file.",
+    )
     shutdown_grace_s: float = Field(
         default=30.0,
         ge=0,

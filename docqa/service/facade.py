@@ -176,8 +176,12 @@ class DocQA:
         collection: str | None = None,
         progress: ProgressCallback | None = None,
         password: str | None = None,
+        max_chars: int | None = None,
     ) -> IngestReport:
-        report = self.ingestor.ingest(self.collection(collection, create=True), sources, progress, password)
+        """max_chars: the bound on the text all these files bring together (an upload's; see Ingestor.ingest)."""
+        report = self.ingestor.ingest(
+            self.collection(collection, create=True), sources, progress, password, max_chars=max_chars
+        )
         for callback in self.on_ingest:
             callback(report)
         return report

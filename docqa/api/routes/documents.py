@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from functools import partial
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -127,7 +128,9 @@ async def upload(name: str, request: Request, qa: QADep, settings: SettingsDep) 
                     },
                     status_code=202,
                 )
-            report = await run_in_threadpool(qa.ingest_sources, sources, name, None, password)
+            report = await run_in_threadpool(
+                partial(qa.ingest_sources, max_chars=qa.settings.api.max_upload_chars), sources, name, None, password
+            )
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     finally:
