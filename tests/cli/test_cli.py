@@ -127,7 +127,7 @@ def test_ctrl_c_during_a_long_prompt_exits_at_once(tmp_path: Path) -> None:
     )
     data = tmp_path / "data"
     run("ingest", str(report), "--no-embeddings", data_dir=data)
-    env = {**os.environ, "DOCQA_DATA_DIR": str(data), "DOCQA_LLM_PROMPT_BUDGET": "100000"}
+    env = {**os.environ, "DOCQA_DATA_DIR": str(data), "DOCQA_LLM_PROMPT_BUDGET": "100000", "PYTHONFAULTHANDLER": "1"}
     proc = subprocess.Popen(
         [*DOCQA, "ask", "How many crates did depot 450 ship?", "--max-tokens", "8", "--top-k", "3", "-v"],
         env=env,
@@ -152,7 +152,13 @@ def test_ctrl_c_during_a_long_prompt_exits_at_once(tmp_path: Path) -> None:
     assert proc.poll() is None, "".join(lines)
     proc.send_signal(signal.SIGINT)
     signalled = time.monotonic()
-    proc.wait(timeout=60)
+    try:
+        proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:  # where it hangs: every thread's stack (PYTHONFAULTHANDLER), then fail
+        proc.send_signal(signal.SIGABRT)
+        proc.wait(timeout=30)
+        reader.join(timeout=10)
+        raise AssertionError("still running 60 s after Ctrl+C:\n" + "".join(lines)[-12000:]) from None
     reader.join(timeout=10)
     err = "".join(lines)
     assert proc.returncode == 130 and "interrupted" in err, err

@@ -76,10 +76,36 @@ def content_problem(name: str, head: bytes) -> str | None:
     return None
 
 
+# The body is read by hand (request.form, with bounds on files and fields), so FastAPI cannot infer it: it is
+# declared here for /docs, clients' generators and the fuzzer (tests/api/test_fuzz.py).
+UPLOAD_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["files"],
+                    "properties": {
+                        "files": {"type": "array", "items": {"type": "string", "format": "binary"}},
+                        "password": {"type": "string", "description": "For encrypted PDFs; never stored."},
+                        "metadata": {
+                            "type": "string",
+                            "description": "A JSON object of catalog fields (company, period, title, tags).",
+                        },
+                    },
+                }
+            }
+        },
+    }
+}
+
+
 @router.post(
     "",
     summary="Upload and ingest files (multipart: parts named 'files'; optional fields 'password' for encrypted PDFs "
     "and 'metadata', a JSON object of catalog fields such as company, period, title, tags)",
+    openapi_extra=UPLOAD_BODY,
 )
 async def upload(name: str, request: Request, qa: QADep, settings: SettingsDep) -> Any:
     validate_collection_name(name)
