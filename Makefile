@@ -33,10 +33,11 @@ demo: setup
 	$(VENV)/bin/docqa ask "$(DEMO_QUESTION)" --collection demo --max-tokens 96 --seed 7
 
 lint: setup
-	$(VENV)/bin/ruff check docqa ingest tests bench sample_docs
-	$(VENV)/bin/ruff format --check docqa ingest tests bench sample_docs
+	$(VENV)/bin/ruff check docqa ingest tests bench sample_docs tools
+	$(VENV)/bin/ruff format --check docqa ingest tests bench sample_docs tools
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports --no-cache
+	$(PY) -m tools.docs_check
 
 test: setup lint
 	$(PY) -m pytest
