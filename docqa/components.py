@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from docqa.core.extras import require
 from docqa.core.protocols import Embedder, Generator, Reranker
 from docqa.core.settings import Settings
 from docqa.engine.batching import BatchingGenerator
@@ -35,6 +36,8 @@ def open_store(settings: Settings) -> tuple[Store, VectorIndexSet]:
     """The store and its vector indexes: Postgres with pgvector when DOCQA_DATABASE_URL names one, else
     SQLite with FAISS files in the data home."""
     if settings.database_url:
+        require("psycopg", "DOCQA_DATABASE_URL (a Postgres store)")
+        require("procrastinate", "DOCQA_DATABASE_URL (its schema holds the ingestion queue's)")
         store = PostgresStore(settings.database_url)
         return store, PgVectorIndexes(store)
     sqlite = SqliteStore(settings.database_path)

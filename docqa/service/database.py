@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from sqlalchemy import Engine, create_engine
 
 from docqa.core.errors import DataHomeNotFoundError
+from docqa.core.extras import require
 from docqa.core.settings import Settings
 from docqa.store import schema
 from docqa.store.db import make_data_home, sqlite_engine
@@ -23,6 +24,8 @@ class SchemaState:
 
 def _engine(settings: Settings, *, create: bool) -> Engine:
     if settings.database_url:
+        require("psycopg", "DOCQA_DATABASE_URL (a Postgres store)")
+        require("procrastinate", "DOCQA_DATABASE_URL (its schema holds the ingestion queue's)")
         return create_engine(settings.database_url, hide_parameters=True)
     if not create and not settings.database_path.is_file():
         raise DataHomeNotFoundError(str(settings.data_dir.resolve()))

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import parse_qs, unquote, urlparse
 
 from docqa.core.errors import ConfigError, UploadStoreError
+from docqa.core.extras import require
 
 if TYPE_CHECKING:
     from minio import Minio
@@ -24,6 +25,7 @@ T = TypeVar("T")
 
 class S3Uploads:
     def __init__(self, url: str) -> None:
+        require("minio", "DOCQA_INGEST_UPLOAD_STORE (an S3 object store)")
         from minio import Minio  # imported where an object store is configured
 
         parsed = urlparse(url)

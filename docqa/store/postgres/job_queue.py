@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import make_url
 
+from docqa.core.extras import require
+
 if TYPE_CHECKING:
     import procrastinate
 
@@ -38,6 +40,7 @@ def conninfo(database_url: str) -> str:
 
 class JobQueue:
     def __init__(self, database_url: str) -> None:
+        require("procrastinate", "Ingestion jobs (a queued upload, `docqa worker`, `docqa ingest --queue`)")
         import procrastinate
 
         self.app: procrastinate.App = procrastinate.App(
