@@ -47,8 +47,6 @@ class PromptPlan:
     prompt: str
     sources: list[NumberedSource]
     prompt_tokens: int
-    dropped: int  # chunks left out to fit the context
-    truncated: bool  # the one chunk kept was cut
     stop: tuple[str, ...]
 
 
@@ -124,10 +122,10 @@ def build_prompt(
         prompt = render(prompt_format, question, sources, thinking, earlier)
         n = count_tokens(prompt)
         if n <= budget:
-            return PromptPlan(prompt, sources, n, len(ranked) - keep, False, stop)
+            return PromptPlan(prompt, sources, n, stop)
     if not ranked:
         prompt = render(prompt_format, question, [], thinking, earlier)
-        return PromptPlan(prompt, [], floor, 0, False, stop)
+        return PromptPlan(prompt, [], floor, stop)
     # Even the best chunk alone is too long: keep as much of its text as fits.
     best = ranked[0]
     lo, hi = 0, len(best.text)
@@ -140,4 +138,4 @@ def build_prompt(
             hi = mid - 1
     sources = canonical_order([replace(best, text=best.text[:lo])])
     prompt = render(prompt_format, question, sources, thinking, earlier)
-    return PromptPlan(prompt, sources, count_tokens(prompt), len(ranked) - 1, True, stop)
+    return PromptPlan(prompt, sources, count_tokens(prompt), stop)

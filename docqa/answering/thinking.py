@@ -80,12 +80,3 @@ class ThinkSplitter:
         if text:
             self._answer_started = True
             out.append(("answer", text))
-
-
-def split_completion(text: str) -> tuple[str, str]:
-    """(reasoning, answer) of a whole completion; the streaming splitter applied at once."""
-    splitter = ThinkSplitter()
-    parts = splitter.feed(text) + splitter.finish()
-    reasoning = "".join(t for c, t in parts if c == "reasoning").rstrip()
-    answer = "".join(t for c, t in parts if c == "answer").rstrip()
-    return reasoning, answer

@@ -11,7 +11,7 @@ from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
-from docqa.core.errors import BusyError, DocqaError, is_disk_full
+from docqa.core.errors import BusyError, DiskFullError, DocqaError, is_disk_full
 
 logger = logging.getLogger(__name__)
 MAX_PROBLEMS = 10  # a body with a thousand bad fields is described by its first ten
@@ -73,7 +73,7 @@ def _disk_full(request: Request) -> JSONResponse:
     data_dir = request.app.state.docqa.settings.data_dir
     logger.error("disk full at %s", data_dir)
     message = f"disk full at {data_dir}: nothing was written; free space and retry"
-    return JSONResponse(error_body("DiskFullError", message), status_code=507)
+    return JSONResponse(error_body(DiskFullError.__name__, message), status_code=DiskFullError.http_status)
 
 
 async def client_gone(_request: Request, _exc: Exception) -> Response:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from importlib.metadata import version
 
 from fastapi import Depends, FastAPI
 from starlette.concurrency import run_in_threadpool
@@ -51,7 +52,7 @@ def create_app(settings: Settings | None = None, *, state: AppState | None = Non
     keyed = bool(app_state.settings.api.keys.strip())
     app = FastAPI(
         title="docqa",
-        version="0.1.0",
+        version=version("docqa"),  # the one version string: pyproject.toml's
         description="Ask questions about your documents; answers cite document names and pages.",
         lifespan=lifespan,
         # With API keys the schema is behind a key too (GET /openapi.json), and the browser pages, which

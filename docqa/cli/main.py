@@ -15,7 +15,7 @@ with contextlib.suppress(ImportError):  # a missing llama_cpp is reported when a
 
 import click
 
-from docqa.cli import ask, database, documents, eval, models, serve, worker
+from docqa.cli import ask, database, documents, evaluate, models, serve, worker
 from docqa.cli.options import DocqaGroup
 
 
@@ -43,7 +43,7 @@ for command in (
     ask.ask,
     documents.docs,
     documents.check,
-    eval.eval_,
+    evaluate.eval_,
     models.models,
     database.db,
     worker.worker,

@@ -47,7 +47,7 @@ def test_the_builder_passes_progress_on_and_ends_a_runaway_answer() -> None:
     from docqa.core.events import DoneEvent, ProgressEvent
     from docqa.core.streams import GenEvent
 
-    builder = AnswerBuilder("non-thinking", PromptPlan("prompt", [], 10, 0, False, ()), time.perf_counter(), 1.0)
+    builder = AnswerBuilder("non-thinking", PromptPlan("prompt", [], 10, ()), time.perf_counter(), 1.0)
     (progress,) = builder.on_event(GenEvent("progress", prompt_tokens=12_480, prompt_done=4_992))
     assert isinstance(progress, ProgressEvent) and progress.line() == "reading 12,480 tokens: 40%"
     assert progress.as_dict() == {"prompt_tokens": 12_480, "done": 4_992} and not builder.done

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from docqa.answering.thinking import ThinkSplitter, split_completion
+from docqa.answering.thinking import ThinkSplitter
 
 CASES = [
     ("<think>\nThe notice is in 3.2.\n</think>\n\nSixty days [1].", "The notice is in 3.2.", "Sixty days [1]."),
@@ -18,6 +18,15 @@ CASES = [
     ("<thinking is not a tag", "", "<thinking is not a tag"),
     ("<think>a < b and c </thi nk> d</think>ok", "a < b and c </thi nk> d", "ok"),
 ]
+
+
+def split_completion(text: str) -> tuple[str, str]:
+    """(reasoning, answer) of a whole completion: the streaming splitter applied at once."""
+    splitter = ThinkSplitter()
+    parts = splitter.feed(text) + splitter.finish()
+    reasoning = "".join(t for c, t in parts if c == "reasoning").rstrip()
+    answer = "".join(t for c, t in parts if c == "answer").rstrip()
+    return reasoning, answer
 
 
 @pytest.mark.parametrize(("text", "reasoning", "answer"), CASES)

@@ -164,7 +164,7 @@ def test_a_follow_up_row_is_searched_with_its_conversation(tmp_path: Path) -> No
 
 def test_the_answers_figures_read_as_a_sentence_not_a_dict() -> None:
     """Issue 40, item 7: `eval --answers` printed a Python dict."""
-    from docqa.cli.eval import answers_line
+    from docqa.cli.evaluate import answers_line
 
     line = answers_line(
         {
