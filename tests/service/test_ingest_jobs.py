@@ -18,13 +18,16 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import psycopg
 import pytest
+from sqlalchemy import make_url
 
 from docqa.service import DocQA
 from docqa.service.jobs import JOB_FOLDERS, JOB_PREFIX
 from tests.support.fake_generator import FakeGenerator
 from tests.support.live_server import free_port, serve_app
 from tests.support.paths import ROOT, make_settings, small_chunk_ingest_env
+from tests.support.postgres import TestPostgres
 
 WORDS = [
     "supplier",
@@ -198,5 +201,53 @@ def test_a_worker_killed_mid_job_leaves_the_job_to_another_and_one_ready_documen
         documents = qa.documents()
         assert [d.name for d in documents] == ["long.txt"] and documents[0].status == "ready"
         assert all(report.ok for report in qa.check())
+    finally:
+        qa.close()
+
+
+def _database_outage(server: TestPostgres, database_url: str, seconds: float) -> None:
+    """What a Postgres restart does to a database's clients: every connection cut, and none taken for a while."""
+    name = make_url(database_url).database
+    with psycopg.connect(server.uri, autocommit=True) as admin:
+        admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
+        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,))
+        time.sleep(seconds)
+        admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
+
+
+def test_a_database_outage_mid_job_does_not_leave_the_job_running_for_good(
+    tmp_path: Path, postgres_server: TestPostgres, postgres_url: str, tiny_qwen3: Path, fake_generator: FakeGenerator
+) -> None:
+    """Issue 41, item 3: Postgres killed and restarted during a queued job's embedding left the job
+    "embedding" for good (its queue row `doing`, the live worker's heartbeats keeping the stalled check away).
+    The outage outlasts Procrastinate's 30 s wait for a connection, so the job's end cannot be recorded; the
+    stalled-worker check is kept out of it (600 s), so only the worker's look for its own lost jobs can
+    bring it back. And the worker says the outage in lines, without a traceback (`worker` checks)."""
+    env = small_chunk_ingest_env(
+        tmp_path / "worker",
+        tiny_qwen3,
+        DOCQA_DATABASE_URL=postgres_url,
+        DOCQA_INGEST_WORKER_STALLED_S="600",
+        DOCQA_CHUNKING_MAX_TOKENS="48",
+        DOCQA_CHUNKING_OVERLAP_TOKENS="8",
+    )
+    rng = random.Random(11)
+    long_file = b"\n\n".join(_contract(n, rng) for n in range(30))
+    qa = DocQA(make_settings(tmp_path / "api", database_url=postgres_url), None, fake_generator)
+    try:
+        with serve_app(qa.settings, qa, free_port()) as base:
+            files = [("files", ("long.txt", long_file, "text/plain"))]
+            job = httpx.post(f"{base}/v1/collections/default/documents", files=files, timeout=60).json()["jobs"][0]
+            with worker(env) as running:
+                deadline = time.monotonic() + 120
+                while httpx.get(base + job["status_url"]).json()["status"] != "embedding":
+                    assert time.monotonic() < deadline and running.poll() is None
+                    time.sleep(0.05)
+                _database_outage(postgres_server, postgres_url, seconds=40)
+                done = _wait_for(base, job["status_url"], timeout=180)
+                assert running.poll() is None  # the same worker went on
+        assert done["status"] == "ready", done
+        documents = qa.documents()
+        assert [d.name for d in documents] == ["long.txt"] and documents[0].status == "ready"
     finally:
         qa.close()

@@ -3,8 +3,12 @@ argument is an ingest_jobs row (docqa.store.postgres.ingest_jobs).
 
 API processes defer jobs; `docqa worker` processes, on any machine that reaches the database, run them.
 A worker killed mid-job (kill -9, a lost machine) stops sending heartbeats: every worker looks for jobs
-left `doing` by a worker silent for `stalled_s` and puts them back in the queue. A document's write is
-one transaction that replaces any earlier version by its source, so a job run twice leaves one document.
+left `doing` by a worker silent for `stalled_s` and puts them back in the queue. A worker that lives on
+can lose a job too: when the database goes away as a job ends (a Postgres restart), Procrastinate cannot
+record the end, its task dies with the error, and the job stays `doing` under a worker whose heartbeats
+say it is alive. So each worker also looks for jobs `doing` under its own ID that it is not running, and
+queues them again. A document's write is one transaction that replaces any earlier version by its
+source, so a job run twice leaves one document.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from docqa.core.extras import require
 
 if TYPE_CHECKING:
     import procrastinate
+    import procrastinate.worker
 
 # Procrastinate is imported where a queue is made: it costs ~0.08 s, which every `docqa` command would pay.
 
@@ -31,11 +36,33 @@ QUEUE = "ingest"
 # A file that fails to ingest does not raise: its job ends `failed` with the reason, once.
 RETRY_ATTEMPTS = 3
 RETRY_LINEAR_WAIT_S = 5
+LOST_JOBS_EVERY_S = 5.0  # how often a worker looks for jobs it lost (at most; stalled_s / 2 when shorter)
 
 
 def conninfo(database_url: str) -> str:
     """libpq's form of a SQLAlchemy URL (postgresql+psycopg://... -> postgresql://...)."""
     return make_url(database_url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+class DatabaseErrorsInOneLine(logging.Filter):
+    """A database that goes away (a Postgres restart) makes Procrastinate's loops and asyncio log a traceback
+    a second; the worker says each in one line with the database's own reason and goes on."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        reasons = []
+        while error is not None:
+            reasons.append(f"{type(error).__name__}: {' '.join(str(error).split())}")
+            error = error.__cause__ or error.__context__
+        if reasons and any(name in reason for reason in reasons for name in _DATABASE_ERRORS):
+            record.msg = f"{record.getMessage().splitlines()[0]} (the database is unavailable: {reasons[-1]})"
+            record.args = ()
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
+_DATABASE_ERRORS = ("ConnectorException", "PoolTimeout", "OperationalError")
 
 
 class JobQueue:
@@ -48,13 +75,19 @@ class JobQueue:
         )
         self._handler: Callable[[int], None] | None = None
         self._opened = False
+        self._running: set[int] = set()  # the queue's IDs of the jobs this worker's threads run now
 
         retry = procrastinate.RetryStrategy(max_attempts=RETRY_ATTEMPTS, linear_wait=RETRY_LINEAR_WAIT_S)
 
-        @self.app.task(name=TASK, queue=QUEUE, retry=retry)
-        def ingest(job_id: int) -> None:
+        @self.app.task(name=TASK, queue=QUEUE, retry=retry, pass_context=True)
+        def ingest(context: procrastinate.JobContext, job_id: int) -> None:
             assert self._handler is not None, "a worker runs jobs (JobQueue.run_worker)"
-            self._handler(job_id)
+            queue_id = context.job.id or 0
+            self._running.add(queue_id)
+            try:
+                self._handler(job_id)
+            finally:
+                self._running.discard(queue_id)
 
         self._task = ingest
 
@@ -73,22 +106,56 @@ class JobQueue:
     def run_worker(self, handler: Callable[[int], None], concurrency: int, stalled_s: float) -> None:
         """Run jobs until SIGINT/SIGTERM; `handler(job_id)` ingests one (in a thread of its own)."""
         self._handler = handler
-        asyncio.run(self._work(concurrency, stalled_s))
+        quiet = DatabaseErrorsInOneLine()
+        for handler_ in logging.getLogger().handlers:
+            handler_.addFilter(quiet)
+        try:
+            asyncio.run(self._work(concurrency, stalled_s))
+        finally:
+            for handler_ in logging.getLogger().handlers:
+                handler_.removeFilter(quiet)
 
     async def _work(self, concurrency: int, stalled_s: float) -> None:
+        from procrastinate.worker import Worker
+
+        worker = Worker(
+            self.app,
+            queues=[QUEUE],
+            concurrency=concurrency,
+            update_heartbeat_interval=max(stalled_s / 4, 0.5),
+            stalled_worker_timeout=stalled_s,
+            fetch_job_polling_interval=1.0,
+            delete_jobs="successful",
+        )
         async with self.app.open_async():
             requeue = asyncio.create_task(self._requeue_stalled(stalled_s))
+            lost = asyncio.create_task(self._requeue_lost(worker, stalled_s))
             try:
-                await self.app.run_worker_async(
-                    queues=[QUEUE],
-                    concurrency=concurrency,
-                    update_heartbeat_interval=max(stalled_s / 4, 0.5),
-                    stalled_worker_timeout=stalled_s,
-                    fetch_job_polling_interval=1.0,
-                    delete_jobs="successful",
-                )
+                await worker.run()
             finally:
                 requeue.cancel()
+                lost.cancel()
+
+    async def _requeue_lost(self, worker: procrastinate.worker.Worker, stalled_s: float) -> None:
+        """Jobs `doing` under this worker's ID that it does not run: their end was never recorded (see the
+        module's docstring). One seen so twice in a row is queued again (once only, a job that has just ended
+        while its end is being written)."""
+        manager = self.app.job_manager
+        seen: set[int] = set()
+        while True:
+            await asyncio.sleep(min(max(stalled_s / 2, 0.5), LOST_JOBS_EVERY_S))
+            try:
+                if worker.worker_id is None:
+                    continue
+                doing = await manager.list_jobs_async(queue=QUEUE, status="doing", worker_id=worker.worker_id)
+                lost = {job.id for job in doing if job.id is not None and job.id not in self._running}
+                for job in doing:
+                    if job.id in lost and job.id in seen:
+                        logger.warning("ingest job %s lost its end (the database went away): queued again", job.id)
+                        await manager.retry_job(job)
+                seen = lost
+            except Exception as exc:  # the database is away for a moment: look again next round
+                logger.warning("looking for lost ingest jobs failed: %s", exc)
 
     async def _requeue_stalled(self, stalled_s: float) -> None:
         manager = self.app.job_manager
