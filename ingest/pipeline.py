@@ -22,7 +22,7 @@ from typing import Literal
 import numpy as np
 
 from docqa.core.documents import FileResult, IngestReport, Progress, ProgressCallback, Source
-from docqa.core.errors import DocqaError, EmbeddingModelMismatchError, ReadError, is_disk_full
+from docqa.core.errors import DocqaError, EmbeddingModelMismatchError, ModelClosedError, ReadError, is_disk_full
 from docqa.core.files import PDF_SUFFIXES, TEXT_SUFFIXES, is_supported, sha256_file, unsupported_type
 from docqa.core.protocols import Embedder
 from docqa.core.settings import ChunkingSettings, IngestSettings
@@ -240,6 +240,8 @@ class Ingestor:
             if not chunks:
                 raise ReadError("no text to index")
             prepared.chunks = chunks
+        except ModelClosedError:  # the service is closing (shutdown): this file is left as it was, not failed
+            raise
         except DocqaError as exc:
             prepared.error = str(exc)
         except Exception as exc:  # a reader bug on one file must not stop the folder
@@ -294,6 +296,8 @@ class Ingestor:
                     "embedding", pages=len(parsed.pages), chunks=len(chunks), chunks_embedded=done, tokens_per_s=tps
                 ),
             )
+        except ModelClosedError:  # shutdown: the files not yet written are not failures; the ingest stops
+            raise
         except DocqaError as exc:
             return partial(self._failed, collection, source, sha, size, str(exc))
         except Exception as exc:  # an embedder error on one file must not stop the folder
