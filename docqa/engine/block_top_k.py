@@ -135,6 +135,9 @@ def _check_layout(lib: Any) -> None:
         t, v = GgmlTensor.from_address(tensor), GgmlTensor.from_address(row)
         if (t.ne[0], t.ne[1], t.nb[1], v.view_src, v.view_offs) != (7, 3, 28, tensor, 28):
             raise OSError("ggml's tensor layout is not the one docqa.engine.block_top_k reads")
+        lib.ggml_type_name.argtypes, lib.ggml_type_name.restype = [ctypes.c_int], ctypes.c_char_p
+        if (lib.ggml_type_name(0), lib.ggml_type_name(_TYPE_I32)) != (b"f32", b"i32"):
+            raise OSError("ggml's type numbers are not the ones docqa.engine.block_top_k uses")
     finally:
         lib.ggml_free(ctx)
 
@@ -159,13 +162,14 @@ class BlockTopK:
         name_address = ctypes.addressof(self._name)
         # ctypes callbacks must outlive every sampler: kept on this object, which SlotSamplers keeps
         self._name_callback = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)(lambda _s: name_address)
+        kind = dict(i._fields_)  # each callback's ctypes type, by the field's name in llama_sampler_i
         self._callbacks = [
-            ctypes.cast(self._name_callback, i._fields_[0][1]),  # name
-            i._fields_[2][1](lambda _s, _cur: None),  # apply: never drawn on the host (see SlotSamplers)
-            i._fields_[5][1](self._free),  # free
-            i._fields_[6][1](lambda _s, _buft, _n: True),  # backend_init
-            i._fields_[8][1](self._backend_apply),  # backend_apply
-            i._fields_[10][1](self._backend_reset),  # backend_reset
+            ctypes.cast(self._name_callback, kind["name"]),
+            kind["apply"](lambda _s, _cur: None),  # never drawn on the host (see SlotSamplers)
+            kind["free"](self._free),
+            kind["backend_init"](lambda _s, _buft, _n: True),
+            kind["backend_apply"](self._backend_apply),
+            kind["backend_reset"](self._backend_reset),
         ]
         name, apply, free, init, backend_apply, reset = self._callbacks
         self._iface = i(

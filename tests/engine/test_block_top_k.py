@@ -161,8 +161,8 @@ def test_an_older_ggml_without_an_operation_falls_back_instead_of_failing(tmp_pa
     with OSError (SlotSamplers then keeps llama.cpp's own top-k), not an AttributeError at startup."""
     from types import SimpleNamespace
 
-    (tmp_path / "libllama.so").write_bytes(b"")
-    (tmp_path / "libggml-base.so").write_bytes(b"")
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "libggml-base.so").write_bytes(b"")
 
     class OlderGgml:
         def __init__(self, name: str) -> None:
@@ -171,6 +171,35 @@ def test_an_older_ggml_without_an_operation_falls_back_instead_of_failing(tmp_pa
                 setattr(self, function, SimpleNamespace())
 
     monkeypatch.setattr(block_top_k.ctypes, "CDLL", OlderGgml)
-    lib = SimpleNamespace(llama_cpp=SimpleNamespace(_lib=SimpleNamespace(_name=str(tmp_path / "libllama.so"))))
+    monkeypatch.delenv("LLAMA_CPP_LIB_PATH", raising=False)
+    lib = SimpleNamespace(__file__=str(tmp_path / "__init__.py"))  # the llama_cpp package: its libraries in lib/
     with pytest.raises(OSError, match="ggml_fill"):
         block_top_k._ggml_library(lib)
+
+
+def test_an_untested_llama_cpp_python_turns_the_native_paths_off_and_still_generates(
+    tiny_qwen3: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 45, item 5: on a llama-cpp-python version the native fast paths were not tested with, the
+    block top-k and the GPU memory probe are off, said once in the log, and the engine draws with
+    llama.cpp's own top-k: the same greedy text."""
+    from docqa.llama import native_gate
+    from docqa.llama.memory_fit import gpu_free_bytes
+
+    top_1 = replace(NON_THINKING_SAMPLING, top_k=1, max_tokens=16, ignore_eos=True, seed=3)
+    texts = {}
+    for version in ("0.3.36", "0.3.99"):
+        monkeypatch.setattr(native_gate, "installed_version", lambda version=version: version)
+        native_gate.native_fast_paths.cache_clear()
+        eng = four_sequences(tiny_qwen3, backend_sampling=True, batched_sampling_from=2, block_top_k=True)
+        try:
+            texts[version] = run_together(eng, TEXT_PROMPTS[:4], top_1)
+            assert (eng.samplers.block_top_k is not None) == (version == "0.3.36")
+            if version == "0.3.99":
+                assert gpu_free_bytes(eng.llama.lib) is None  # the registry is not read either
+        finally:
+            eng.close()
+    native_gate.native_fast_paths.cache_clear()
+    assert texts["0.3.36"] == texts["0.3.99"]
+    said = [r.getMessage() for r in caplog.records if r.name == "docqa.llama.native_gate"]
+    assert len(said) == 1 and "llama-cpp-python 0.3.99 is not a version" in said[0], said
