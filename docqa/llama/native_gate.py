@@ -21,6 +21,14 @@ TESTED_VERSIONS = ("0.3.36",)
 
 
 def installed_version() -> str | None:
+    """llama-cpp-python's version as the imported package says it (also where it runs from a source tree,
+    as on the GPU bench machine), else as pip recorded it; None when it is not there."""
+    try:
+        import llama_cpp
+
+        return str(llama_cpp.__version__)
+    except (ImportError, AttributeError):
+        pass
     try:
         return version("llama-cpp-python")
     except PackageNotFoundError:
