@@ -42,6 +42,14 @@ def has_api_key(request: Request, settings: Settings) -> bool:
     return scheme.lower() == "bearer" and matched
 
 
+def caller_key(request: Request, settings: Annotated[Settings, Depends(get_settings)]) -> str:
+    """The API key the request was let in with ("" when none are configured): whose conversations it sees."""
+    if not settings.api.keys.strip():
+        return ""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else ""
+
+
 def require_api_key(
     request: Request,
     settings: Annotated[Settings, Depends(get_settings)],
@@ -77,3 +85,4 @@ StateDep = Annotated[AppState, Depends(get_state)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 QADep = Annotated[DocQA, Depends(get_qa)]
 ServerDep = Annotated[ModelServer, Depends(get_server)]
+CallerKeyDep = Annotated[str, Depends(caller_key)]

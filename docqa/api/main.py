@@ -21,6 +21,7 @@ from docqa.api.routes import (
     ask,
     collections,
     completions,
+    conversations,
     documents,
     health,
     jobs,
@@ -74,6 +75,7 @@ def create_app(settings: Settings | None = None, *, state: AppState | None = Non
         app.include_router(documents.router, dependencies=authenticated)
         app.include_router(jobs.router, dependencies=authenticated)
         app.include_router(ask.router, dependencies=authenticated)
+        app.include_router(conversations.router, dependencies=authenticated)
         app.include_router(openai_compat.router, dependencies=authenticated)
     else:
         app.include_router(completions.models_router, dependencies=authenticated)

@@ -116,6 +116,15 @@ class CollectionNotFoundError(DocqaError):
         self.name = name
 
 
+class ConversationNotFoundError(DocqaError):
+    """No such conversation in the collection for this caller (another key's conversations are not found)."""
+
+    http_status = 404
+
+    def __init__(self, conversation_id: int) -> None:
+        super().__init__(f"conversation {conversation_id} not found")
+
+
 class JobNotFoundError(DocqaError):
     http_status = 404
 

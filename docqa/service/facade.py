@@ -34,6 +34,7 @@ from docqa.core.types import Answer, GeneratorInfo, RetrievedChunk
 from docqa.retrieval.retriever import Retriever
 from docqa.service import node
 from docqa.service.asking import Asker
+from docqa.service.conversations import ConversationService
 from docqa.service.jobs import IngestQueue
 from docqa.service.liveness import Liveness
 from docqa.service.status import AnswerOutcome, CacheStats, CollectionSummary, ServiceStatus
@@ -70,6 +71,7 @@ class DocQA:
             settings, self.store, self.retriever, self.answer_cache, generator, self.collection, self._notify
         )
         self._queue: IngestQueue | None = None  # ingestion jobs (a database URL), opened at first use
+        self.conversations = ConversationService(self)  # kept on the server, per collection and API key
         # The models open() loaded, which close() frees; models handed in belong to the caller.
         self._close_models: list[Callable[[], None]] = []
 

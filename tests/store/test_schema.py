@@ -55,7 +55,7 @@ def test_a_store_from_before_alembic_is_migrated_with_its_rows(tmp_path: Path) -
         for statement in OLD_STORE:
             raw.execute(statement)
     store = SqliteStore(path)
-    assert schema.current(store.engine) == "s0002"
+    assert schema.current(store.engine) == "s0003"
     documents = store.documents(1)
     assert [d.name for d in documents] == ["old.txt"] and documents[0].recipe is None  # the added column
     assert documents[0].catalog is None and documents[0].as_dict()["catalog"] == {}  # read before the catalog
@@ -72,6 +72,6 @@ def test_db_status_and_upgrade_on_a_sqlite_data_home(tmp_path: Path) -> None:
     missing = runner.invoke(main, ["db", "status", *home])
     assert missing.exit_code != 0 and "no docqa data home" in missing.output
     made = runner.invoke(main, ["db", "upgrade", "--json", *home])
-    assert made.exit_code == 0 and json.loads(made.stdout)["revision"] == "s0002", made.output
+    assert made.exit_code == 0 and json.loads(made.stdout)["revision"] == "s0003", made.output
     status = runner.invoke(main, ["db", "status", *home])
-    assert status.exit_code == 0 and "schema s0002" in status.output and "up to date" in status.output
+    assert status.exit_code == 0 and "schema s0003" in status.output and "up to date" in status.output

@@ -68,7 +68,7 @@ def sse(event: AskEvent) -> bytes:
     return f"event: {event.kind}\ndata: {json.dumps(event.as_dict(), ensure_ascii=False)}\n\n".encode()
 
 
-async def _sse_stream(first: AskEvent, events: AsyncIterator[AskEvent]) -> AsyncIterator[bytes]:
+async def sse_stream(first: AskEvent, events: AsyncIterator[AskEvent]) -> AsyncIterator[bytes]:
     yield sse(first)
     try:
         async for event in events:
@@ -85,7 +85,7 @@ async def ask(body: AskBody, qa: QADep, request: Request) -> StreamingResponse |
     events = qa.astream(body.request())
     first = await events.__anext__()  # retrieval errors (404, 409, ...) still become HTTP statuses
     return StreamingResponse(
-        _sse_stream(first, events),
+        sse_stream(first, events),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )

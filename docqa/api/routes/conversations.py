@@ -1,0 +1,99 @@
+"""Conversations kept on the server, per collection and per API key (a key sees only its own): list (with
+search), create, read, rename, delete, export as JSON or Markdown, ask in one (its earlier questions
+carried), and feedback on an answer."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import PlainTextResponse, StreamingResponse
+from pydantic import BaseModel, Field
+
+from docqa.api.deps import CallerKeyDep, QADep
+from docqa.api.routes.ask import AskBody, sse_stream
+from docqa.core.requests import validate_collection_name
+
+router = APIRouter(prefix="/v1/collections/{name}/conversations", tags=["conversations"])
+
+
+class TitleBody(BaseModel):
+    title: str = Field(default="", max_length=200, description="Empty: titled by its first question.")
+
+
+class MessageBody(AskBody):
+    """A question asked in the conversation: /v1/ask's fields (its collection is the path's)."""
+
+
+class FeedbackBody(BaseModel):
+    rating: Literal[1, -1] = Field(description="1: a good answer; -1: a bad one.")
+    note: str | None = Field(default=None, max_length=2000)
+
+
+@router.get("", summary="The caller's conversations in a collection, the latest first")
+def list_conversations(name: str, qa: QADep, key: CallerKeyDep, q: str = "") -> dict[str, Any]:
+    owner = qa.conversations.owner(validate_collection_name(name), key)
+    return {"conversations": qa.conversations.find(owner, q)}
+
+
+@router.post("", status_code=201, summary="Start a conversation")
+def create(name: str, body: TitleBody, qa: QADep, key: CallerKeyDep) -> dict[str, Any]:
+    return qa.conversations.create(qa.conversations.owner(validate_collection_name(name), key), body.title)
+
+
+@router.get("/{conversation_id}", summary="A conversation with its messages, answers and citations")
+def read(name: str, conversation_id: int, qa: QADep, key: CallerKeyDep) -> dict[str, Any]:
+    return qa.conversations.get(qa.conversations.owner(validate_collection_name(name), key), conversation_id)
+
+
+@router.patch("/{conversation_id}", summary="Rename a conversation")
+def rename(name: str, conversation_id: int, body: TitleBody, qa: QADep, key: CallerKeyDep) -> dict[str, Any]:
+    owner = qa.conversations.owner(validate_collection_name(name), key)
+    return qa.conversations.rename(owner, conversation_id, body.title)
+
+
+@router.delete("/{conversation_id}", status_code=204, summary="Delete a conversation")
+def delete(name: str, conversation_id: int, qa: QADep, key: CallerKeyDep) -> Response:
+    qa.conversations.delete(qa.conversations.owner(validate_collection_name(name), key), conversation_id)
+    return Response(status_code=204)
+
+
+@router.get("/{conversation_id}/export", summary="A conversation as JSON or Markdown", response_model=None)
+def export(
+    name: str, conversation_id: int, qa: QADep, key: CallerKeyDep, format: Literal["json", "markdown"] = "json"
+) -> dict[str, Any] | PlainTextResponse:
+    owner = qa.conversations.owner(validate_collection_name(name), key)
+    exported = qa.conversations.export(owner, conversation_id, format)
+    if isinstance(exported, str):
+        return PlainTextResponse(exported, media_type="text/markdown; charset=utf-8")
+    return exported
+
+
+@router.post(
+    "/{conversation_id}/messages",
+    summary="Ask in a conversation: the answer (JSON, or Server-Sent Events with stream) is kept in it",
+    response_model=None,
+)
+async def ask(
+    name: str, conversation_id: int, body: MessageBody, qa: QADep, key: CallerKeyDep, request: Request
+) -> StreamingResponse | dict[str, Any]:
+    owner = qa.conversations.owner(validate_collection_name(name), key)
+    asked = body.model_copy(update={"collection": name}).request()
+    if not body.stream:
+        return await qa.conversations.ask(owner, conversation_id, asked, request.is_disconnected)
+    events = qa.conversations.stream(owner, conversation_id, asked)
+    first = await events.__anext__()  # a missing conversation, retrieval errors: still HTTP statuses
+    return StreamingResponse(
+        sse_stream(first, events),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+@router.post("/{conversation_id}/messages/{message_id}/feedback", status_code=204, summary="Rate an answer")
+def feedback(
+    name: str, conversation_id: int, message_id: int, body: FeedbackBody, qa: QADep, key: CallerKeyDep
+) -> Response:
+    owner = qa.conversations.owner(validate_collection_name(name), key)
+    qa.conversations.feedback(owner, conversation_id, message_id, body.rating, body.note)
+    return Response(status_code=204)
