@@ -31,6 +31,12 @@ class GenEvent:
         return self.kind in ("finished", "failed")
 
 
+# How often a thread reading a stream wakes while it waits. A Ctrl+C that the OS hands to another thread
+# (llama.cpp's, busy reading a long prompt) is raised in the main thread only when that thread runs Python
+# again: a wait without a timeout held the CLI past the whole prompt (over 60 s on a loaded 2-core CI run).
+WAKE_S = 0.2
+
+
 class GenerationStream:
     def __init__(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
         self._cancel = threading.Event()
@@ -52,7 +58,10 @@ class GenerationStream:
     def __iter__(self) -> Iterator[GenEvent]:
         try:
             while True:
-                event = self._sync.get()
+                try:
+                    event = self._sync.get(timeout=WAKE_S)
+                except queue.Empty:
+                    continue
                 yield event
                 if event.final:
                     return
