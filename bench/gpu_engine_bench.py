@@ -386,9 +386,7 @@ def main() -> None:
         return
     if args.bin:
         note(ceilings(args.bin, args.model, args.only_64))
-    variants: list[tuple[str, dict[str, Any]]] = [
-        ("docqa", {"_decode_rows_while_reading": args.decode_rows_while_reading})
-    ]
+    variants: list[tuple[str, dict[str, Any]]] = [("docqa", {})]
     if args.one_level_too:
         variants.append(("docqa_one_level", {"block_top_k_short_sorts": False}))
     variants += [(f"docqa_ubatch{n}", {"n_ubatch": n}) for n in args.ubatch_too]
