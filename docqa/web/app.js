@@ -80,7 +80,8 @@ async function createCollection(event) {
 }
 
 async function switchCollection() {
-  renderThread();
+  const remembered = localStorage.getItem(rememberedKey());
+  await openConversation(remembered ? Number(remembered) : null);
   await loadDocuments();
 }
 
@@ -217,24 +218,98 @@ function uploadFile(file) {
   xhr.send(form);
 }
 
-// --- the conversation: one thread per collection, kept in this browser ----------------------
+// --- conversations: kept on the server, per collection (and per API key) -----------------------
 
-function threadKey() {
-  return `docqa-thread:${collection()}`;
+let current = { id: null, turns: [] };  // the open conversation: its server ID (null: not started) and turns
+
+function conversationsPath(suffix = "") {
+  return `/v1/collections/${encodeURIComponent(collection())}/conversations${suffix}`;
 }
 
-function loadThread() {
-  try { return JSON.parse(localStorage.getItem(threadKey()) || "[]"); } catch (_) { return []; }
+function rememberedKey() {
+  return `docqa-conversation:${collection()}`;
 }
 
-function saveThread(turns) {
-  localStorage.setItem(threadKey(), JSON.stringify(turns));
+function statusOf(message) {
+  const t = message.timings || {};
+  if (message.cached) return "answered from the cache";
+  let status = `first token ${((t.ttft_ms || 0) / 1000).toFixed(1)} s · ${t.completion_tokens} tokens in ${((t.total_ms || 0) / 1000).toFixed(1)} s`;
+  if (message.finish_reason === "repetition") status += " · stopped: the model repeated itself";
+  return status;
+}
+
+async function loadConversations() {
+  const query = $("conversation-search").value.trim();
+  let found = [];
+  try {
+    const path = conversationsPath(query ? `?q=${encodeURIComponent(query)}` : "");
+    found = (await (await api(path)).json()).conversations;
+  } catch (_) { /* a collection not created yet: no conversations */ }
+  $("conversation-list").replaceChildren(...found.map((c) => {
+    const item = el("li", undefined, c.id === current.id ? "current" : "");
+    const open = el("button", c.title || "New conversation", "conversation-title");
+    open.type = "button";
+    open.title = `${count(c.messages, "question")}, ${c.updated_at.slice(0, 16).replace("T", " ")}`;
+    open.onclick = () => openConversation(c.id);
+    const rename = el("button", "Rename", "rename");
+    rename.type = "button";
+    rename.onclick = () => renameConversation(c);
+    const remove = el("button", "Delete", "delete");
+    remove.type = "button";
+    remove.onclick = () => deleteConversation(c);
+    item.append(open, rename, remove);
+    return item;
+  }));
+}
+
+async function openConversation(id) {
+  if (running) return;
+  let turns = [];
+  if (id !== null) {
+    try {
+      const data = await (await api(conversationsPath(`/${id}`))).json();
+      turns = data.messages.map((m) => ({
+        id: m.id, question: m.question, answer: m.answer, reasoning: m.reasoning, citations: m.citations || [],
+        feedback: m.feedback ? m.feedback.rating : null, status: statusOf(m), done: true,
+      }));
+    } catch (_) {
+      id = null;  // deleted, or another key's: start afresh
+    }
+  }
+  current = { id, turns };
+  if (id === null) localStorage.removeItem(rememberedKey()); else localStorage.setItem(rememberedKey(), String(id));
+  renderThread();
+  await loadConversations();
+}
+
+async function renameConversation(c) {
+  const title = prompt("Conversation title", c.title);
+  if (title === null) return;
+  await api(conversationsPath(`/${c.id}`), {
+    method: "PATCH", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ title }),
+  });
+  await loadConversations();
+}
+
+async function deleteConversation(c) {
+  if (!confirm(`Delete the conversation "${c.title || "New conversation"}"?`)) return;
+  await api(conversationsPath(`/${c.id}`), { method: "DELETE" });
+  if (c.id === current.id) await openConversation(null); else await loadConversations();
+}
+
+async function rate(turn, rating, view) {
+  if (!current.id || !turn.id) return;
+  await api(conversationsPath(`/${current.id}/messages/${turn.id}/feedback`), {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ rating }),
+  });
+  turn.feedback = rating;
+  view.querySelector(".thumbs-up").setAttribute("aria-pressed", String(rating === 1));
+  view.querySelector(".thumbs-down").setAttribute("aria-pressed", String(rating === -1));
 }
 
 function renderThread() {
-  const turns = loadThread();
-  $("thread").replaceChildren(...turns.map((turn, index) => turnView(turn, index)));
-  $("empty-thread").hidden = turns.length > 0;
+  $("thread").replaceChildren(...current.turns.map((turn, index) => turnView(turn, index)));
+  $("empty-thread").hidden = current.turns.length > 0;
 }
 
 function pagesOf(c) {
@@ -262,8 +337,17 @@ function turnView(turn, index) {
   copy.onclick = () => copyAnswer(view, copy);
   const again = el("button", "Regenerate", "regenerate");
   again.type = "button";
-  again.onclick = () => ask(turn.question, index);
-  actions.append(copy, again);
+  again.onclick = () => ask(turn.question, true);
+  const up = el("button", "Good", "thumbs-up");
+  const down = el("button", "Bad", "thumbs-down");
+  for (const [button, rating, label] of [[up, 1, "Good answer"], [down, -1, "Bad answer"]]) {
+    button.type = "button";
+    button.title = label;
+    button.setAttribute("aria-label", label);
+    button.setAttribute("aria-pressed", String(turn.feedback === rating));
+    button.onclick = () => rate(turn, rating, view);
+  }
+  actions.append(copy, again, up, down);
   view.append(reasoning, answer, status, citations, actions);
   fillAnswer(view, turn);
   return view;
@@ -286,7 +370,7 @@ function fillAnswer(view, turn) {
 }
 
 async function copyAnswer(view, button) {
-  const turn = loadThread()[Number(view.dataset.index)];
+  const turn = current.turns[Number(view.dataset.index)];
   const text = turn ? turn.answer : "";
   try {
     await navigator.clipboard.writeText(text);
@@ -337,24 +421,26 @@ async function openSource(c) {
 
 async function ask(question, regenerate) {
   if (running || !question) return;
-  const turns = loadThread();
-  const index = regenerate === undefined ? turns.length : regenerate;
-  const earlier = index > 0 ? turns[index - 1].question : null;  // a follow-up carries the thread
   const turn = { question, answer: "", reasoning: "", citations: [], status: "searching…", done: false };
-  turns[index] = turn;
-  saveThread(turns);
+  const index = current.turns.length;  // a regenerated answer is kept as a new turn: both stay on the server
+  current.turns.push(turn);
   renderThread();
   const view = $("thread").querySelector(`.turn[data-index="${index}"]`);
   view.scrollIntoView({ block: "end" });
   const controller = new AbortController();
   running = { controller, turn, view, index };
   setAsking(true);
-  const body = {
-    question, collection: collection(), thinking: $("thinking").checked, stream: true,
-    earlier_question: earlier, cache: regenerate === undefined,
-  };
+  // the server carries the conversation's earlier questions; regenerate asks past the answer cache
+  const body = { question, thinking: $("thinking").checked, stream: true, cache: !regenerate };
   try {
-    const response = await api("/v1/ask", {
+    if (current.id === null) {
+      const made = await (await api(conversationsPath(), {
+        method: "POST", headers: { "Content-Type": "application/json" }, body: "{}",
+      })).json();
+      current.id = made.id;
+      localStorage.setItem(rememberedKey(), String(made.id));
+    }
+    const response = await api(conversationsPath(`/${current.id}/messages`), {
       method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
       signal: controller.signal,
     });
@@ -365,11 +451,20 @@ async function ask(question, regenerate) {
   } finally {
     running = null;
     setAsking(false);
-    const saved = loadThread();
-    saved[index] = turn;
-    saveThread(saved);
     updateTurn(view, turn);
+    await syncIds();
+    await loadConversations();
   }
+}
+
+async function syncIds() {
+  // the kept messages' IDs (for feedback), matched in order to the turns that were kept
+  if (current.id === null) return;
+  try {
+    const data = await (await api(conversationsPath(`/${current.id}`))).json();
+    const kept = current.turns.filter((t) => t.status !== "stopped" && !t.status.startsWith("error"));
+    data.messages.forEach((m, i) => { if (kept[i]) kept[i].id = m.id; });
+  } catch (_) { /* the list still shows what is there */ }
 }
 
 function setAsking(on) {
@@ -460,7 +555,8 @@ function setUp() {
     }
   });
   $("stop-button").addEventListener("click", () => { if (running) running.controller.abort(); });
-  $("new-thread").addEventListener("click", () => { saveThread([]); renderThread(); });
+  $("new-thread").addEventListener("click", () => openConversation(null));
+  $("conversation-search").addEventListener("input", () => loadConversations());
   loadCollections().catch((err) => setNotice(`error: ${err.message}`));
 }
 
