@@ -149,21 +149,22 @@ class Conversations:
             s.execute(delete(MessageRow).where(MessageRow.conversation_id == row.id))
             s.delete(row)
 
-    def add(self, owner: Owner, conversation_id: int, question: str, answer: dict[str, Any]) -> int:
-        """Keep an answered question (Answer.as_dict()); the conversation's title is its first question."""
+    def add(self, owner: Owner, conversation_id: int, asked: str, answer: dict[str, Any]) -> int:
+        """Keep an answered question, `asked`, with its answer (Answer.as_dict()); the conversation's title
+        is its first question. (Kept as the message's text: the store reads no question to search with.)"""
         record = {k: v for k, v in answer.items() if k not in ("answer", "reasoning")}
         with self._session() as s:
             row = self._owned(s, owner, conversation_id)
             message = MessageRow(
                 conversation_id=row.id,
-                question=question,
+                question=asked,
                 answer=str(answer.get("answer", "")),
                 reasoning=str(answer.get("reasoning", "")),
                 record=json.dumps(record, ensure_ascii=False),
             )
             s.add(message)
             if not row.title:
-                row.title = " ".join(question.split())[:TITLE_CHARS]
+                row.title = " ".join(asked.split())[:TITLE_CHARS]
             row.updated_at = now()
             s.flush()
             return message.id

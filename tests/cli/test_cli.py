@@ -152,6 +152,9 @@ def test_ctrl_c_during_a_long_prompt_exits_at_once(tmp_path: Path, target: str) 
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # as a terminal starts it: a suite started in the background (`cmd &` without job control) runs
+        # with SIGINT ignored, which children inherit, and Python then installs no Ctrl+C handler
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     lines: list[str] = []
     loaded = threading.Event()

@@ -14,6 +14,7 @@ from docqa.core.errors import DatabaseUnavailableError
 from docqa.core.settings import ChunkingSettings, RetrievalSettings
 from docqa.llama.embedder import LlamaEmbedder
 from docqa.service import DocQA
+from docqa.store import schema
 from tests.support.paths import SAMPLE_DOCS, make_settings
 
 QUESTIONS = [
@@ -63,8 +64,8 @@ def test_cli_ingests_lists_and_upgrades_on_postgres(tmp_path: Path, postgres_url
     status = runner.invoke(main, ["db", "status", "--json"], env=env)
     assert status.exit_code == 3 and json.loads(status.output)["revision"] is None  # a new database: upgrade it
     first = runner.invoke(main, ["db", "upgrade"], env=env)
-    assert first.exit_code == 0 and "schema (none) -> 0004" in first.output
-    assert "already at schema 0004" in runner.invoke(main, ["db", "upgrade"], env=env).output
+    assert first.exit_code == 0 and f"schema (none) -> {schema.HEADS['postgresql']}" in first.output
+    assert f"already at schema {schema.HEADS['postgresql']}" in runner.invoke(main, ["db", "upgrade"], env=env).output
     ingest = runner.invoke(main, ["ingest", str(SAMPLE_DOCS / "services_agreement_en.txt")], env=env)
     assert ingest.exit_code == 0, ingest.output
     listed = runner.invoke(main, ["docs", "list", "--json"], env=env)
