@@ -15,7 +15,7 @@ with contextlib.suppress(ImportError):  # a missing llama_cpp is reported when a
 
 import click
 
-from docqa.cli import ask, database, documents, evaluate, models, serve, worker
+from docqa.cli import ask, database, documents, evaluate, feedback, models, serve, worker
 from docqa.cli.options import DocqaGroup
 
 
@@ -43,6 +43,7 @@ for command in (
     ask.ask,
     documents.docs,
     documents.check,
+    feedback.feedback,
     evaluate.eval_,
     models.models,
     database.db,

@@ -59,6 +59,10 @@ class ConversationService:
     def feedback(self, owner: Owner, conversation_id: int, message_id: int, rating: int, note: str | None) -> None:
         self.rows.feedback(owner, conversation_id, message_id, rating, note)
 
+    def rated(self, collection: str | None) -> list[dict[str, Any]]:
+        """Every rated answer of the collection, whoever asked (`docqa feedback export`)."""
+        return self.rows.rated(self._qa.collection(collection).id)
+
     def _carried(self, owner: Owner, conversation_id: int, request: AskRequest) -> AskRequest:
         earlier = self.rows.questions(owner, conversation_id)[-EARLIER_KEPT:]
         return replace(request, earlier=tuple(earlier))

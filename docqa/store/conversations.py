@@ -187,6 +187,18 @@ class Conversations:
         )
         with self._session() as s:
             return [
-                {"conversation_id": cid, **_message(m, set()), "citations": json.loads(m.record).get("citations", [])}
+                {
+                    "conversation_id": cid,
+                    "message_id": m.id,
+                    "question": m.question,
+                    "answer": m.answer,
+                    "rating": m.feedback,
+                    "note": m.feedback_note,
+                    "citations": [
+                        {k: c.get(k) for k in ("document", "document_id", "pages", "page", "quote")}
+                        for c in json.loads(m.record).get("citations", [])
+                    ],
+                    "asked_at": m.created_at.isoformat(),
+                }
                 for m, cid in s.execute(query)
             ]

@@ -4,13 +4,16 @@ feedback and delete; an answer stays readable when the document it cites is dele
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from click.testing import CliRunner
 
+from docqa.cli.main import main
 from docqa.service import DocQA
 from tests.support.fake_generator import FakeGenerator
 from tests.support.live_server import free_port, serve_app
@@ -96,6 +99,17 @@ def test_a_conversation_is_kept_carried_and_seen_only_by_its_key(
     rated = _call("POST", f"{url}/{cid}/messages/{message_id}/feedback", alice, json={"rating": -1, "note": "wrong"})
     assert rated.status_code == 204
     assert _call("GET", f"{url}/{cid}", alice).json()["messages"][0]["feedback"] == {"rating": -1, "note": "wrong"}
+    # `docqa feedback export`: the rated answers as JSON Lines, from its own process's view of the store
+    env = {"DOCQA_DATABASE_URL": qa.settings.database_url or ""}
+    exported = CliRunner().invoke(
+        main, ["feedback", "export", "-c", "legal", "--data-dir", str(qa.settings.data_dir)], env=env
+    )
+    assert exported.exit_code == 0, exported.output
+    rows = [json.loads(line) for line in exported.output.splitlines()]
+    assert [(r["question"], r["rating"], r["note"]) for r in rows] == [
+        ("Which law governs the agreement?", -1, "wrong")
+    ]
+    assert rows[0]["answer"] == read["messages"][0]["answer"] and rows[0]["citations"][0]["document"]
     markdown = _call("GET", f"{url}/{cid}/export", alice, params={"format": "markdown"})
     assert markdown.headers["content-type"].startswith("text/markdown")
     assert markdown.text.startswith("# Governing law\n") and "## And the notice period?" in markdown.text
