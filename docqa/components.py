@@ -13,6 +13,7 @@ from docqa.core.extras import require
 from docqa.core.protocols import Embedder, Generator, Reranker
 from docqa.core.settings import Settings
 from docqa.engine.batching import BatchingGenerator
+from docqa.llama.context import show_llama_log
 from docqa.llama.embedder import LlamaEmbedder
 from docqa.llama.model_files import resolve_model
 from docqa.llama.reranker import LlamaReranker
@@ -50,6 +51,7 @@ def load_generator(settings: Settings) -> Generator:
     if settings.llm.endpoint:
         return _endpoint_generator(settings)
     path = resolve_model(settings.llm.model, "generator", "DOCQA_LLM_MODEL", settings.models_path)
+    show_llama_log(settings.llama_log)
     if settings.llm.engine == "batching":
         return BatchingGenerator(path, settings.llm)
     return LlamaGenerator(path, settings.llm)
@@ -124,6 +126,7 @@ def load_node_embedder(settings: Settings) -> Embedder | None:
 def _local_embedder(settings: Settings) -> Embedder:
     """In-process llama.cpp on the GGUF DOCQA_EMBED_MODEL names (unset: the demo model)."""
     path = resolve_model(settings.embed.model, "embedding", "DOCQA_EMBED_MODEL", settings.models_path)
+    show_llama_log(settings.llama_log)
     return LlamaEmbedder(path, settings.embed)
 
 
@@ -131,4 +134,5 @@ def load_reranker(settings: Settings) -> Reranker | None:
     if settings.rerank.model is None:
         return None
     path = resolve_model(settings.rerank.model, "reranker", "DOCQA_RERANK_MODEL", settings.models_path)
+    show_llama_log(settings.llama_log)
     return LlamaReranker(path, settings.rerank)

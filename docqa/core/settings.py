@@ -313,6 +313,9 @@ class Settings(BaseSettings):
         "from the SQLite cache instead of running the model.",
     )
     answer_cache_entries: int = Field(default=1000, ge=1, description="Cached answers kept per collection.")
+    llama_log: bool = Field(
+        default=False, description="Show llama.cpp's own log lines (model loading, contexts) on stderr, for debugging."
+    )
     llm: LLMSettings = Field(default_factory=LLMSettings, description="The generator model.")
     embed: EmbedSettings = Field(default_factory=EmbedSettings, description="The embedding model.")
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings, description="How text is chunked.")

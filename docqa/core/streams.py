@@ -151,3 +151,8 @@ class WaitQueue(Generic[W]):
 
     def __len__(self) -> int:
         return len(self._items)
+
+    def live(self) -> int:
+        """How many waiting requests still have their client (the others go when the queue next looks)."""
+        with self.cond:
+            return sum(1 for item in self._items if not item.stream.cancelled)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ctypes
 import logging
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,13 @@ from docqa.llama.model_files import (
 from docqa.llama.token_batch import TokenBatch
 
 logger = logging.getLogger(__name__)
+_llama_log = False  # llama.cpp's own log lines on stderr (DOCQA_LLAMA_LOG, through show_llama_log)
+
+
+def show_llama_log(on: bool) -> None:
+    """Whether models loaded from now on let llama.cpp write its log (the service sets it from the settings)."""
+    global _llama_log
+    _llama_log = on
 
 
 def load_model(model_path: Path, n_gpu_layers: int) -> Any:
@@ -38,7 +44,7 @@ def load_model(model_path: Path, n_gpu_layers: int) -> Any:
     from llama_cpp import _internals, _logger
 
     # the high-level Llama sets llama.cpp's log level; the low-level API does not (DOCQA_LLAMA_LOG=1: all)
-    _logger.set_verbose(bool(os.environ.get("DOCQA_LLAMA_LOG")))
+    _logger.set_verbose(_llama_log)
     model_params = llama_cpp.llama_model_default_params()
     # llama-cpp-python's convention: -1 means every layer (llama.cpp itself wants a large count)
     model_params.n_gpu_layers = 0x7FFFFFFF if n_gpu_layers < 0 else n_gpu_layers

@@ -541,6 +541,11 @@ function setUp() {
   $("collection").addEventListener("change", switchCollection);
   $("new-collection").addEventListener("submit", createCollection);
   $("set-key").addEventListener("click", askForKey);
+  $("show-documents").addEventListener("click", () => {  // a phone's layout keeps them out of the way
+    const open = document.body.classList.toggle("documents-open");
+    $("show-documents").setAttribute("aria-expanded", String(open));
+    if (open) $("upload").scrollIntoView({ block: "start" });
+  });
   $("ask-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const question = $("question").value.trim();

@@ -243,6 +243,13 @@ def test_a_conversation_in_the_web_page(live_server: str, sample_qa: DocQA, tmp_
         small.reload()
         expect(small.locator(".turn")).to_have_count(1)
         assert small.evaluate("document.documentElement.scrollWidth") <= 390
+        # the conversation first, with the question box on the first screen; documents behind a button
+        expect(small.locator("#upload")).to_be_hidden()
+        box = small.locator("#question").bounding_box()
+        assert box is not None and box["y"] + box["height"] <= 844, box
+        small.click("#show-documents")
+        expect(small.locator("#upload")).to_be_visible()
+        expect(small.locator("#show-documents")).to_have_attribute("aria-expanded", "true")
         background = small.evaluate("getComputedStyle(document.body).backgroundColor")
         assert int(background.split("(")[1].split(",")[0]) < 60, background  # rgb(15, 20, 25): dark
         small.screenshot(path=str(ARTIFACTS / "web_ui_390px_dark.png"), full_page=True)

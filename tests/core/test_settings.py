@@ -71,3 +71,25 @@ def test_every_field_is_described() -> None:
         return missing
 
     assert walk(Settings) == []
+
+
+def test_every_docqa_variable_is_read_through_the_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Issue 45, item 3: DOCQA_LLAMA_LOG was read from the environment beside the settings. Only the
+    settings module reads DOCQA_* variables (DOCQA_CONFIG names its own file there)."""
+    import re
+
+    from docqa.core import settings as settings_module
+
+    package = Path(settings_module.__file__).parent.parent
+    reads = re.compile(r"""(?:environ\.get|getenv|environ\[)\(?\s*["']DOCQA_""")
+    found = [
+        f"{path.relative_to(package)}:{n}"
+        for path in package.rglob("*.py")
+        if path.name != "settings.py"
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if reads.search(line) and "environ[" not in line.split("=")[0] + "="  # a write is not a read
+    ]
+    assert found == [], found
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DOCQA_LLAMA_LOG", "1")
+    assert Settings.load().llama_log is True

@@ -53,8 +53,7 @@ class FakeGenerator:
 
     def live_waiting(self) -> int:
         """Queued requests whose client is still there (the queue drops the others when it next looks)."""
-        with self._jobs.cond:
-            return sum(1 for job in self._jobs._items if not job.stream.cancelled)
+        return self._jobs.live()
 
     def stats(self) -> GeneratorStats:
         return GeneratorStats(kind="fake", running=int(self.running.is_set()), waiting=len(self._jobs))
