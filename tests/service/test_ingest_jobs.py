@@ -238,7 +238,9 @@ def test_a_database_outage_mid_job_does_not_leave_the_job_running_for_good(
         with serve_app(qa.settings, qa, free_port()) as base:
             files = [("files", ("long.txt", long_file, "text/plain"))]
             job = httpx.post(f"{base}/v1/collections/default/documents", files=files, timeout=60).json()["jobs"][0]
-            with worker(env) as running:
+            # two at a time: with a slot free, the worker keeps fetching jobs through the outage, which ended
+            # Procrastinate's worker run (the CI run at 15910bc: the process died with the fetch's error)
+            with worker(env, "--concurrency", "2") as running:
                 deadline = time.monotonic() + 120
                 while httpx.get(base + job["status_url"]).json()["status"] != "embedding":
                     assert time.monotonic() < deadline and running.poll() is None

@@ -37,6 +37,7 @@ QUEUE = "ingest"
 RETRY_ATTEMPTS = 3
 RETRY_LINEAR_WAIT_S = 5
 LOST_JOBS_EVERY_S = 5.0  # how often a worker looks for jobs it lost (at most; stalled_s / 2 when shorter)
+RESTART_S = 5.0  # how long a worker whose database went away waits before it starts again
 
 
 def conninfo(database_url: str) -> str:
@@ -50,12 +51,8 @@ class DatabaseErrorsInOneLine(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         error = record.exc_info[1] if record.exc_info else None
-        reasons = []
-        while error is not None:
-            reasons.append(f"{type(error).__name__}: {' '.join(str(error).split())}")
-            error = error.__cause__ or error.__context__
-        if reasons and any(name in reason for reason in reasons for name in _DATABASE_ERRORS):
-            record.msg = f"{record.getMessage().splitlines()[0]} (the database is unavailable: {reasons[-1]})"
+        if error is not None and is_database_error(error):
+            record.msg = f"{record.getMessage().splitlines()[0]} (the database is unavailable: {one_line(error)})"
             record.args = ()
             record.exc_info = None
             record.exc_text = None
@@ -63,6 +60,31 @@ class DatabaseErrorsInOneLine(logging.Filter):
 
 
 _DATABASE_ERRORS = ("ConnectorException", "PoolTimeout", "OperationalError")
+
+
+def _causes(error: BaseException | None) -> list[BaseException]:
+    chain: list[BaseException] = []
+    while error is not None and len(chain) < 10:
+        chain.append(error)
+        error = error.__cause__ or error.__context__
+    return chain
+
+
+def is_database_error(error: BaseException) -> bool:
+    return any(type(e).__name__ in _DATABASE_ERRORS for e in _causes(error))
+
+
+def one_line(error: BaseException) -> str:
+    """The error's innermost cause, in one line: the database's own reason."""
+    root = _causes(error)[-1]
+    return f"{type(root).__name__}: {' '.join(str(root).split())}"
+
+
+async def _note_id(worker: procrastinate.worker.Worker, ids: list[int]) -> None:
+    """Add the worker's ID to `ids` once it has registered (its first act in run())."""
+    while worker.worker_id is None:
+        await asyncio.sleep(0.1)
+    ids.append(worker.worker_id)
 
 
 class JobQueue:
@@ -116,46 +138,67 @@ class JobQueue:
                 handler_.removeFilter(quiet)
 
     async def _work(self, concurrency: int, stalled_s: float) -> None:
+        """Procrastinate's worker, started again when the database takes it down (its job fetch fails while
+        the database is away, and its run ends with the error): the process lives on, and the jobs its
+        earlier runs left `doing` are queued again (_requeue_lost)."""
         from procrastinate.worker import Worker
 
-        worker = Worker(
-            self.app,
-            queues=[QUEUE],
-            concurrency=concurrency,
-            update_heartbeat_interval=max(stalled_s / 4, 0.5),
-            stalled_worker_timeout=stalled_s,
-            fetch_job_polling_interval=1.0,
-            delete_jobs="successful",
-        )
+        ids: list[int] = []  # this process's worker IDs in the database, the current one last
         async with self.app.open_async():
             requeue = asyncio.create_task(self._requeue_stalled(stalled_s))
-            lost = asyncio.create_task(self._requeue_lost(worker, stalled_s))
+            lost = asyncio.create_task(self._requeue_lost(ids, stalled_s))
             try:
-                await worker.run()
+                while True:
+                    worker = Worker(
+                        self.app,
+                        queues=[QUEUE],
+                        concurrency=concurrency,
+                        update_heartbeat_interval=max(stalled_s / 4, 0.5),
+                        stalled_worker_timeout=stalled_s,
+                        fetch_job_polling_interval=1.0,
+                        delete_jobs="successful",
+                    )
+                    registered = asyncio.create_task(_note_id(worker, ids))
+                    try:
+                        await worker.run()
+                        return  # stopped by SIGINT / SIGTERM
+                    except Exception as exc:
+                        if not is_database_error(exc):
+                            raise
+                        logger.warning(
+                            "the worker lost the database (%s): starting again in %g s", one_line(exc), RESTART_S
+                        )
+                        await asyncio.sleep(RESTART_S)
+                    finally:
+                        registered.cancel()
             finally:
                 requeue.cancel()
                 lost.cancel()
 
-    async def _requeue_lost(self, worker: procrastinate.worker.Worker, stalled_s: float) -> None:
-        """Jobs `doing` under this worker's ID that it does not run: their end was never recorded (see the
-        module's docstring). One seen so twice in a row is queued again (once only, a job that has just ended
-        while its end is being written)."""
+    async def _requeue_lost(self, ids: list[int], stalled_s: float) -> None:
+        """Jobs `doing` under one of this process's worker IDs (or under none: their worker was removed) that
+        it does not run: their end was never recorded (see the module's docstring). One seen so twice in a
+        row is queued again (once only, a job that has just ended while its end is being written)."""
         manager = self.app.job_manager
         seen: set[int] = set()
         while True:
             await asyncio.sleep(min(max(stalled_s / 2, 0.5), LOST_JOBS_EVERY_S))
             try:
-                if worker.worker_id is None:
-                    continue
-                doing = await manager.list_jobs_async(queue=QUEUE, status="doing", worker_id=worker.worker_id)
-                lost = {job.id for job in doing if job.id is not None and job.id not in self._running}
+                doing = await manager.list_jobs_async(queue=QUEUE, status="doing")
+                lost = {
+                    job.id
+                    for job in doing
+                    if job.id is not None
+                    and job.id not in self._running
+                    and (job.worker_id in ids or not job.worker_id)
+                }
                 for job in doing:
                     if job.id in lost and job.id in seen:
                         logger.warning("ingest job %s lost its end (the database went away): queued again", job.id)
                         await manager.retry_job(job)
                 seen = lost
             except Exception as exc:  # the database is away for a moment: look again next round
-                logger.warning("looking for lost ingest jobs failed: %s", exc)
+                logger.warning("looking for lost ingest jobs failed: %s", one_line(exc))
 
     async def _requeue_stalled(self, stalled_s: float) -> None:
         manager = self.app.job_manager
