@@ -159,7 +159,7 @@ class Ingestor:
             upcoming = [read_ahead.submit(self._read, collection, s, password) for s in sources[:1]]
             outcomes: list[FileResult | Future[FileResult]] = []
             writing: Future[FileResult] | None = None
-            first_with: dict[str, str] = {}  # content hash -> the name it was first met under in this run
+            first_with: dict[str, str] = {}  # content hash -> the source it was first met under in this run
             spent = 0  # characters of text read for new documents so far, against max_chars
             try:
                 for i, source in enumerate(sources):
@@ -172,7 +172,7 @@ class Ingestor:
                         outcomes.append(same_content(source.name, first_with[prepared.sha]))
                         continue
                     if prepared.sha and prepared.error is None:
-                        first_with.setdefault(prepared.sha, source.name)
+                        first_with.setdefault(prepared.sha, source.key)
                     if max_chars is not None and prepared.parsed is not None and prepared.error is None:
                         chars = bounds.text_size(prepared.parsed)
                         if spent + chars > max_chars:
@@ -271,7 +271,7 @@ class Ingestor:
         size, sha, existing = prepared.size, prepared.sha, prepared.existing
         if prepared.twin is not None:
             emit("done", pages=prepared.twin.pages, chunks=prepared.twin.n_chunks)
-            return same_content(source.name, prepared.twin.name, prepared.twin)
+            return same_content(source.name, prepared.twin.source, prepared.twin)
         if existing is not None and prepared.unchanged:
             if source.metadata:  # the same file, now with its uploader's fields: only the catalog changes
                 self._store.set_catalog_fields(existing.id, source.metadata)
@@ -377,10 +377,15 @@ class Ingestor:
         return FileResult(source.name, "failed", doc_id, error=error)
 
 
-def same_content(name: str, twin_name: str, twin: DocumentRow | None = None) -> FileResult:
+def shown_source(key: str) -> str:
+    """Where a document came from, as a person reads it: its path, or "NAME (uploaded)"."""
+    return f"{key.removeprefix('upload:')} (uploaded)" if key.startswith("upload:") else key
+
+
+def same_content(name: str, twin_key: str, twin: DocumentRow | None = None) -> FileResult:
     """A file whose bytes are already a document of the collection under another name: not stored again,
-    reported as that document."""
-    note = f"same content as {twin_name}: not stored again"
+    reported as that document, named by where it came from (twins of one name can be told apart)."""
+    note = f"same content as {shown_source(twin_key)}: not stored again"
     if twin is None:  # met earlier in this run: its document is being written
         return FileResult(name, "unchanged", warnings=[note])
     return FileResult(name, "unchanged", twin.id, twin.pages, twin.n_chunks, twin.n_tokens, warnings=[note])

@@ -346,11 +346,24 @@ def test_the_same_bytes_under_another_name_are_one_document(tmp_path: Path) -> N
     with DocQA(make_settings(tmp_path / "data"), None, None) as qa:
         report = qa.ingest([folder])
         statuses = {f.path: (f.status, f.warnings) for f in report.files}
-        assert statuses["supply copy.txt"] == ("unchanged", ["same content as supply.txt: not stored again"])
+        twin = (folder / "a" / "supply.txt").resolve()  # named by its path: twins of one name are told apart
+        assert statuses["supply copy.txt"] == ("unchanged", [f"same content as {twin}: not stored again"])
         assert sorted(d.name for d in qa.documents()) == ["other.txt", "supply.txt"]
         later = tmp_path / "later copy.txt"  # a later run: reported as the stored document
         shutil.copy(folder / "a" / "supply.txt", later)
         again = qa.ingest([later]).files[0]
         first = next(d for d in qa.documents() if d.name == "supply.txt")
-        assert (again.status, again.document_id) == ("unchanged", first.id) and again.warnings
+        assert (again.status, again.document_id) == ("unchanged", first.id)
+        assert again.warnings == [f"same content as {twin}: not stored again"]
         assert len(qa.documents()) == 2
+
+
+def test_a_twin_is_named_by_where_it_came_from() -> None:
+    from ingest.pipeline import same_content
+
+    assert same_content("b.pdf", "upload:contract.pdf").warnings == [
+        "same content as contract.pdf (uploaded): not stored again"
+    ]
+    assert same_content("b.pdf", "/srv/contracts/a.pdf").warnings == [
+        "same content as /srv/contracts/a.pdf: not stored again"
+    ]
