@@ -120,14 +120,45 @@ def tg_around(bin_dir: Path | None, model: Path, work: Callable[[], T]) -> tuple
 
 def rag_settings(**overrides: object) -> LLMSettings:
     """The engine for the RAG-shaped loads: 16 sequences with room for 6,144 prompt + 256 answer tokens."""
-    return LLMSettings(
-        n_ctx=6144 + 256 + 64,
-        n_parallel=16,
-        n_batch=2048,
-        prefix_cache_slots=2,
-        max_queue=64,
-        **overrides,  # type: ignore[arg-type]
-    )
+    fields: dict[str, Any] = {
+        "n_ctx": 6144 + 256 + 64,
+        "n_parallel": 16,
+        "n_batch": 2048,
+        "prefix_cache_slots": 2,
+        "max_queue": 64,
+    }
+    return LLMSettings(**(fields | overrides))
+
+
+# Qwen3-14B's arithmetic per prompt token, for prompt reading as a share of the GPU's peak: two FLOPs per
+# weight of the 40 layers (13.2 B of its 14.8 B parameters; the output layer runs for the last token only)
+# and causal attention over half the prompt on average (QK and PV: 2 x 2 x L/2 x 5,120 per layer).
+# The H200's dense BF16 peak is NVIDIA's datasheet figure (989 TFLOPS without sparsity).
+Q14_LAYER_PARAMS = 13.2e9
+Q14_ATTN_WIDTH, Q14_LAYERS = 5120, 40
+H200_BF16_PEAK_FLOPS = 989e12
+
+
+def prompt_flops_per_token(prompt_tokens: int) -> float:
+    """FLOPs per prompt token of a Qwen3-14B prompt of this length."""
+    return 2 * Q14_LAYER_PARAMS + 2 * 2 * (prompt_tokens / 2) * Q14_ATTN_WIDTH * Q14_LAYERS
+
+
+def prompt_sweep(bin_dir: Path, model: Path) -> dict[str, float]:
+    """llama-bench pp6144 over its prompt-reading settings (flash attention, n_batch, n_ubatch), each
+    with its share of the GPU's dense BF16 peak."""
+    text = llama_tool(
+        bin_dir, "llama-bench", "-m", str(model), "-p", "6144", "-n", "0", "-ngl", "99", "-o", "json",
+        "-fa", "0,1", "-b", "2048,4096", "-ub", "512,1024,2048,4096",
+    )  # fmt: skip
+    out: dict[str, float] = {}
+    for row in json.loads(text):
+        if row["n_ubatch"] > row["n_batch"]:
+            continue  # llama.cpp caps the pass at the batch: the same as ub == b
+        key = f"sweep_pp6144_fa{int(bool(row['flash_attn']))}_b{row['n_batch']}_ub{row['n_ubatch']}"
+        out[f"{key}_tps"] = float(row["avg_ts"])
+        out[f"{key}_peak_share"] = float(row["avg_ts"]) * prompt_flops_per_token(6144) / H200_BF16_PEAK_FLOPS
+    return out
 
 
 def ceilings(bin_dir: Path, model: Path, only_64: bool = False) -> dict[str, float]:
@@ -359,6 +390,15 @@ def main() -> None:
         help="also run the engine with llama.cpp passes of this many tokens (n_ubatch; default 512)",
     )
     ap.add_argument(
+        "--pass-shapes-too",
+        nargs="*",
+        default=[],
+        help="also run the engine with these n_batch:n_ubatch pairs (e.g. 4096:2048)",
+    )
+    ap.add_argument(
+        "--prompt-sweep", action="store_true", help="llama-bench pp6144 over flash attention, n_batch and n_ubatch"
+    )
+    ap.add_argument(
         "--prompt-steps-per-decode-too",
         type=int,
         nargs="*",
@@ -386,10 +426,16 @@ def main() -> None:
         return
     if args.bin:
         note(ceilings(args.bin, args.model, args.only_64))
+        if args.prompt_sweep:
+            note(prompt_sweep(args.bin, args.model))
     variants: list[tuple[str, dict[str, Any]]] = [("docqa", {})]
     if args.one_level_too:
         variants.append(("docqa_one_level", {"block_top_k_short_sorts": False}))
     variants += [(f"docqa_ubatch{n}", {"n_ubatch": n}) for n in args.ubatch_too]
+    for shape in args.pass_shapes_too:
+        n_batch, n_ubatch = (int(x) for x in shape.split(":"))
+        variants.append((f"docqa_b{n_batch}_ub{n_ubatch}", {"n_batch": n_batch, "n_ubatch": n_ubatch}))
+    variants += [(f"docqa_psd{n}", {"prompt_steps_per_decode": n}) for n in args.prompt_steps_per_decode_too]
     if args.reverse_variants:  # the same variants, last first: no way of sampling always runs first
         variants.reverse()
     if args.per_row_top_k_too:
