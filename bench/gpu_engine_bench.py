@@ -283,9 +283,8 @@ def _rag_phases(
 
 def _short_phase(model: Path, tag: str, rag: SamplingParams, overrides: dict[str, Any]) -> dict[str, float]:
     out: dict[str, float] = {}
-    short_settings = LLMSettings(
-        n_ctx=800, n_parallel=64, n_batch=2048, prefix_cache_slots=0, max_queue=64, **overrides
-    )
+    fields: dict[str, Any] = {"n_ctx": 800, "n_parallel": 64, "n_batch": 2048, "prefix_cache_slots": 0, "max_queue": 64}
+    short_settings = LLMSettings(**(fields | overrides))
     engine = BatchingGenerator(model, short_settings)
     prompts = [make_prompt(engine, 512, 100 + i) for i in range(64)]
     run_requests(engine, prompts[:2], replace(rag, max_tokens=8))  # warm-up: chains and graphs for this context
