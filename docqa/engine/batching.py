@@ -15,7 +15,6 @@ prompt starts from the cached one with the longest common prefix (`llama_memory_
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
 import os
 import threading
@@ -31,6 +30,7 @@ from docqa.core.streams import GenerationStream, GenEvent, WaitQueue
 from docqa.core.types import GeneratorInfo, GeneratorStats
 from docqa.engine.prefix_cache import PrefixCache
 from docqa.engine.sampling import SlotSamplers
+from docqa.engine.scheduler import Admission, KVBudget, StepPlanner, admission
 from docqa.engine.sequences import Request, RunningSequence
 from docqa.engine.step_order import step_order
 from docqa.engine.step_outputs import StepOutputs
@@ -88,8 +88,9 @@ class BatchingGenerator:
         # host makes the last tokens' text; on the CPU it computes in the call, so making the text after
         # it would only hold each token back a step: there each token's text is made when it is drawn.
         self.launch_ahead = offloaded(settings.n_gpu_layers)
-        self.prompt_steps_per_decode = settings.prompt_steps_per_decode or (4 if self.launch_ahead else 1)
-        self._prompt_steps = 0  # steps that read a prompt so far
+        self.planner = StepPlanner(
+            self.llama.n_batch, settings.prompt_steps_per_decode or (4 if self.launch_ahead else 1)
+        )
         self.prompt_tokens_reused = 0  # prompt tokens taken from cached KV instead of evaluated
         self._lock = self._waiting.cond
         self._step_lock = threading.Lock()
@@ -174,12 +175,13 @@ class BatchingGenerator:
                 if self._closing and not self._active:
                     return
 
-    def _reserved(self) -> int:
-        if not self.llama.kv_unified:
-            return 0  # every sequence owns its n_ctx cells; fitting in n_ctx was checked already
-        return sum(s.reserved for s in self._active) + self.cache.tokens_held()
+    def _kv_budget(self) -> KVBudget:
+        cached = [(seq_id, len(self.cache.entries[seq_id].tokens)) for seq_id in self.cache.evictable()]
+        reserved = sum(s.reserved for s in self._active)
+        return KVBudget(self.kv_cells, self.llama.kv_unified, reserved, cached, len(self._active))
 
     def _admit(self) -> None:
+        """Admit requests from the head of the queue while slots are free, as `scheduler.admission` decides."""
         while self._free_slots:
             with self._lock:
                 request = self._waiting.peek()
@@ -188,49 +190,45 @@ class BatchingGenerator:
             if request.tokens is None:  # once: a request can wait at the head of the queue many steps
                 request.tokens = np.asarray(self.llama.tokenize(request.prompt), dtype=np.int32)
             prompt = request.tokens
-            room = self.info.n_ctx - len(prompt)
-            if room <= 0:
-                self._reject(
-                    request, f"prompt of {len(prompt)} tokens does not fit the {self.info.n_ctx}-token context"
-                )
-                continue
-            max_tokens = min(request.params.max_tokens, room)
             entry, shared = self.cache.lookup(prompt)
-            if self._twin_in_prefill(prompt, shared):
-                return  # its prompt enters the cache when its prefill ends; then this one starts from it
-            reuse = min(shared, len(prompt) - 1)  # the last prompt token is evaluated again for its logits
-            need = len(prompt) - reuse + max_tokens
-            while self._reserved() + need > self.kv_cells and self.cache.evictable():
-                victim = self.cache.evictable()[0]
-                if entry is not None and victim == entry.seq_id:
-                    entry, reuse = None, 0
-                    need = len(prompt) + max_tokens
-                self._evict(victim)
-            if self._reserved() + need > self.kv_cells:
-                if not self._active:  # can never fit, even alone
-                    self._reject(request, f"request needs {need} KV cells; the engine has {self.kv_cells}")
-                    continue
-                return  # wait for running sequences to free their cells
-            self._pop_waiting()
-            slot = self.samplers.pick_slot(self._free_slots, request.params)
-            self._free_slots.remove(slot)
-            self.samplers.for_request(slot, request.params)
-            if entry is not None and reuse > 0:
-                self.llama.seq_copy(entry.seq_id, slot, reuse)
-                self.prompt_tokens_reused += reuse
-            else:
-                reuse = 0
-            seq = RunningSequence(
-                request=request,
-                slot=slot,
-                prompt=prompt,
-                pending=prompt[reuse:].tolist(),
-                n_past=reuse,
-                reserved=need,
-                max_tokens=max_tokens,
-                output=OutputText(request.params.stop),
+            decision = admission(
+                prompt_tokens=len(prompt),
+                max_tokens=request.params.max_tokens,
+                context_tokens=self.info.n_ctx,
+                cached_prefix=(None if entry is None else entry.seq_id, shared),
+                twin_in_prefill=self._twin_in_prefill(prompt, shared),
+                kv=self._kv_budget(),
             )
-            self._active.append(seq)
+            for victim in decision.evict:
+                self._evict(victim)
+            if decision.verdict == "refuse":
+                self._reject(request, decision.reason)
+                continue
+            if decision.verdict == "wait":
+                return
+            self._start(request, prompt, decision)
+
+    def _start(self, request: Request, prompt: np.ndarray, decision: Admission) -> None:
+        """Give an admitted request a slot, its sampler chain and the cached prefix it starts from."""
+        self._pop_waiting()
+        slot = self.samplers.pick_slot(self._free_slots, request.params)
+        self._free_slots.remove(slot)
+        self.samplers.for_request(slot, request.params)
+        reuse = decision.reuse  # 0 without a prefix to start from
+        if decision.reuse_from is not None and reuse > 0:
+            self.llama.seq_copy(decision.reuse_from, slot, reuse)
+            self.prompt_tokens_reused += reuse
+        seq = RunningSequence(
+            request=request,
+            slot=slot,
+            prompt=prompt,
+            pending=prompt[reuse:].tolist(),
+            n_past=reuse,
+            reserved=decision.need,
+            max_tokens=decision.max_tokens,
+            output=OutputText(request.params.stop),
+        )
+        self._active.append(seq)
 
     def _twin_in_prefill(self, prompt: np.ndarray, cached: int) -> bool:
         """Whether a running sequence still in prefill shares clearly more of this prompt than the
@@ -280,27 +278,16 @@ class BatchingGenerator:
         llama_decode (on a GPU it returns before the GPU is done). The sequences with an output this
         step and their batch index; None when the decode failed."""
         t_start = time.perf_counter()
-        budget = self.llama.n_batch
         batch = self.llama.batch
-        # The sequences that lead with one token each (the generating ones) go in together: with 64 of
-        # them, filling the batch one sequence at a time held the idle GPU ~0.2 ms a step.
-        leading = list(itertools.takewhile(lambda s: len(s.pending) == 1, order))
-        singles = leading[:budget]
-        if len(leading) < len(order):  # a prompt is being read: its steps carry the generating rows one in N
-            self._prompt_steps += 1
-            if self._prompt_steps % self.prompt_steps_per_decode:
-                singles = []
+        step = self.planner.plan([len(s.pending) for s in order])
+        singles = order[: step.rows]
         batch.add_singles([s.pending[0] for s in singles], [s.n_past for s in singles], [s.slot for s in singles])
-        budget -= len(singles)
         plan: list[tuple[RunningSequence, int, int | None]] = [(s, 1, n) for n, s in enumerate(singles)]
-        for seq in order[len(leading) :]:
-            take = min(len(seq.pending), budget)
-            if take == 0:
-                continue
+        for position, take in step.slices:
+            seq = order[position]
             done = take == len(seq.pending)
             batch.add(seq.pending[:take], seq.n_past, seq.slot, "last" if done else False)
             plan.append((seq, take, batch.n_tokens - 1 if done else None))
-            budget -= take
         t_built = time.perf_counter()
         rows, n_tokens = len(singles), batch.n_tokens
         rc = self.llama.decode()

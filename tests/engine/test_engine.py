@@ -414,13 +414,13 @@ def test_a_step_trace_says_what_each_step_held_and_a_row_cap_holds_generating_ro
     long_prompt = " ".join(PROMPTS) * 12  # several n_batch slices
     wait_idle(engine)
     try:
-        engine.prompt_steps_per_decode = 64
+        engine.planner.prompt_steps_per_decode = 64
         engine.timing = StepTiming(trace=[])
         started = time.perf_counter()
         texts = run_together(engine, [PROMPTS[0], long_prompt], replace(GREEDY, max_tokens=6))
         trace = engine.timing.trace or []
     finally:
-        engine.prompt_steps_per_decode = 1
+        engine.planner.prompt_steps_per_decode = 1
         engine.timing = StepTiming()
     assert all(texts)
     assert trace and all(prompt == 0 or rows == 0 for _, rows, prompt in trace)  # no generating row beside a prompt

@@ -1,0 +1,93 @@
+"""The batching scheduler's decisions from plain numbers (docqa/engine/scheduler.py): admission, the KV
+budget, eviction of cached prefixes and what a step's batch holds. No model is loaded."""
+
+from __future__ import annotations
+
+from docqa.engine.scheduler import Admission, KVBudget, StepPlanner, admission
+
+
+def _admit(
+    prompt: int, max_tokens: int, kv: KVBudget, cached: tuple[int | None, int] = (None, 0), twin: bool = False
+) -> Admission:
+    return admission(
+        prompt_tokens=prompt,
+        max_tokens=max_tokens,
+        context_tokens=1000,
+        cached_prefix=cached,
+        twin_in_prefill=twin,
+        kv=kv,
+    )
+
+
+def test_a_prompt_that_fills_the_context_is_refused_with_its_sizes() -> None:
+    decision = _admit(1000, 10, KVBudget(cells=10_000, unified=True, reserved=0))
+    assert decision.verdict == "refuse"
+    assert "1000 tokens" in decision.reason and "1000-token context" in decision.reason
+
+
+def test_the_answer_is_bounded_by_the_room_the_context_leaves() -> None:
+    decision = _admit(900, 500, KVBudget(cells=10_000, unified=True, reserved=0))
+    assert (decision.verdict, decision.max_tokens, decision.need) == ("admit", 100, 1000)
+
+
+def test_a_cached_prefix_is_reused_but_the_last_prompt_token_is_read_again() -> None:
+    kv = KVBudget(cells=10_000, unified=True, reserved=0, cached=[(20, 400)])
+    decision = _admit(400, 50, kv, cached=(20, 400))
+    assert (decision.reuse_from, decision.reuse, decision.need) == (20, 399, 1 + 50)
+    assert decision.evict == ()
+
+
+def test_cached_prefixes_are_evicted_least_recently_used_first_until_the_request_fits() -> None:
+    kv = KVBudget(cells=900, unified=True, reserved=300, cached=[(20, 300), (21, 300), (22, 100)], running=1)
+    decision = _admit(200, 100, kv)  # needs 300; held 1000 of 900 cells: two entries must go
+    assert (decision.verdict, decision.evict) == ("admit", (20, 21))
+
+
+def test_evicting_the_prefix_a_request_would_start_from_makes_it_read_the_whole_prompt() -> None:
+    kv = KVBudget(cells=1000, unified=True, reserved=400, cached=[(20, 500)], running=1)
+    decision = _admit(500, 100, kv, cached=(20, 500))  # reuse 499 needs 101, but held 900 + 101 > 1000
+    assert decision.verdict == "admit" and decision.evict == (20,)
+    assert (decision.reuse_from, decision.reuse, decision.need) == (None, 0, 600)
+
+
+def test_a_request_that_does_not_fit_waits_while_others_run_and_is_refused_when_nothing_runs() -> None:
+    busy = KVBudget(cells=1000, unified=True, reserved=800, cached=[(20, 100)], running=2)
+    decision = _admit(200, 100, busy)
+    assert (decision.verdict, decision.evict) == ("wait", (20,))  # the room it made counts next time
+    idle = KVBudget(cells=250, unified=True, reserved=0)
+    refused = _admit(200, 100, idle)
+    assert refused.verdict == "refuse" and "needs 300 KV cells; the engine has 250" in refused.reason
+
+
+def test_without_a_unified_cache_nothing_is_reserved_or_evicted() -> None:
+    kv = KVBudget(cells=1000, unified=False, reserved=5000, cached=[(20, 900)], running=3)
+    decision = _admit(500, 200, kv)
+    assert (decision.verdict, decision.evict, decision.need) == ("admit", (), 700)
+
+
+def test_a_twin_still_reading_the_same_prompt_makes_the_request_wait() -> None:
+    decision = _admit(500, 100, KVBudget(cells=10_000, unified=True, reserved=0), twin=True)
+    assert decision.verdict == "wait" and decision.evict == ()
+
+
+def test_a_step_puts_every_generating_row_first_then_prompt_slices_within_n_batch() -> None:
+    planner = StepPlanner(n_batch=100)
+    step = planner.plan([1, 1, 1, 60, 80])
+    assert step.rows == 3 and step.slices == ((3, 60), (4, 37))
+    assert step.reads_prompt
+
+
+def test_more_generating_rows_than_the_batch_holds_are_cut_to_it() -> None:
+    step = StepPlanner(n_batch=4).plan([1] * 6)
+    assert (step.rows, step.slices) == (4, ())
+
+
+def test_while_prompts_are_read_generating_rows_ride_one_prompt_step_in_n() -> None:
+    planner = StepPlanner(n_batch=100, prompt_steps_per_decode=4)
+    rows = [planner.plan([1, 1, 500]).rows for _ in range(8)]
+    assert rows == [0, 0, 0, 2, 0, 0, 0, 2]
+    # a prompt-less step always carries them, and does not count as a prompt step
+    assert planner.plan([1, 1]).rows == 2
+    assert planner.prompt_steps == 8
+    # with the rows left out, the prompt gets the whole batch
+    assert planner.plan([1, 1, 500]).slices == ((2, 100),)
