@@ -270,8 +270,7 @@ class Ingestor:
             return FileResult(source.name, "failed", error=prepared.error)
         size, sha, existing = prepared.size, prepared.sha, prepared.existing
         if prepared.twin is not None:
-            emit("done", pages=prepared.twin.pages, chunks=prepared.twin.n_chunks)
-            return same_content(source.name, prepared.twin.source, prepared.twin)
+            return _as_twin(source.name, prepared.twin, emit)
         if existing is not None and prepared.unchanged:
             if source.metadata:  # the same file, now with its uploader's fields: only the catalog changes
                 self._store.set_catalog_fields(existing.id, source.metadata)
@@ -332,12 +331,15 @@ class Ingestor:
                 recipe=prepared.recipe,
                 ocr_pages=[page.number for page in parsed.pages if page.ocr],
                 metadata=source.metadata,
+                unique_content=existing is None,
             )
         except Exception as exc:
             if not is_disk_full(exc):
                 raise
             logger.error("disk full writing %s", source.name)
             return FileResult(source.name, "failed", error=f"disk full at {self._store.location}: nothing written")
+        if saved.twin is not None:  # another worker stored the same bytes since this file was hashed
+            return _as_twin(source.name, saved.twin, emit)
         vector_index = self._indexes.get(collection)
         if vector_index is not None:
             vector_index.remove(np.asarray(saved.removed_chunk_ids, dtype=np.int64))
@@ -380,6 +382,11 @@ class Ingestor:
 def shown_source(key: str) -> str:
     """Where a document came from, as a person reads it: its path, or "NAME (uploaded)"."""
     return f"{key.removeprefix('upload:')} (uploaded)" if key.startswith("upload:") else key
+
+
+def _as_twin(name: str, twin: DocumentRow, emit: Callable[..., None]) -> FileResult:
+    emit("done", pages=twin.pages, chunks=twin.n_chunks)
+    return same_content(name, twin.source, twin)
 
 
 def same_content(name: str, twin_key: str, twin: DocumentRow | None = None) -> FileResult:

@@ -88,6 +88,10 @@ class ChunkRow(Base):
 
 @dataclass(frozen=True)
 class SavedDocument:
+    """What save_document wrote: the document, its new chunks and the ones it replaced. twin: the ready
+    document with the same bytes that was found instead (asked with unique_content): nothing was written."""
+
     document_id: int
     chunk_ids: list[int]
     removed_chunk_ids: list[int]
+    twin: DocumentRow | None = None

@@ -65,6 +65,7 @@ class Store(Protocol):
         recipe: str | None = None,
         ocr_pages: Sequence[int] = (),
         metadata: Mapping[str, Any] | None = None,
+        unique_content: bool = False,
     ) -> SavedDocument: ...
     def set_catalog_fields(self, document_id: int, metadata: Mapping[str, Any]) -> None: ...
     def record_failure(

@@ -157,17 +157,21 @@ class RelationalStore(ChunkReads, ABC):
         """A ready document of the collection with these very bytes, stored under another source (the
         same file at another path, or uploaded under another name)."""
         with self.session() as s:
-            return s.scalar(
-                select(DocumentRow)
-                .where(
-                    DocumentRow.collection_id == collection_id,
-                    DocumentRow.sha256 == sha256,
-                    DocumentRow.status == "ready",
-                    DocumentRow.source != other_than,
-                )
-                .order_by(DocumentRow.id)
-                .limit(1)
+            return self._twin_in(s, collection_id, sha256, other_than)
+
+    @staticmethod
+    def _twin_in(session: Session, collection_id: int, sha256: str, other_than: str) -> DocumentRow | None:
+        return session.scalar(
+            select(DocumentRow)
+            .where(
+                DocumentRow.collection_id == collection_id,
+                DocumentRow.sha256 == sha256,
+                DocumentRow.status == "ready",
+                DocumentRow.source != other_than,
             )
+            .order_by(DocumentRow.id)
+            .limit(1)
+        )
 
     def documents(self, collection_id: int) -> list[DocumentRow]:
         with self.session() as s:
@@ -211,17 +215,27 @@ class RelationalStore(ChunkReads, ABC):
         recipe: str | None = None,
         ocr_pages: Sequence[int] = (),
         metadata: Mapping[str, Any] | None = None,
+        unique_content: bool = False,
     ) -> SavedDocument:
         """Insert or replace a document and all its chunks in one transaction; its catalog entry is read
-        from its name and head, with the uploader's `metadata` over it (docqa.store.catalog)."""
+        from its name and head, with the uploader's `metadata` over it (docqa.store.catalog).
+
+        unique_content: a new source whose bytes are already a ready document of the collection is not
+        written; that document comes back as `twin`. Checked under the write lock, so two workers saving
+        the same file at once store it once (the ingest pipeline's earlier check cannot see a document
+        another worker has not committed yet)."""
         if embeddings is not None and len(embeddings) != len(chunks):
             raise ValueError("one embedding per chunk expected")
         with self.session() as s:
+            self._lock_for_writing(s)  # before reading: a concurrent writer's document is committed by now
             doc = s.scalar(
                 select(DocumentRow).where(DocumentRow.collection_id == collection_id, DocumentRow.source == source)
             )
             removed: list[int] = []
-            self._lock_for_writing(s)
+            if doc is None and unique_content:
+                twin = self._twin_in(s, collection_id, sha256, source)
+                if twin is not None:
+                    return SavedDocument(twin.id, [], [], twin=twin)
             if doc is None:
                 doc = DocumentRow(collection_id=collection_id, source=source)
                 s.add(doc)

@@ -358,6 +358,31 @@ def test_the_same_bytes_under_another_name_are_one_document(tmp_path: Path) -> N
         assert len(qa.documents()) == 2
 
 
+def test_a_file_whose_twin_another_worker_stores_after_it_was_hashed_is_not_stored_again(tmp_path: Path) -> None:
+    """Issue 42 item 2, the race as one worker sees it: the file was hashed and read while no document had
+    its bytes, and another worker stored them before this one wrote. Before the check under the write
+    lock: two documents."""
+    body = "The supplier ships the goods within ten days of each order."
+    (tmp_path / "mine.txt").write_text(body)
+    (tmp_path / "theirs.txt").write_text(body)
+    with DocQA(make_settings(tmp_path / "data"), None, None) as qa:
+        store, save_document = qa.store, qa.store.save_document
+        other_worker = DocQA(make_settings(tmp_path / "data"), None, None)
+
+        def the_other_worker_first(**fields: Any) -> Any:
+            other_worker.ingest([tmp_path / "theirs.txt"])
+            return save_document(**fields)
+
+        store.save_document = the_other_worker_first  # type: ignore[method-assign]
+        result = qa.ingest([tmp_path / "mine.txt"]).files[0]
+        other_worker.close()
+        theirs = (tmp_path / "theirs.txt").resolve()
+        assert result.status == "unchanged", result
+        assert result.warnings == [f"same content as {theirs}: not stored again"]
+        assert [d.source for d in qa.documents()] == [str(theirs)]
+        assert result.document_id == qa.documents()[0].id
+
+
 def test_a_twin_is_named_by_where_it_came_from() -> None:
     from ingest.pipeline import same_content
 

@@ -4,6 +4,8 @@ vectors searched within their collection, and `check` finding and repairing what
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -17,12 +19,13 @@ from docqa.store.audit import document_problems, orphan_problems
 from docqa.store.db import SqliteStore
 from docqa.store.keyword import lexical
 from docqa.store.keyword.ranking import DEFAULT_RANKING
+from docqa.store.models import SavedDocument
 from docqa.store.postgres.keyword_tables import tsquery_literal, tsvector_literal
 from docqa.store.postgres.store import PostgresStore
 from docqa.store.postgres.vectors import PgVectorIndexes
 from docqa.store.protocol import Store
 from tests.store.test_passage_bm25 import CLAUSES
-from tests.support.store_rows import bm25, save
+from tests.support.store_rows import bm25, drafts, save
 
 QUESTIONS = [
     "Can the supplier terminate on notice, and what does termination end?",
@@ -189,3 +192,52 @@ def test_a_phrase_of_several_stems_scores_as_on_sqlite(
             second = postgres.keyword_tables.rank(b, 1, terms, DEFAULT_RANKING.title_weight, 10)
         assert first and _same(first, second), terms
     assert len(calls) == 3  # the phrase path ran for each
+
+
+def _save_once(store: Store, cid: int, source: str, sha: str) -> SavedDocument:
+    return store.save_document(
+        collection_id=cid,
+        source=source,
+        name=source,
+        sha256=sha,
+        size_bytes=1,
+        pages=1,
+        warnings=[],
+        chunks=drafts("The supplier ships within ten days."),
+        embeddings=None,
+        unique_content=True,
+    )
+
+
+def test_the_same_bytes_saved_under_another_source_come_back_as_the_stored_document(
+    both: tuple[SqliteStore, PostgresStore],
+) -> None:
+    """Issue 42 item 2: what save_document finds under its write lock, on both databases."""
+    for store in both:
+        cid = store.collection("c", create=True).id
+        first = _save_once(store, cid, "a/contract.txt", "same")
+        again = _save_once(store, cid, "upload:contract copy.txt", "same")
+        assert first.twin is None and first.chunk_ids
+        assert again.twin is not None
+        assert (again.document_id, again.twin.source) == (first.document_id, "a/contract.txt")
+        assert again.chunk_ids == [] and [d.source for d in store.documents(cid)] == ["a/contract.txt"]
+        assert _save_once(store, cid, "b.txt", "other").twin is None  # other bytes are another document
+
+
+def test_two_workers_saving_the_same_file_at_once_store_it_once(postgres_url: str) -> None:
+    """Issue 42 item 2, the race: every worker hashed the file before any had stored it, so the pipeline's
+    check found nothing for any of them; they save at the same moment, each from its own store and
+    connections, as `docqa worker` processes do. Before the check under the write lock: 6 documents."""
+    stores = [PostgresStore(postgres_url) for _ in range(6)]
+    cid = stores[0].collection("race", create=True).id
+    start = threading.Barrier(len(stores))
+
+    def worker(n: int) -> SavedDocument:
+        start.wait()
+        return _save_once(stores[n], cid, f"upload:copy {n}.txt", "same bytes")
+
+    with ThreadPoolExecutor(len(stores)) as pool:
+        saved = list(pool.map(worker, range(len(stores))))
+    documents = stores[0].documents(cid)
+    assert len(documents) == 1
+    assert sum(s.twin is None for s in saved) == 1 and {s.document_id for s in saved} == {documents[0].id}
