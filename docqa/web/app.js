@@ -99,9 +99,23 @@ async function loadDocuments() {
       return;
     }
     list.replaceChildren(...data.documents.map(documentItem), ...jobs.map(jobItem));
+    fillDocumentChoice(data.documents.filter((d) => d.status === "ready"));
   } catch (err) {
     list.replaceChildren(el("li", `no documents yet (${err.message})`));
   }
+}
+
+function fillDocumentChoice(documents) {
+  const select = $("set-document");
+  const chosen = select.value;
+  const all = el("option", "All documents");
+  all.value = "";
+  select.replaceChildren(all, ...documents.map((d) => {
+    const option = el("option", d.name);
+    option.value = String(d.id);
+    return option;
+  }));
+  select.value = documents.some((d) => String(d.id) === chosen) ? chosen : "";
 }
 
 // What the catalog says a document is, in a few words: "10-K, fiscal 2022, 3M COMPANY (MMM)".
@@ -277,6 +291,7 @@ async function openConversation(id) {
     }
   }
   current = { id, turns };
+  restoreSettings(id);
   if (id === null) localStorage.removeItem(rememberedKey()); else localStorage.setItem(rememberedKey(), String(id));
   renderThread();
   await loadConversations();
@@ -354,12 +369,13 @@ function turnView(turn, index) {
 }
 
 function fillAnswer(view, turn) {
-  const openCited = (number) => {
-    const c = (turn.citations || []).find((x) => x.number === number);
-    if (c) openSource(c);
-  };
-  view.querySelector(".answer").replaceChildren(Markdown.render(turn.answer || "", openCited));
-  view.querySelector(".citations").replaceChildren(...(turn.citations || []).map((c) => {
+  const cited = (number) => (turn.citations || []).find((x) => x.number === number);
+  const openCited = (number) => { const c = cited(number); if (c) openSource(c); };
+  const titleOf = (number) => { const c = cited(number); return c ? `${c.document}, ${pagesOf(c)}` : ""; };
+  view.querySelector(".answer").replaceChildren(Markdown.render(turn.answer || "", openCited, titleOf));
+  // the best-scoring source first, whatever number the prompt gave it
+  const sources = [...(turn.citations || [])].sort((a, b) => (b.score || 0) - (a.score || 0));
+  view.querySelector(".citations").replaceChildren(...sources.map((c) => {
     const item = el("li", undefined, c.cited ? "cited" : "");
     const link = el("a", `[${c.number}] ${c.document}, ${pagesOf(c)}`);
     link.href = "#";
@@ -371,17 +387,7 @@ function fillAnswer(view, turn) {
 
 async function copyAnswer(view, button) {
   const turn = current.turns[Number(view.dataset.index)];
-  const text = turn ? turn.answer : "";
-  try {
-    await navigator.clipboard.writeText(text);
-  } catch (_) {  // no clipboard API (plain http on another host): the old way
-    const area = el("textarea");
-    area.value = text;
-    document.body.append(area);
-    area.select();
-    document.execCommand("copy");
-    area.remove();
-  }
+  await Markdown.copyText(turn ? turn.answer : "");
   button.textContent = "Copied";
   setTimeout(() => { button.textContent = "Copy"; }, 1500);
 }
@@ -417,6 +423,52 @@ async function openSource(c) {
   if (target) target.scrollIntoView({ block: "center" });
 }
 
+// --- settings at hand, remembered per conversation ------------------------------------------------
+
+const SETTINGS = { temperature: "set-temperature", max_tokens: "set-max-tokens", top_k: "set-top-k",
+  document_id: "set-document", where: "set-where" };
+
+function settingsKey(id) {
+  return `docqa-ask-settings:${collection()}:${id === null ? "new" : id}`;
+}
+
+function saveSettings() {
+  const kept = { thinking: $("thinking").checked };
+  for (const [name, id] of Object.entries(SETTINGS)) kept[name] = $(id).value;
+  localStorage.setItem(settingsKey(current.id), JSON.stringify(kept));
+}
+
+function restoreSettings(id) {
+  let kept = {};
+  try { kept = JSON.parse(localStorage.getItem(settingsKey(id)) || "{}"); } catch (_) { /* start blank */ }
+  $("thinking").checked = Boolean(kept.thinking);
+  for (const [name, elementId] of Object.entries(SETTINGS)) $(elementId).value = kept[name] || "";
+}
+
+// "company=3M, year=2022" -> {company: "3M", year: "2022"}; a part without "=" is an error naming it.
+function parseWhere(text) {
+  const where = {};
+  for (const part of text.split(/[,;]/).map((p) => p.trim()).filter(Boolean)) {
+    const at = part.indexOf("=");
+    if (at <= 0) throw new Error(`filter "${part}" is not field=value`);
+    where[part.slice(0, at).trim()] = part.slice(at + 1).trim();
+  }
+  return where;
+}
+
+// The ask's settings as the API names them; blank ones are left to the server's defaults.
+function askSettings() {
+  const body = {};
+  const number = (id, parse) => { const v = $(id).value.trim(); return v === "" ? undefined : parse(v); };
+  body.temperature = number("set-temperature", parseFloat);
+  body.max_tokens = number("set-max-tokens", (v) => parseInt(v, 10));
+  body.top_k = number("set-top-k", (v) => parseInt(v, 10));
+  body.document_id = number("set-document", (v) => parseInt(v, 10));
+  const where = parseWhere($("set-where").value);
+  if (Object.keys(where).length) body.where = where;
+  return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
+}
+
 // --- asking ------------------------------------------------------------------------------------
 
 async function ask(question, regenerate) {
@@ -431,14 +483,16 @@ async function ask(question, regenerate) {
   running = { controller, turn, view, index };
   setAsking(true);
   // the server carries the conversation's earlier questions; regenerate asks past the answer cache
-  const body = { question, thinking: $("thinking").checked, stream: true, cache: !regenerate };
   try {
+    const body = { question, thinking: $("thinking").checked, stream: true, cache: !regenerate, ...askSettings() };
     if (current.id === null) {
       const made = await (await api(conversationsPath(), {
         method: "POST", headers: { "Content-Type": "application/json" }, body: "{}",
       })).json();
       current.id = made.id;
       localStorage.setItem(rememberedKey(), String(made.id));
+      saveSettings();  // the new conversation keeps the settings it was started with; the next starts blank
+      localStorage.removeItem(settingsKey(null));
     }
     const response = await api(conversationsPath(`/${current.id}/messages`), {
       method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
@@ -562,6 +616,8 @@ function setUp() {
   $("stop-button").addEventListener("click", () => { if (running) running.controller.abort(); });
   $("new-thread").addEventListener("click", () => openConversation(null));
   $("conversation-search").addEventListener("input", () => loadConversations());
+  $("ask-settings").addEventListener("change", saveSettings);
+  $("thinking").addEventListener("change", saveSettings);
   loadCollections().catch((err) => setNotice(`error: ${err.message}`));
 }
 

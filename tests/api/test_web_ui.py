@@ -37,9 +37,24 @@ QUESTION = "What was Northwind's revenue in 2025?"
 # the server and the page opens that conversation, as one comes back.
 STORED_ANSWER = {
     "answer": "**Bold** and *italic* [1]\n\n| Year | Revenue |\n|---|---|\n| 2025 | 184.6 |\n\n"
-    '- first\n- second\n\n<img src=x onerror="window.pwned=1"><script>window.pwned=2</script>',
+    '- first\n- second\n\n<img src=x onerror="window.pwned=1"><script>window.pwned=2</script>\n\n'
+    "```\nrevenue = 184.6\n```",
     "reasoning": "Step one.",
-    "citations": [],
+    "citations": [
+        {
+            "number": 1,
+            "document": "annual_report_2025.pdf",
+            "document_id": 1,
+            "pages": [2, 3],
+            "page": 2,
+            "cited": True,
+            "section": None,
+            "ocr": False,
+            "quote": None,
+            "chunk_id": 1,
+            "score": 1.0,
+        },
+    ],
     "timings": {"retrieval_ms": 1.0, "ttft_ms": 10.0, "total_ms": 20.0, "prompt_tokens": 5, "completion_tokens": 3},
     "mode": "non-thinking",
     "finish_reason": "stop",
@@ -228,6 +243,11 @@ def test_a_conversation_in_the_web_page(live_server: str, sample_qa: DocQA, tmp_
         expect(stored.locator(".answer strong")).to_have_text("Bold")
         expect(stored.locator(".answer table td").first).to_have_text("2025")
         expect(stored.locator(".answer li")).to_have_count(2)
+        # a citation mark is a chip that names its source; a code block has its own Copy button
+        expect(stored.locator(".answer a.cite")).to_have_attribute("title", "annual_report_2025.pdf, p. 2")
+        stored.locator(".code-block .copy-code").click()
+        expect(stored.locator(".code-block .copy-code")).to_have_text("Copied")
+        assert page.evaluate("navigator.clipboard.readText()") == "revenue = 184.6"
         expect(stored.locator(".answer")).to_contain_text("<img src=x")  # shown as text, never as markup
         assert stored.locator(".answer img, .answer script").count() == 0
         assert page.evaluate("window.pwned") is None
@@ -256,6 +276,76 @@ def test_a_conversation_in_the_web_page(live_server: str, sample_qa: DocQA, tmp_
         dark = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark").new_page()
         dark.goto(live_server)
         dark.screenshot(path=str(ARTIFACTS / "web_ui_dark.png"), full_page=True)
+        browser.close()
+
+
+def test_settings_at_hand_change_what_the_server_receives(live_server: str) -> None:
+    """Issue 44 item 3: temperature, answer length, sources, a pinned document and a catalog filter are set in
+    the page, sent with the question, change the answer the server gives, and are kept per conversation."""
+    from playwright.sync_api import expect, sync_playwright
+
+    memo = {"files": ("memo.txt", b"Memo: the cafeteria opens at 8 and the notice board is by the door.")}
+    tags = {"metadata": '{"tags": "memo"}'}
+    made = httpx.post(f"{live_server}/v1/collections/default/documents", files=memo, data=tags, timeout=60)
+    assert made.status_code == 200, made.text
+    documents = httpx.get(f"{live_server}/v1/collections/default/documents").json()["documents"]
+    handbook = next(d for d in documents if d["name"] == "operations_handbook.md")
+    asked_in = lambda r: r.url.endswith("/messages") and r.method == "POST"  # noqa: E731
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+        page.goto(live_server)
+        expect(page.locator("#set-document option")).to_have_count(len(documents) + 1)  # "All documents" too
+        page.click("#ask-settings summary")
+        page.fill("#set-temperature", "0.2")
+        page.fill("#set-max-tokens", "5")
+        page.fill("#set-top-k", "1")
+        page.select_option("#set-document", str(handbook["id"]))
+        page.fill("#question", "What are the support hours?")
+        with page.expect_request(asked_in) as sent:
+            page.press("#question", "Enter")
+        body = sent.value.post_data_json or {}
+        assert (body["temperature"], body["max_tokens"], body["top_k"], body["document_id"]) == (
+            0.2,
+            5,
+            1,
+            handbook["id"],
+        )
+        _wait_done(page, 0)
+        sources = _turn(page, 0).locator(".citations a")
+        expect(sources).to_have_count(1)  # one source, from the pinned document
+        expect(sources.first).to_contain_text("operations_handbook.md")
+        kept = _conversations(live_server, "default")[0]["messages"][0]
+        assert kept["timings"]["completion_tokens"] <= 5
+
+        # the catalog filter: only the memo (its tags came with the upload)
+        page.select_option("#set-document", "")
+        page.fill("#set-top-k", "3")
+        page.fill("#set-where", "tags=memo")
+        with page.expect_request(asked_in) as sent:
+            page.fill("#question", "When does the cafeteria open?")
+            page.press("#question", "Enter")
+        assert (sent.value.post_data_json or {})["where"] == {"tags": "memo"}
+        _wait_done(page, 1)
+        expect(_turn(page, 1).locator(".citations a")).to_have_count(1)
+        expect(_turn(page, 1).locator(".citations a").first).to_contain_text("memo.txt")
+
+        # a filter that is not field=value is said, naming it; nothing is sent
+        page.fill("#set-where", "memo")
+        page.fill("#question", "Anything?")
+        page.press("#question", "Enter")
+        expect(_turn(page, 2).locator(".status")).to_have_text('error: filter "memo" is not field=value')
+        page.fill("#set-where", "tags=memo")
+        page.dispatch_event("#set-where", "change")
+
+        # kept per conversation: a new one starts blank, coming back brings them back
+        page.click("#new-thread")
+        expect(page.locator("#set-where")).to_have_value("")
+        expect(page.locator("#set-max-tokens")).to_have_value("")
+        page.reload()
+        page.locator("#conversation-list .conversation-title").first.click()
+        expect(page.locator("#set-where")).to_have_value("tags=memo")
+        expect(page.locator("#set-temperature")).to_have_value("0.2")
         browser.close()
 
 
