@@ -3,6 +3,9 @@
 - docs/settings.md is generated from the settings model (docqa.core.settings.Settings): every DOCQA_*
   variable, its type, default and description. `python -m tools.docs_check --write` rewrites it;
   without --write, a difference fails.
+  Settings marked experimental (tuning switches settled by measurement) are listed apart, last.
+- no setting's description carries a measured figure (a share, a ratio, milliseconds, GiB, tokens/s, a GPU's
+  name): figures go stale, so they live in docs/benchmarks.md.
 - every repository path that README.md and docs/*.md name in backticks (`docqa/...`, `bench/results/...`)
   exists, so a moved module or a renamed result file is caught.
 """
@@ -27,12 +30,16 @@ DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 # a path in backticks that starts at one of the repository's folders (a glob or a placeholder is left alone)
 _PATH = re.compile(r"`((?:docqa|ingest|bench|tests|docs|tools|sample_docs|\.ci)/[\w./-]*)`")
 
+# what a measured figure looks like in a description: "95%", "1.5x", "8 ms", "1.9 GiB", "400 tokens/s", "H200"
+_FIGURE = re.compile(r"\d(?:[\d.,]*)\s*(?:%|x\b|ms\b|GiB|GB\b|tokens/s|tok/s)|H200|measured")
+
 HEADER = """# Settings
 
 Generated from `docqa/core/settings.py` by `python -m tools.docs_check --write`; `make lint` fails when this
 file is stale. Every setting is an environment variable (`DOCQA_<FIELD>`, nested `DOCQA_<GROUP>_<FIELD>`), a
 key of `docqa.toml` (`DOCQA_CONFIG` names another file; nested keys under `[group]`), or an argument of
-`Settings(...)`. Why the defaults are what they are: docs/benchmarks.md.
+`Settings(...)`. Why the defaults are what they are: docs/benchmarks.md. The experimental settings, last, are
+tuning switches that measurement settled: kept to measure again, and they may go away.
 """
 
 
@@ -53,32 +60,56 @@ def _type(field: FieldInfo) -> str:
     return text.replace("|", "or")
 
 
-def _rows(model: type[BaseModel], prefix: str) -> list[str]:
-    rows = []
-    for name, field in model.model_fields.items():
+def _experimental(field: FieldInfo) -> bool:
+    extra = field.json_schema_extra
+    return isinstance(extra, dict) and bool(extra.get("experimental"))
+
+
+def _groups() -> list[tuple[str, str, type[BaseModel]]]:
+    """(heading, variable prefix, model) of the general settings and of each group."""
+    groups: list[tuple[str, str, type[BaseModel]]] = [("General", "DOCQA_", Settings)]
+    for name, field in Settings.model_fields.items():
         annotation = field.annotation
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-            continue  # groups get their own table
-        description = " ".join((field.description or "").split()).replace("|", "\\|")
-        rows.append(f"| `{prefix}{name.upper()}` | {_type(field)} | {_default(field)} | {description} |")
-    return rows
+            groups.append((f"{name} ({field.description})", f"DOCQA_{name.upper()}_", annotation))
+    return groups
+
+
+def _fields(model: type[BaseModel]) -> list[tuple[str, FieldInfo]]:
+    """The model's own settings (groups get their own table)."""
+    return [
+        (name, field)
+        for name, field in model.model_fields.items()
+        if not (isinstance(field.annotation, type) and issubclass(field.annotation, BaseModel))
+    ]
+
+
+def _row(prefix: str, name: str, field: FieldInfo) -> str:
+    description = " ".join((field.description or "").split()).replace("|", "\\|")
+    return f"| `{prefix}{name.upper()}` | {_type(field)} | {_default(field)} | {description} |"
 
 
 def render() -> str:
     table = ["| variable | type | default | meaning |", "|---|---|---|---|"]
-    out = [HEADER, "## General\n", *table]
-    out += _rows(Settings, "DOCQA_")
-    for name, field in Settings.model_fields.items():
-        annotation = field.annotation
-        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-            out += [
-                "",
-                f"## {name} ({field.description})\n",
-                "| variable | type | default | meaning |",
-                "|---|---|---|---|",
-            ]
-            out += _rows(annotation, f"DOCQA_{name.upper()}_")
+    out = [HEADER.rstrip("\n")]
+    experimental: list[str] = []
+    for heading, prefix, model in _groups():
+        out += ["", f"## {heading}\n", *table]
+        for name, field in _fields(model):
+            (experimental if _experimental(field) else out).append(_row(prefix, name, field))
+    out += ["", "## Experimental: tuning switches\n", *table, *experimental]
     return "\n".join(out) + "\n"
+
+
+def measured_figures() -> list[str]:
+    """Settings whose description carries a measured figure."""
+    found = []
+    for _, prefix, model in _groups():
+        for name, field in _fields(model):
+            match = _FIGURE.search(field.description or "")
+            if match:
+                found.append(f"{prefix}{name.upper()}: '{match.group(0)}' in its description")
+    return found
 
 
 def dead_paths() -> list[str]:
@@ -105,6 +136,7 @@ def main() -> int:
     elif not SETTINGS_DOC.is_file() or SETTINGS_DOC.read_text(encoding="utf-8") != rendered:
         problems.append("docs/settings.md is stale: run `python -m tools.docs_check --write`")
     problems += [f"{where}: no such path" for where in dead_paths()]
+    problems += [f"{what}: measured figures go to docs/benchmarks.md" for what in measured_figures()]
     for problem in problems:
         sys.stderr.write(problem + "\n")
     return 1 if problems else 0

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, Field
+from pydantic.json_schema import JsonDict
 
 PromptFormat = Literal["auto", "qwen3", "chatml", "gemma", "plain"]
 PROMPT_FORMATS = frozenset({"qwen3", "chatml", "gemma", "plain"})  # what "auto" resolves to
@@ -24,6 +25,11 @@ GPU_MAX_TOKENS = 1024
 MIN_PROMPT_BUDGET = 512
 
 
+# Marks a tuning switch: settled by measurement, kept to measure again, listed apart in docs/settings.md; it may
+# go away in a later version. What a user or operator sets is everything else.
+EXPERIMENTAL: JsonDict = {"experimental": True}
+
+
 class LLMSettings(BaseModel):
     model: Path | None = Field(
         default=None,
@@ -34,10 +40,9 @@ class LLMSettings(BaseModel):
     n_gpu_layers: int = Field(default=-1, description="Layers offloaded to the GPU; -1 offloads every layer.")
     flash_attn: bool | None = Field(
         default=None,
-        description="Flash attention for the generator; unset: llama.cpp's own choice in the batching engine, on "
-        "wherever the device has the kernel, CPU included (2-core CPU, demo model: 8 streams decode ~10% faster, "
-        "one ~8%), except a CPU with kv_unified (its rounding there breaks batch equivalence); the one-at-a-time "
-        "fallback turns it on with a GPU only.",
+        description="Flash attention for the generator; unset: llama.cpp's own choice in the batching engine (on "
+        "wherever the device has the kernel, CPU included), except a CPU with kv_unified (its rounding there breaks "
+        "batch equivalence); the one-at-a-time fallback turns it on with a GPU only.",
     )
     n_threads: int | None = Field(default=None, description="CPU threads for llama.cpp; unset uses every core.")
     max_tokens: int | None = Field(
@@ -49,9 +54,9 @@ class LLMSettings(BaseModel):
     prompt_budget: int | None = Field(
         default=None,
         ge=MIN_PROMPT_BUDGET,
-        description=f"Most tokens of document text in one prompt: a longer source keeps the lines around its best "
-        f"passage. Unset: what n_ctx leaves on a GPU or behind an endpoint, {CPU_PROMPT_BUDGET:,} on a CPU, where "
-        "reading the prompt is the wait (a 2-core CPU reads ~400 tokens/s with the demo model).",
+        description="Most tokens of document text in one prompt: a longer source keeps the lines around its best "
+        "passage. Unset: what n_ctx leaves on a GPU or behind an endpoint, 4,096 on a CPU, where reading the prompt "
+        "is the wait.",
     )
     prompt_format: PromptFormat = Field(
         default="auto",
@@ -79,10 +84,9 @@ class LLMSettings(BaseModel):
     endpoint_timeout_s: float = Field(
         default=180.0,
         gt=0,
-        description="Longest wait for the endpoint to start answering or send the next token (connecting: at most "
-        "10 s); past it the ask fails with a 504 naming the endpoint. Sized for a CPU node: a 2.6k-token prompt on a "
-        "busy CPU took over 60 s to its first token at review; a docqa node says each prompt slice's progress, "
-        "which resets the wait.",
+        description="Longest wait for the endpoint to start answering or send the next token (connecting: at most 10 "
+        "s); past it the ask fails with a 504 naming the endpoint. Sized for a busy CPU node reading a long prompt; a "
+        "docqa node says each prompt slice's progress, which resets the wait.",
     )
     endpoint_max_in_flight: int = Field(
         default=32,
@@ -104,21 +108,19 @@ class LLMSettings(BaseModel):
     n_ubatch: int = Field(
         default=1024,
         ge=32,
-        description="Most tokens llama.cpp computes in one pass; a larger step is split into passes of this "
-        "many. Capped at n_batch. 1024 evaluated long prompts 2-4% faster than llama.cpp's own 512 on an "
-        "H200 (docs/benchmarks.md), for twice the GPU memory besides the KV cache (Qwen3-14B: 1.9 against "
-        "1.0 GiB, llama.cpp's compute buffer and the CUDA pool it grows while decoding).",
+        description="Most tokens llama.cpp computes in one pass; a larger step is split into passes of this many. "
+        "Capped at n_batch. Larger passes read long prompts faster on a GPU, for more GPU memory besides the KV cache "
+        "(llama.cpp's compute buffer grows with them).",
     )
     prompt_steps_per_decode: int | None = Field(
         default=None,
         ge=1,
         le=64,
-        description="While prompts are read, the generating sequences take their next token in one step of this "
-        "many (1: every step). llama.cpp evaluates those rows in a pass of their own: fewer such steps read "
-        "prompts faster, while the streams already answering wait longer between tokens. Unset: 4 with every "
-        "layer on a GPU (16 asks of 6,144 tokens on an H200: 24.7 s against 26.7 s, median first token 10.8 "
-        "against 11.3 s; a pause of ~1.7 s instead of ~0.4 s in a stream while others' prompts are read; "
-        "docs/benchmarks.md), 1 on a CPU (a prompt step there takes seconds).",
+        description="While prompts are read, the generating sequences take their next token in one step of this many "
+        "(1: every step). llama.cpp evaluates those rows in a pass of their own: fewer such steps read prompts "
+        "faster, while the streams already answering wait longer between tokens. Unset: 4 with every layer on a GPU, "
+        "1 on a CPU (a prompt step there takes seconds).",
+        json_schema_extra=EXPERIMENTAL,
     )
     kv_cells: int | None = Field(
         default=None,
@@ -136,36 +138,43 @@ class LLMSettings(BaseModel):
         default=False,
         description="One KV pool for all sequences (cheap prefix sharing, but every sequence attends over the "
         "whole pool); off: each sequence has its own n_ctx cells, as llama-batched-bench runs.",
+        json_schema_extra=EXPERIMENTAL,
     )
     prefix_cache_tokens: int | None = Field(
-        default=None, ge=0, description="KV cells cached prefixes may hold; unset: a quarter of kv_cells."
+        default=None,
+        ge=0,
+        description="KV cells cached prefixes may hold; unset: a quarter of kv_cells.",
+        json_schema_extra=EXPERIMENTAL,
     )
     backend_sampling: bool | None = Field(
         default=None,
         description="Run each request's sampler chain (top-k, top-p, temperature, draw) inside llama.cpp's "
         "decode graph, so only the chosen token leaves the GPU; unset: on when layers are offloaded to a GPU.",
+        json_schema_extra=EXPERIMENTAL,
     )
     batched_sampling_from: int | None = Field(
         default=None,
         ge=0,
-        description="Once this many sequences generate at once, llama.cpp's graph keeps only each row's top-k "
-        "and the host draws all rows in one vectorised pass (without backend sampling, from the full logits) "
-        "instead of one whole sampler chain each; back below half of it (from 2: back when one is left); 0: never; "
-        "unset: 16 when layers are offloaded to a GPU, 2 on the CPU (8 streams: 10 -> 4 ms of sampling a step).",
+        description="Once this many sequences generate at once, llama.cpp's graph keeps only each row's top-k and the "
+        "host draws all rows in one vectorised pass (without backend sampling, from the full logits) instead of one "
+        "whole sampler chain each; back below half of it (from 2: back when one is left); 0: never; unset: 16 when "
+        "layers are offloaded to a GPU, 2 on the CPU.",
+        json_schema_extra=EXPERIMENTAL,
     )
     block_top_k: bool = Field(
         default=True,
-        description="With sampling in llama.cpp's graph (backend_sampling), compute every row's top-k once for "
-        "all rows from block maxima (a few operations in all), both where the graph keeps the top-k for the host "
-        "(batched_sampling_from) and where a whole sampler chain runs in it; false: llama.cpp's own top-k, one "
-        "per sequence (on an H200, 64 of them added 8 ms to a 24 ms decode step).",
+        description="With sampling in llama.cpp's graph (backend_sampling), compute every row's top-k once for all "
+        "rows from block maxima (a few operations in all), both where the graph keeps the top-k for the host "
+        "(batched_sampling_from) and where a whole sampler chain runs in it; false: llama.cpp's own top-k, one per "
+        "sequence.",
+        json_schema_extra=EXPERIMENTAL,
     )
     block_top_k_short_sorts: bool = Field(
         default=True,
         description="The block top-k through two levels of blocks, so that none of its sorts is longer than 1,024 "
         "(ggml's CUDA backend sorts such a row in one kernel, a longer one with a multi-kernel radix sort); false: "
-        "one level (Qwen: an argsort of 1,187 block maxima and one of 2,560 candidates). On an H200, two levels "
-        "made 16 x 6,144 and 64 x 512 faster in each of three runs, whichever ran first.",
+        "one level (Qwen: an argsort of 1,187 block maxima and one of 2,560 candidates).",
+        json_schema_extra=EXPERIMENTAL,
     )
     thinking_budget: int | None = Field(
         default=None,

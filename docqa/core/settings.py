@@ -26,6 +26,7 @@ from docqa.core.errors import ConfigError
 from docqa.core.llm_settings import (
     CPU_MAX_TOKENS,
     CPU_PROMPT_BUDGET,
+    EXPERIMENTAL,
     GPU_MAX_TOKENS,
     LLMSettings,
     PromptFormat,
@@ -69,8 +70,8 @@ class EmbedSettings(BaseModel):
     n_gpu_layers: int = Field(default=-1, description="Embedder layers offloaded to the GPU; -1 is all.")
     flash_attn: bool | None = Field(
         default=None,
-        description="Flash attention for the embedder; unset: on when llama.cpp has a GPU backend and layers "
-        "are offloaded (measured on an H200: 45% of llama-bench's embedding throughput without it).",
+        description="Flash attention for the embedder; unset: on when llama.cpp has a GPU backend and layers are "
+        "offloaded.",
     )
     n_threads: int | None = Field(default=None, description="CPU threads for the embedder; unset uses every core.")
     pooling: Pooling = Field(
@@ -80,16 +81,17 @@ class EmbedSettings(BaseModel):
     micro_batch: int | None = Field(
         default=None,
         ge=32,
-        description="Tokens per forward pass (llama.cpp's n_ubatch); unset: the whole context. Below it, a long "
-        "text runs in pieces: a smaller compute buffer, but slower (84% against 95% of llama-bench on an H200), "
-        "and only for a causal model that pools its last token (Qwen3-Embedding); mean and CLS pooling refuse it.",
+        description="Tokens per forward pass (llama.cpp's n_ubatch); unset: the whole context. Below it, a long text "
+        "runs in pieces: a smaller compute buffer, but slower, and only for a causal model that pools its last token "
+        "(Qwen3-Embedding); mean and CLS pooling refuse it.",
+        json_schema_extra=EXPERIMENTAL,
     )
     last_token_only: bool = Field(
         default=True,
-        description="For a model that pools its last token (Qwen3-Embedding): run each text but its last token "
-        "without outputs, then the last tokens, so llama.cpp computes no logits for the rest (an H200: 1.5x "
-        "the throughput; compute buffer at 8k tokens 0.55 GB instead of 4.9); false: every token an output, "
-        "as llama.cpp's embedding mode does.",
+        description="For a model that pools its last token (Qwen3-Embedding): run each text but its last token without "
+        "outputs, then the last tokens, so llama.cpp computes no logits for the rest (faster, with a far smaller "
+        "compute buffer); false: every token an output, as llama.cpp's embedding mode does.",
+        json_schema_extra=EXPERIMENTAL,
     )
     query_instruction: str | None = Field(
         default=None,
@@ -101,6 +103,7 @@ class EmbedSettings(BaseModel):
         ge=1,
         description="Short texts are packed into one llama.cpp batch up to this many tokens; longer texts "
         "go alone (packing long texts makes attention span the whole batch, which is slower).",
+        json_schema_extra=EXPERIMENTAL,
     )
 
 
@@ -130,21 +133,23 @@ class RetrievalSettings(BaseModel):
     top_k: int = Field(default=3, ge=1, le=50, description="Chunks put in the prompt.")
     retriever: RetrieverKind = Field(
         default="auto",
-        description="bm25 (SQLite FTS5), dense (FAISS), hybrid (both, fused by rank), or auto: bm25, the best on "
-        "the CUAD dev set with every embedding model measured (40 contracts, recall@1 / @3: bm25 0.813 / 0.974, "
-        "hybrid with all-MiniLM-L6-v2 0.807 / 0.963, dense alone 0.533 / 0.757; the demo model did worse), and "
-        "then no embedding model is loaded and nothing is embedded. hybrid or dense load the embedding model.",
+        description="bm25 (SQLite FTS5), dense (FAISS), hybrid (both, fused by rank), or auto: bm25, which no "
+        "embedding model tried here has beaten on the dev sets (docs/status.md), and then no embedding model is "
+        "loaded and nothing is embedded. hybrid or dense load the embedding model.",
     )
     candidates: int = Field(default=30, ge=1, description="Candidates each retriever contributes before fusion.")
     rrf_k: int = Field(
-        default=10, ge=1, description="Reciprocal-rank-fusion constant (smaller: the first ranks count more)."
+        default=10,
+        ge=1,
+        description="Reciprocal-rank-fusion constant (smaller: the first ranks count more).",
+        json_schema_extra=EXPERIMENTAL,
     )
     dense_weight: float = Field(
         default=0.25,
         ge=0.0,
-        description="Weight of the dense ranking against BM25's 1.0 in hybrid fusion. With all-MiniLM-L6-v2 on 40 "
-        "CUAD contracts, recall@1 / @3: weight 1 (k 60) 0.699 / 0.913, 0.5 (k 10) 0.778 / 0.955, 0.25 (k 10) "
-        "0.807 / 0.963; bm25 alone 0.813 / 0.974.",
+        description="Weight of the dense ranking against BM25's 1.0 in hybrid fusion (its sweep: docs/benchmarks.md, "
+        "settings' figures).",
+        json_schema_extra=EXPERIMENTAL,
     )
 
 
@@ -163,9 +168,14 @@ class RerankSettings(BaseModel):
         ge=1,
         description="Windows of a chunk the reranker reads: those holding the most distinct question terms; "
         "a chunk scores as its best window.",
+        json_schema_extra=EXPERIMENTAL,
     )
     window_tokens: int = Field(
-        default=512, ge=64, le=8192, description="Length of a window, in the reranker's tokens (longer is cut)."
+        default=512,
+        ge=64,
+        le=8192,
+        description="Length of a window, in the reranker's tokens (longer is cut).",
+        json_schema_extra=EXPERIMENTAL,
     )
     instruction: str = Field(
         default="Given a question about a document, retrieve the passages that answer it",
@@ -185,7 +195,10 @@ class RerankSettings(BaseModel):
 class IngestSettings(BaseModel):
     max_file_mb: int = Field(default=200, ge=1, description="Files larger than this are refused.")
     checkpoint_seconds: float = Field(
-        default=30.0, gt=0, description="How often a long ingest writes its FAISS index to disk."
+        default=30.0,
+        gt=0,
+        description="How often a long ingest writes its FAISS index to disk.",
+        json_schema_extra=EXPERIMENTAL,
     )
     isolate_pdf: bool = Field(
         default=True,

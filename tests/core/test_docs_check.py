@@ -22,3 +22,29 @@ def test_a_stale_settings_doc_and_a_dead_path_fail(tmp_path: Path, monkeypatch: 
     stale.write_text(docs_check.render())
     monkeypatch.setattr(docs_check, "DOCS", [])
     assert docs_check.main() == 0
+
+
+def test_a_measured_figure_in_a_description_fails_and_tuning_switches_are_listed_apart(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 45 item 3: no measured figures in setting descriptions; experimental switches in their own table."""
+    from pydantic import BaseModel, Field
+
+    from docqa.core.llm_settings import EXPERIMENTAL
+
+    class Group(BaseModel):
+        plain: int = Field(default=1, description="At most 10 s, 4,096 tokens on a CPU.")
+        stale: int = Field(default=2, description="Faster (95% of llama-bench on an H200).")
+        switch: bool = Field(default=True, description="A tuning switch.", json_schema_extra=EXPERIMENTAL)
+
+    class Fake(BaseModel):
+        top: int = Field(default=0, description="1.5x the throughput.")
+        group: Group = Field(default_factory=Group, description="a group")
+
+    monkeypatch.setattr(docs_check, "Settings", Fake)
+    assert docs_check.measured_figures() == [
+        "DOCQA_TOP: '1.5x' in its description",
+        "DOCQA_GROUP_STALE: '95%' in its description",
+    ]
+    text = docs_check.render()
+    assert text.index("`DOCQA_GROUP_PLAIN`") < text.index("## Experimental") < text.index("`DOCQA_GROUP_SWITCH`")
