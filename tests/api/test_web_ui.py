@@ -1,7 +1,8 @@
 """The web page in headless Chromium (Debian's chromium, driven by Playwright), as a user works in it:
 create a collection and ask it at once, upload a sample PDF and a bad file, ask with Enter and watch the
 answer stream in, open the cited text, follow up, copy, regenerate, rate, stop, delete a document, find,
-rename and delete conversations kept on the server, come back to one; Markdown rendered without running any
+rename and delete conversations kept on the server, come back to one; settings per conversation; two people
+with two API keys apart; Markdown rendered without running any
 HTML; dark mode; a 390 px phone screen.
 Screenshots (desktop, 390 px, dark) are kept in tests/artifacts/."""
 
@@ -13,7 +14,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from docqa.core.settings import APISettings
 from docqa.service import DocQA
+from tests.support.live_server import free_port, serve_app
 from tests.support.paths import ROOT, SAMPLE_DOCS
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -346,6 +349,42 @@ def test_settings_at_hand_change_what_the_server_receives(live_server: str) -> N
         page.locator("#conversation-list .conversation-title").first.click()
         expect(page.locator("#set-where")).to_have_value("tags=memo")
         expect(page.locator("#set-temperature")).to_have_value("0.2")
+        browser.close()
+
+
+def test_two_people_with_two_keys_see_only_their_own_conversations(sample_qa: DocQA) -> None:
+    """Issue 44 item 1 in the browser: a server with API keys, two browser contexts (two people), each with its
+    own key. Each sees only the conversations its key made, and a conversation ID of the other's (from a
+    shared link, say) opens empty rather than the other's messages."""
+    from playwright.sync_api import expect, sync_playwright
+
+    settings = sample_qa.settings.model_copy(update={"api": APISettings(keys="key-ann,key-bob")})
+    with serve_app(settings, sample_qa, free_port()) as base, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        people = {}
+        for name in ("ann", "bob"):
+            page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+            page.add_init_script(f"localStorage.setItem('docqa-api-key', 'key-{name}')")
+            page.goto(base)
+            expect(page.locator("#collection option")).to_have_text(["default"])
+            people[name] = page
+        for name, page in people.items():
+            page.fill("#question", f"What are the support hours, asks {name}?")
+            page.press("#question", "Enter")
+            _wait_done(page, 0)
+        for name, page in people.items():
+            titles = page.locator("#conversation-list .conversation-title")
+            expect(titles).to_have_text([f"What are the support hours, asks {name}?"])
+        ann_id = people["ann"].evaluate("localStorage.getItem('docqa-conversation:default')")
+        bob = people["bob"]
+        bob.evaluate(f"localStorage.setItem('docqa-conversation:default', '{ann_id}')")
+        bob.reload()
+        expect(bob.locator("#conversation-list .conversation-title")).to_have_count(1)
+        expect(bob.locator(".turn")).to_have_count(0)  # Ann's conversation is not Bob's to read
+        not_yours = httpx.get(
+            f"{base}/v1/collections/default/conversations/{ann_id}", headers={"Authorization": "Bearer key-bob"}
+        )
+        assert not_yours.status_code == 404
         browser.close()
 
 
