@@ -6,7 +6,7 @@ ARG CUDA_VERSION=12.6.3
 
 FROM nvidia/cuda:${CUDA_VERSION}-devel-ubuntu24.04 AS build
 RUN apt-get update && apt-get install -y --no-install-recommends python3 python3-venv python3-dev build-essential cmake git \
-    && rm -rf /var/lib/apt/lists/*
+    npm && rm -rf /var/lib/apt/lists/*
 RUN python3 -m venv /opt/docqa
 # Link against the driver stub at build time; the real libcuda comes from the host at run time.
 # GGML_NATIVE=OFF: the image runs on CPUs other than the build machine's, so no -march=native (which
@@ -17,6 +17,8 @@ WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY docqa ./docqa
 COPY ingest ./ingest
+COPY tools/vendor_pdfjs.sh ./tools/
+RUN bash tools/vendor_pdfjs.sh  # the page's PDF viewer (PDF.js from npm), packaged with docqa/web
 RUN /opt/docqa/bin/pip install --no-cache-dir ".[hub,postgres,s3]"
 
 FROM nvidia/cuda:${CUDA_VERSION}-runtime-ubuntu24.04

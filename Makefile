@@ -16,7 +16,11 @@ endif
 
 .PHONY: setup demo test lint unit bench clean-demo
 
-setup: $(STAMP)
+setup: $(STAMP) docqa/web/vendor/pdfjs/VERSION
+
+# the page's PDF viewer, from npm at build time (tools/vendor_pdfjs.sh pins the version)
+docqa/web/vendor/pdfjs/VERSION: tools/vendor_pdfjs.sh
+	bash tools/vendor_pdfjs.sh
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || python3 -m venv $(VENV)

@@ -151,6 +151,15 @@ class DocumentNotFoundError(DocqaError):
         super().__init__(f"document {document_id} not found in collection '{collection}'")
 
 
+class OriginalNotKeptError(DocqaError):
+    """A document's file cannot be shown: docqa did not keep it, or the file it was read from changed."""
+
+    http_status = 404
+
+    def __init__(self, document: str, why: str) -> None:
+        super().__init__(f"the file of {document} cannot be shown: {why}")
+
+
 class ChunkNotFoundError(DocqaError):
     http_status = 404
 

@@ -37,6 +37,7 @@ from docqa.service.asking import Asker
 from docqa.service.conversations import ConversationService
 from docqa.service.jobs import IngestQueue
 from docqa.service.liveness import Liveness
+from docqa.service.originals import Originals
 from docqa.service.status import AnswerOutcome, CacheStats, CollectionSummary, ServiceStatus
 from docqa.store.audit import document_problems, orphan_problems
 from docqa.store.consistency import ConsistencyReport
@@ -72,6 +73,7 @@ class DocQA:
         )
         self._queue: IngestQueue | None = None  # ingestion jobs (a database URL), opened at first use
         self.conversations = ConversationService(self)  # kept on the server, per collection and API key
+        self.originals = Originals(settings.data_dir / "originals")  # uploaded files, for the page's viewer
         # The models open() loaded, which close() frees; models handed in belong to the caller.
         self._close_models: list[Callable[[], None]] = []
 
@@ -181,12 +183,27 @@ class DocQA:
         max_chars: int | None = None,
     ) -> IngestReport:
         """max_chars: the bound on the text all these files bring together (an upload's; see Ingestor.ingest)."""
-        report = self.ingestor.ingest(
-            self.collection(collection, create=True), sources, progress, password, max_chars=max_chars
-        )
+        coll = self.collection(collection, create=True)
+        report = self.ingestor.ingest(coll, sources, progress, password, max_chars=max_chars)
+        self._keep_uploads(coll, sources, report)
         for callback in self.on_ingest:
             callback(report)
         return report
+
+    def _keep_uploads(self, coll: CollectionRow, sources: list[Source], report: IngestReport) -> None:
+        """Keep the uploaded files that are documents now (a path's file stays where it is)."""
+        documents = {d.id: d for d in self.store.documents(coll.id) if d.status == "ready"}
+        results = {result.path: result for result in report.files}
+        for source in sources:
+            result = results.get(source.name)
+            document = documents.get(result.document_id or -1) if result else None
+            if source.key.startswith("upload:") and document is not None and source.path.is_file():
+                self.originals.keep(document.sha256, source.path)
+
+    def original(self, document_id: int, collection: str | None = None) -> tuple[DocumentRow, Path]:
+        """A document and the file it was read from (OriginalNotKeptError where docqa has none)."""
+        document = self.store.document(self.collection(collection), document_id)
+        return document, self.originals.of(document)
 
     @property
     def queues_uploads(self) -> bool:
@@ -227,11 +244,14 @@ class DocQA:
 
     def delete_document(self, document_id: int, collection: str | None = None) -> None:
         coll = self.collection(collection)
+        sha = self.store.document(coll, document_id).sha256
         removed = self.store.delete_document(coll, document_id)
         index = self.indexes.get(coll)
         if index is not None:
             index.remove(np.asarray(removed, dtype=np.int64))
             self.indexes.save(coll)
+        if not any(self.store.document_with_content(c.id, sha, other_than="") for c in self.store.collections()):
+            self.originals.forget(sha)  # no document holds these bytes any more
 
     def integrity_ok(self) -> bool:
         """The store's own check: SQLite's integrity check of the data home; on Postgres, that the database

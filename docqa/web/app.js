@@ -421,6 +421,47 @@ async function openSource(c) {
   });
   $("source-dialog").showModal();
   if (target) target.scrollIntoView({ block: "center" });
+  await showPdf(c, data);
+}
+
+// --- the PDF viewer: the cited page as the file draws it, the quote marked ------------------------------
+
+let viewing = null;  // { pdf, page, cited, quote }: the PDF open in the source dialog
+
+async function showPdf(c, chunk) {
+  viewing = null;
+  $("pdf-controls").hidden = true;
+  $("pdf-view").hidden = true;
+  $("source-text").hidden = false;
+  if (!/\.pdf$/i.test(chunk.document) || typeof PdfView === "undefined") return;
+  try {
+    const path = `/v1/collections/${encodeURIComponent(collection())}/documents/${c.document_id}/file`;
+    const bytes = await (await api(path)).arrayBuffer();
+    const pdf = await PdfView.open(bytes);
+    const cited = c.page || chunk.pages[0];
+    viewing = { pdf, page: cited, cited, quote: c.quote };
+    $("pdf-controls").hidden = false;
+    $("pdf-view").hidden = false;
+    $("source-text").hidden = true;
+    $("pdf-text").setAttribute("aria-pressed", "false");
+    await drawPdfPage(cited);
+  } catch (err) {  // no viewer, the file not kept, or not readable: the extracted text stays
+    setNotice(`showing the extracted text: ${err.message}`);
+  }
+}
+
+async function drawPdfPage(number) {
+  if (!viewing) return;
+  const page = Math.min(Math.max(number, 1), viewing.pdf.numPages);
+  viewing.page = page;
+  const quote = page === viewing.cited ? viewing.quote : null;
+  const width = Math.min(Math.max($("source-dialog").clientWidth - 40, 300), 900);
+  const sheet = await PdfView.draw(viewing.pdf, page, quote, $("pdf-view"), width);
+  $("pdf-where").textContent = `page ${page} of ${viewing.pdf.numPages}${page === viewing.cited ? " (cited)" : ""}`;
+  $("pdf-prev").disabled = page <= 1;
+  $("pdf-next").disabled = page >= viewing.pdf.numPages;
+  const mark = sheet.querySelector(".pdf-mark");
+  if (mark) mark.scrollIntoView({ block: "center" });
 }
 
 // --- settings at hand, remembered per conversation ------------------------------------------------
@@ -617,6 +658,14 @@ function setUp() {
   $("new-thread").addEventListener("click", () => openConversation(null));
   $("conversation-search").addEventListener("input", () => loadConversations());
   $("ask-settings").addEventListener("change", saveSettings);
+  $("pdf-prev").addEventListener("click", () => viewing && drawPdfPage(viewing.page - 1));
+  $("pdf-next").addEventListener("click", () => viewing && drawPdfPage(viewing.page + 1));
+  $("pdf-text").addEventListener("click", () => {  // the chunk's extracted text, the quote marked, instead
+    const text = $("source-text").hidden;
+    $("source-text").hidden = !text;
+    $("pdf-view").hidden = text;
+    $("pdf-text").setAttribute("aria-pressed", String(text));
+  });
   $("thinking").addEventListener("change", saveSettings);
   loadCollections().catch((err) => setNotice(`error: ${err.message}`));
 }

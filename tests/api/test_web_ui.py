@@ -8,6 +8,7 @@ Screenshots (desktop, 390 px, dark) are kept in tests/artifacts/."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -172,8 +173,28 @@ def test_a_conversation_in_the_web_page(live_server: str, sample_qa: DocQA, tmp_
         # the passage the answer used is highlighted (the demo model repeats the report's lines)
         expect(page.locator("#source-text mark.quote")).to_have_count(1)
         expect(page.locator("#source-text mark.quote")).to_contain_text("2025")
+        # the PDF itself (the upload was kept), at the cited page, the quote marked over what the page draws
+        sheet = page.locator("#pdf-view .pdf-page")
+        expect(sheet).to_be_visible(timeout=30_000)
+        cited = re.search(r"p\. (\d+)", citation.first.text_content() or "")
+        assert cited, citation.first.text_content()
+        expect(sheet).to_have_attribute("data-page", cited.group(1))
+        expect(page.locator("#pdf-where")).to_have_text(f"page {cited.group(1)} of 4 (cited)")
+        expect(sheet.locator(".pdf-mark").first).to_be_visible()
+        dark_pixels = page.evaluate(
+            """() => { const c = document.querySelector('#pdf-view canvas');
+                       const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+                       let n = 0; for (let i = 0; i < d.length; i += 4) if (d[i] < 128) n++; return n; }"""
+        )
+        assert dark_pixels > 1000, dark_pixels  # the page is drawn, not a blank canvas
+        page.screenshot(path=str(ARTIFACTS / "web_ui_pdf_viewer.png"))
+        page.click("#pdf-next")  # another page: no marks there
+        expect(sheet).to_have_attribute("data-page", str(int(cited.group(1)) + 1))
+        expect(sheet.locator(".pdf-mark")).to_have_count(0)
+        page.click("#pdf-text")  # the extracted text instead, as before
+        expect(page.locator("#source-text")).to_be_visible()
         page.screenshot(path=str(ARTIFACTS / "web_ui_source.png"), full_page=True)
-        page.click("#source-dialog button")
+        page.click("#source-dialog form button")  # Close
 
         # Copy puts the answer on the clipboard.
         _turn(page, 0).locator(".copy").click()

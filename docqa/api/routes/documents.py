@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import mimetypes
 import re
 import shutil
 from functools import partial
@@ -9,7 +10,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request, Response
-from fastapi.responses import JSONResponse
+from fastapi.responses import FileResponse, JSONResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -204,3 +205,15 @@ def list_documents(name: str, qa: QADep) -> dict[str, Any]:
 def delete_document(name: str, document_id: int, qa: QADep) -> Response:
     qa.delete_document(document_id, name)
     return Response(status_code=204)
+
+
+@router.get(
+    "/{document_id}/file",
+    summary="The file a document was read from (uploads are kept; a path's file while its bytes are unchanged)",
+    response_class=FileResponse,
+)
+def document_file(name: str, document_id: int, qa: QADep) -> FileResponse:
+    document, path = qa.original(document_id, name)
+    media = mimetypes.guess_type(document.name)[0] or "application/octet-stream"
+    # inline, so that a browser (and the page's viewer) shows it; never the server's path as its name
+    return FileResponse(path, media_type=media, content_disposition_type="inline", filename=document.name)

@@ -1,0 +1,54 @@
+"""GET .../documents/{id}/file (issue 44 item 2): the file a document was read from, for the page's PDF viewer.
+Uploads are kept under the data home (one copy per content) and go with the last document holding them; a file
+ingested from a path is served while its bytes are the ones ingested; otherwise a 404 that says why."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import httpx
+
+from docqa.service import DocQA
+from tests.support.live_server import free_port, serve_app
+from tests.support.paths import SAMPLE_DOCS, make_settings
+
+
+def test_an_uploaded_pdf_is_kept_served_and_removed_with_its_last_document(tmp_path: Path) -> None:
+    settings = make_settings(tmp_path / "data")
+    pdf = (SAMPLE_DOCS / "annual_report_2025.pdf").read_bytes()
+    with DocQA(settings, None, None) as qa, serve_app(settings, qa, free_port()) as base:
+        docs = f"{base}/v1/collections/default/documents"
+        for name in ("report.pdf", "copy of report.pdf"):  # the second is the same content: one document
+            assert httpx.post(docs, files={"files": (name, pdf)}, timeout=60).status_code == 200
+        (document,) = httpx.get(docs).json()["documents"]
+        served = httpx.get(f"{docs}/{document['id']}/file")
+        assert served.status_code == 200 and served.content == pdf
+        assert served.headers["content-type"] == "application/pdf"
+        assert served.headers["content-disposition"].startswith("inline")
+        kept = list((settings.data_dir / "originals").rglob("*"))
+        assert len([p for p in kept if p.is_file()]) == 1
+        assert httpx.delete(f"{docs}/{document['id']}").status_code == 204
+        assert not [p for p in (settings.data_dir / "originals").rglob("*") if p.is_file()]
+        gone = httpx.get(f"{docs}/{document['id']}/file")
+        assert gone.status_code == 404
+
+
+def test_a_file_ingested_from_a_path_is_served_until_it_changes(tmp_path: Path) -> None:
+    folder = tmp_path / "contracts"
+    folder.mkdir()
+    contract = folder / "services.txt"
+    shutil.copy(SAMPLE_DOCS / "services_agreement_en.txt", contract)
+    settings = make_settings(tmp_path / "data")
+    with DocQA(settings, None, None) as qa, serve_app(settings, qa, free_port()) as base:
+        qa.ingest([folder])
+        (document,) = qa.documents()
+        url = f"{base}/v1/collections/default/documents/{document.id}/file"
+        served = httpx.get(url)
+        assert served.status_code == 200 and served.content == contract.read_bytes()
+        assert not (settings.data_dir / "originals").exists()  # a path's file is not copied
+        contract.write_text("Another text altogether.")
+        changed = httpx.get(url)
+        assert changed.status_code == 404
+        message = changed.json()["error"]["message"]
+        assert "services.txt" in message and "gone or changed since it was ingested" in message
