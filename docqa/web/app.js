@@ -398,6 +398,7 @@ async function openSource(c) {
   // Mark where each page starts, highlight the passage the answer used, and bring it (or its page) into view.
   const pre = $("source-text");
   pre.replaceChildren();
+  pre.hidden = false;
   const breaks = data.page_breaks.filter(([offset]) => offset > 0);  // offsets where a new page starts
   breaks.unshift([0, data.pages[0]]);
   const quoteAt = c.quote ? data.text.indexOf(c.quote) : -1;
@@ -419,9 +420,35 @@ async function openSource(c) {
       pre.append(document.createTextNode(data.text.slice(offset, end)));
     }
   });
+  $("source-markdown").hidden = true;
   $("source-dialog").showModal();
+  if (/\.(md|markdown)$/i.test(data.document)) target = showMarkdown(data.text, c.quote) || target;
   if (target) target.scrollIntoView({ block: "center" });
   await showPdf(c, data);
+}
+
+// A Markdown source as Markdown (headings, lists, tables), its text pieces that belong to the quote marked;
+// the first mark, to scroll to.
+function showMarkdown(text, quote) {
+  const view = $("source-markdown");
+  view.replaceChildren(Markdown.render(text));
+  view.hidden = false;
+  $("source-text").hidden = true;
+  const target = (quote || "").replace(/\s+/g, " ").trim();
+  if (target.length < 8) return null;
+  const walker = document.createTreeWalker(view, NodeFilter.SHOW_TEXT);
+  const pieces = [];
+  while (walker.nextNode()) pieces.push(walker.currentNode);
+  let first = null;
+  for (const node of pieces) {
+    const piece = node.textContent.replace(/\s+/g, " ").trim();
+    if (piece.length < 3 || !target.includes(piece)) continue;
+    const mark = el("mark", undefined, "quote");
+    node.replaceWith(mark);
+    mark.append(node);
+    first = first || mark;
+  }
+  return first;
 }
 
 // --- the PDF viewer: the cited page as the file draws it, the quote marked ------------------------------
@@ -432,7 +459,6 @@ async function showPdf(c, chunk) {
   viewing = null;
   $("pdf-controls").hidden = true;
   $("pdf-view").hidden = true;
-  $("source-text").hidden = false;
   if (!/\.pdf$/i.test(chunk.document) || typeof PdfView === "undefined") return;
   try {
     const path = `/v1/collections/${encodeURIComponent(collection())}/documents/${c.document_id}/file`;

@@ -341,6 +341,15 @@ def test_settings_at_hand_change_what_the_server_receives(live_server: str) -> N
         expect(sources.first).to_contain_text("operations_handbook.md")
         kept = _conversations(live_server, "default")[0]["messages"][0]
         assert kept["timings"]["completion_tokens"] <= 5
+        # a Markdown source opens as Markdown (headings and tables drawn, no '#' or '|' shown)
+        sources.first.click()
+        rendered = page.locator("#source-markdown")
+        expect(rendered).to_be_visible()
+        expect(rendered.locator("h4").first).to_have_text("Northwind Support Operations Handbook")
+        expect(rendered.locator("table td").first).to_have_text("1")
+        expect(page.locator("#source-text")).to_be_hidden()
+        assert "## " not in (rendered.text_content() or "")
+        page.click("#source-dialog form button")
 
         # the catalog filter: only the memo (its tags came with the upload)
         page.select_option("#set-document", "")
