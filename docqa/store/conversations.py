@@ -54,6 +54,11 @@ class Owner:
     key_hash: str
 
 
+# What a rated answer's citation keeps in `docqa feedback export`: enough to score retrieval on it (the
+# document and the page that held the quote), not the chunk IDs, which a re-ingest renumbers.
+EXPORTED_CITATION = ("document", "document_id", "pages", "page", "quote")
+
+
 def _summary(row: ConversationRow, messages: int) -> dict[str, Any]:
     return {
         "id": row.id,
@@ -64,9 +69,13 @@ def _summary(row: ConversationRow, messages: int) -> dict[str, Any]:
     }
 
 
-def _message(row: MessageRow, live_documents: set[int]) -> dict[str, Any]:
-    record = json.loads(row.record)
-    for citation in record.get("citations", []):
+def _citations(record: dict[str, Any]) -> list[dict[str, Any]]:
+    return list(record.get("citations", []))
+
+
+def _message(row: MessageRow, record: dict[str, Any], live_documents: set[int]) -> dict[str, Any]:
+    """A kept message as the API shows it; `record` is its parsed JSON (answer's citations, timings, mode)."""
+    for citation in _citations(record):
         citation["deleted"] = citation.get("document_id") not in live_documents
     return {
         "id": row.id,
@@ -122,9 +131,11 @@ class Conversations:
             messages = list(
                 s.scalars(select(MessageRow).where(MessageRow.conversation_id == row.id).order_by(MessageRow.id))
             )
-            cited = {c.get("document_id") for m in messages for c in json.loads(m.record).get("citations", [])}
+            records = [json.loads(m.record) for m in messages]
+            cited = {c.get("document_id") for record in records for c in _citations(record)}
             live = set(s.scalars(select(DocumentRow.id).where(DocumentRow.id.in_([c for c in cited if c]))))
-            return {**_summary(row, len(messages)), "messages": [_message(m, live) for m in messages]}
+            shown = [_message(m, record, live) for m, record in zip(messages, records, strict=True)]
+            return {**_summary(row, len(messages)), "messages": shown}
 
     def questions(self, owner: Owner, conversation_id: int) -> list[str]:
         """The questions asked so far, oldest first (what a follow-up carries)."""
@@ -194,10 +205,7 @@ class Conversations:
                     "answer": m.answer,
                     "rating": m.feedback,
                     "note": m.feedback_note,
-                    "citations": [
-                        {k: c.get(k) for k in ("document", "document_id", "pages", "page", "quote")}
-                        for c in json.loads(m.record).get("citations", [])
-                    ],
+                    "citations": [{k: c.get(k) for k in EXPORTED_CITATION} for c in _citations(json.loads(m.record))],
                     "asked_at": m.created_at.isoformat(),
                 }
                 for m, cid in s.execute(query)
