@@ -166,29 +166,43 @@ def test_asks_during_a_twenty_file_ingest_never_cite_a_half_written_document(
     assert not httpx.post(f"{two}/v1/ask", json=question, timeout=60).json().get("cached")
 
 
-def test_a_worker_killed_mid_job_leaves_the_job_to_another_and_one_ready_document(
-    tmp_path: Path, postgres_url: str, tiny_qwen3: Path, fake_generator: FakeGenerator
-) -> None:
-    env = small_chunk_ingest_env(
+def _slow_worker_env(tmp_path: Path, tiny_qwen3: Path, postgres_url: str, stalled_s: str) -> dict[str, str]:
+    """A worker that embeds with the tiny Qwen3 in small chunks, so that one long file takes it seconds."""
+    return small_chunk_ingest_env(
         tmp_path / "worker",
         tiny_qwen3,
         DOCQA_DATABASE_URL=postgres_url,
-        DOCQA_INGEST_WORKER_STALLED_S="2",
+        DOCQA_INGEST_WORKER_STALLED_S=stalled_s,
         DOCQA_CHUNKING_MAX_TOKENS="48",
         DOCQA_CHUNKING_OVERLAP_TOKENS="8",
     )
-    rng = random.Random(9)
-    long_file = b"\n\n".join(_contract(n, rng) for n in range(30))  # ~300 chunks to embed: seconds
+
+
+def _queue_long_file(base: str, seed: int) -> dict[str, Any]:
+    """Upload one long file (~300 chunks to embed) as a queued job; the job as the API returned it."""
+    rng = random.Random(seed)
+    long_file = b"\n\n".join(_contract(n, rng) for n in range(30))
+    files = [("files", ("long.txt", long_file, "text/plain"))]
+    return dict(httpx.post(f"{base}/v1/collections/default/documents", files=files, timeout=60).json()["jobs"][0])
+
+
+def _wait_until_embedding(base: str, job: dict[str, Any], running: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 120
+    while httpx.get(base + job["status_url"]).json()["status"] != "embedding":
+        assert time.monotonic() < deadline and running.poll() is None
+        time.sleep(0.05)
+
+
+def test_a_worker_killed_mid_job_leaves_the_job_to_another_and_one_ready_document(
+    tmp_path: Path, postgres_url: str, tiny_qwen3: Path, fake_generator: FakeGenerator
+) -> None:
+    env = _slow_worker_env(tmp_path, tiny_qwen3, postgres_url, stalled_s="2")
     qa = DocQA(make_settings(tmp_path / "api", database_url=postgres_url), None, fake_generator)
     try:
         with serve_app(qa.settings, qa, free_port()) as base:
-            files = [("files", ("long.txt", long_file, "text/plain"))]
-            job = httpx.post(f"{base}/v1/collections/default/documents", files=files, timeout=60).json()["jobs"][0]
+            job = _queue_long_file(base, seed=9)
             with worker(env) as first:
-                deadline = time.monotonic() + 120
-                while httpx.get(base + job["status_url"]).json()["status"] != "embedding":
-                    assert time.monotonic() < deadline and first.poll() is None
-                    time.sleep(0.05)
+                _wait_until_embedding(base, job, first)
                 first.kill()  # kill -9, mid-embedding
                 first.wait()
             assert httpx.get(base + job["status_url"]).json()["status"] == "embedding"  # left as it was
@@ -223,28 +237,15 @@ def test_a_database_outage_mid_job_does_not_leave_the_job_running_for_good(
     The outage outlasts Procrastinate's 30 s wait for a connection, so the job's end cannot be recorded; the
     stalled-worker check is kept out of it (600 s), so only the worker's look for its own lost jobs can
     bring it back. And the worker says the outage in lines, without a traceback (`worker` checks)."""
-    env = small_chunk_ingest_env(
-        tmp_path / "worker",
-        tiny_qwen3,
-        DOCQA_DATABASE_URL=postgres_url,
-        DOCQA_INGEST_WORKER_STALLED_S="600",
-        DOCQA_CHUNKING_MAX_TOKENS="48",
-        DOCQA_CHUNKING_OVERLAP_TOKENS="8",
-    )
-    rng = random.Random(11)
-    long_file = b"\n\n".join(_contract(n, rng) for n in range(30))
+    env = _slow_worker_env(tmp_path, tiny_qwen3, postgres_url, stalled_s="600")
     qa = DocQA(make_settings(tmp_path / "api", database_url=postgres_url), None, fake_generator)
     try:
         with serve_app(qa.settings, qa, free_port()) as base:
-            files = [("files", ("long.txt", long_file, "text/plain"))]
-            job = httpx.post(f"{base}/v1/collections/default/documents", files=files, timeout=60).json()["jobs"][0]
+            job = _queue_long_file(base, seed=11)
             # two at a time: with a slot free, the worker keeps fetching jobs through the outage, which ended
             # Procrastinate's worker run (the CI run at 15910bc: the process died with the fetch's error)
             with worker(env, "--concurrency", "2") as running:
-                deadline = time.monotonic() + 120
-                while httpx.get(base + job["status_url"]).json()["status"] != "embedding":
-                    assert time.monotonic() < deadline and running.poll() is None
-                    time.sleep(0.05)
+                _wait_until_embedding(base, job, running)
                 _database_outage(postgres_server, postgres_url, seconds=40)
                 done = _wait_for(base, job["status_url"], timeout=180)
                 assert running.poll() is None  # the same worker went on
