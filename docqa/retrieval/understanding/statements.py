@@ -28,9 +28,17 @@ BALANCE_SHEET = ("balance sheet", "statement of financial position", "statement 
 INCOME_STATEMENT = ("statement of income", "statement of operations", "statement of earnings", "income statement")
 CASH_FLOW_STATEMENT = ("statement of cash flows", "cash flow statement")
 
+# Ratios that read a balance-sheet line against an income-statement line, by their textbook definitions
+# (turnover ratios, leverage against earnings, returns on capital): each names both statements.
+_TWO_STATEMENT_RATIOS = (
+    r"|(?:fixed[- ])?asset turnover|inventory turnover|receivables? turnover|payables? turnover"
+    r"|debt[- ]to[- ]ebitda|leverage ratio|return on (?:invested )?capital|return on capital employed|roic|roce"
+)
+
 # What each statement reports, as questions name it: the statement itself, its lines, and the ratios
 # whose standard definitions read them. A ratio of two statements' lines (return on assets, days payable)
-# names both.
+# names both. Capital intensity reads capital spending (cash flows) against the assets that carry it (balance
+# sheet); a payout ratio, dividends paid against net income.
 _ASKS = {
     BALANCE_SHEET: (
         r"balance sheets?|statements? of financial (?:position|condition)|working capital|quick ratio|current ratio"
@@ -38,6 +46,8 @@ _ASKS = {
         r"|pp&e|property,? plant,? and equipment|fixed assets?|cash and cash equivalents|shareholders'? equity"
         r"|stockholders'? equity|debt[- ]to[- ]equity|total debt|net debt|days payable|dpo|days sales|dso"
         r"|days inventory|dio|cash conversion cycle|return on (?:assets|equity)|roa|roe|asset turnover|book value"
+        + _TWO_STATEMENT_RATIOS
+        + r"|cash ratio|long[- ]term debt|capital[- ]intensi(?:ve|ty)|operating cash flow ratio"
     ),
     INCOME_STATEMENT: (
         r"income statements?|statements? of (?:income|operations|earnings)|p&l|profit and loss|revenues?"
@@ -45,11 +55,14 @@ _ASKS = {
         r"|net profit|net earnings|ebit|ebitda|earnings per share|eps|cost of (?:goods sold|sales|revenue)|cogs"
         r"|sg&a|effective tax rate|interest expense|interest coverage|days payable|dpo|days sales|dso"
         r"|days inventory|dio|cash conversion cycle|return on (?:assets|equity)|roa|roe|asset turnover"
+        + _TWO_STATEMENT_RATIOS
+        + r"|net (?:profit )?margin|ebitda margin|dividend payout(?: ratio)?|payout ratio"
     ),
     CASH_FLOW_STATEMENT: (
         r"cash flow statements?|statements? of cash flows?|capital expenditures?|capex|free cash ?flow|fcf"
         r"|cash (?:flow )?from operations|operating cash flow|cash flows? from operating|depreciation and amortization"
         r"|d&a|dividends paid|repurchases? of (?:common )?stock|share repurchases?|buybacks?|purchases of property"
+        r"|capital[- ]intensi(?:ve|ty)|dividend payout(?: ratio)?|payout ratio|operating cash flow ratio"
     ),
 }
 # Chinese filings' profile sections (CSRC layouts: prospectus 第二节 概览 and 发行人基本情况; annual report
