@@ -63,6 +63,7 @@ def cache_key(
     generation: int = 0,
     prompt_budget: int | None = None,
     where: tuple[tuple[str, str], ...] = (),
+    thinking_budget: int | None = None,
 ) -> CacheKey:
     """retrieval: how the sources were found (Retriever.signature): another retriever, embedding model or
     fusion weight finds other sources, so its answers are other entries."""
@@ -81,6 +82,8 @@ def cache_key(
         parts["earlier"] = [normalise_question(q) for q in earlier]
     if where:  # a catalog filter finds other sources
         parts["where"] = sorted([name, value.strip().casefold()] for name, value in where)
+    if thinking_budget is not None:  # reasoning cut sooner or later: another answer
+        parts["thinking_budget"] = thinking_budget
     if prompt_budget is not None:  # sources cut to a budget (a CPU's) are other sources: another answer
         parts["prompt_budget"] = prompt_budget
     digest = hashlib.sha256(json.dumps(parts, sort_keys=True, ensure_ascii=False).encode()).hexdigest()

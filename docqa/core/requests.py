@@ -45,6 +45,8 @@ class AskRequest:
     # Only documents whose catalog entry meets every (field, value): ("company", "3M"), ("year", "2022")
     # (docqa.store.catalog.matches).
     where: tuple[tuple[str, str], ...] = ()
+    # Reasoning tokens before the engine closes </think> itself (thinking mode); None: the server's setting.
+    thinking_budget: int | None = None
 
     def follows(self) -> str:
         """The question this one follows (the last earlier one, trimmed), or "" for none: what steers its

@@ -148,7 +148,7 @@ class Asker:
             max_tokens=max_tokens,
             seed=request.seed if request.seed is not None else self.settings.llm.seed,
             stop=() if request.ignore_eos else (*plan.stop, *request.stop),
-            thinking_budget=self.settings.llm.thinking_budget if thinking else None,
+            thinking_budget=self._thinking_budget(request) if thinking else None,
             ignore_eos=request.ignore_eos,
         )
         mode: Mode = "thinking" if thinking else "non-thinking"
@@ -165,6 +165,9 @@ class Asker:
             return explicit
         on_cpu = self.generator is not None and self.generator.info.on_cpu
         return CPU_MAX_TOKENS if on_cpu else GPU_MAX_TOKENS
+
+    def _thinking_budget(self, request: AskRequest) -> int | None:
+        return request.thinking_budget if request.thinking_budget is not None else self.settings.llm.thinking_budget
 
     def _cache_key(self, request: AskRequest) -> CacheKey | None:
         if not (self.settings.answer_cache and request.use_cache) or request.ignore_eos or request.stop:
@@ -187,6 +190,7 @@ class Asker:
             earlier=(earlier,) if (earlier := request.follows()) else (),
             generation=self.store.generation(collection_id),  # read before retrieval, checked when cached
             prompt_budget=self._prompt_budget(),
+            thinking_budget=self._thinking_budget(request) if request.thinking else None,
         )
 
 

@@ -493,7 +493,7 @@ async function drawPdfPage(number) {
 // --- settings at hand, remembered per conversation ------------------------------------------------
 
 const SETTINGS = { temperature: "set-temperature", max_tokens: "set-max-tokens", top_k: "set-top-k",
-  document_id: "set-document", where: "set-where" };
+  thinking_budget: "set-thinking-budget", document_id: "set-document", where: "set-where" };
 
 function settingsKey(id) {
   return `docqa-ask-settings:${collection()}:${id === null ? "new" : id}`;
@@ -530,6 +530,7 @@ function askSettings() {
   body.temperature = number("set-temperature", parseFloat);
   body.max_tokens = number("set-max-tokens", (v) => parseInt(v, 10));
   body.top_k = number("set-top-k", (v) => parseInt(v, 10));
+  body.thinking_budget = number("set-thinking-budget", (v) => parseInt(v, 10));
   body.document_id = number("set-document", (v) => parseInt(v, 10));
   const where = parseWhere($("set-where").value);
   if (Object.keys(where).length) body.where = where;

@@ -324,17 +324,14 @@ def test_settings_at_hand_change_what_the_server_receives(live_server: str) -> N
         page.fill("#set-temperature", "0.2")
         page.fill("#set-max-tokens", "5")
         page.fill("#set-top-k", "1")
+        page.fill("#set-thinking-budget", "64")
         page.select_option("#set-document", str(handbook["id"]))
         page.fill("#question", "What are the support hours?")
         with page.expect_request(asked_in) as sent:
             page.press("#question", "Enter")
         body = sent.value.post_data_json or {}
-        assert (body["temperature"], body["max_tokens"], body["top_k"], body["document_id"]) == (
-            0.2,
-            5,
-            1,
-            handbook["id"],
-        )
+        sent_settings = ("temperature", "max_tokens", "top_k", "thinking_budget", "document_id")
+        assert tuple(body[k] for k in sent_settings) == (0.2, 5, 1, 64, handbook["id"])
         _wait_done(page, 0)
         sources = _turn(page, 0).locator(".citations a")
         expect(sources).to_have_count(1)  # one source, from the pinned document

@@ -136,3 +136,22 @@ def test_status_and_collections_describe_the_service(fake_qa: DocQA) -> None:
     [summary] = fake_qa.collections()
     assert (summary.name, summary.ready, summary.documents) == ("default", 2, {"ready": 2})
     assert summary.chunks == fake_qa.count_chunks() > 0
+
+
+def test_an_asks_thinking_budget_reaches_the_generator_and_files_another_answer(tmp_path: Path) -> None:
+    """Issue 44 item 3: the thinking budget is the ask's to set (the page's settings panel), over the server's."""
+    generator = FakeGenerator("The laws of England [1].", prompt_format="qwen3")
+    settings = make_settings(tmp_path / "data", llm={"thinking_budget": 512})
+    qa = DocQA(settings, None, generator)
+    try:
+        qa.ingest([SAMPLE_DOCS / "services_agreement_en.txt"])
+        assert not qa.ask(AskRequest(QUESTION, thinking=True)).cached
+        assert generator.params[-1].thinking_budget == 512  # the server's
+        assert not qa.ask(AskRequest(QUESTION, thinking=True, thinking_budget=64)).cached  # another entry
+        assert generator.params[-1].thinking_budget == 64
+        assert qa.ask(AskRequest(QUESTION, thinking=True, thinking_budget=64)).cached
+        qa.ask(AskRequest("Which law governs the agreement, in short?", thinking_budget=64))
+        assert generator.params[-1].thinking_budget is None  # no thinking: no budget
+    finally:
+        qa.close()
+        generator.close()

@@ -31,6 +31,13 @@ class AskBody(BaseModel):
         description="Only documents whose catalog entry (GET .../documents) has these values, like "
         '{"company": "3M", "year": 2022} or {"tags": "lease"}; case does not matter, a list field matches by item.',
     )
+    thinking_budget: int | None = Field(
+        default=None,
+        ge=1,
+        le=32768,
+        description="With thinking: reasoning tokens before docqa closes the reasoning and the answer begins "
+        "(default: DOCQA_LLM_THINKING_BUDGET).",
+    )
     seed: int | None = Field(default=None, description="Sampling seed for repeatable answers.")
     temperature: float | None = Field(default=None, ge=0, le=2, description="Override the mode's temperature.")
     stream: bool = Field(default=False, description="Stream Server-Sent Events instead of one JSON answer.")
@@ -61,6 +68,7 @@ class AskBody(BaseModel):
             ignore_eos=self.ignore_eos,
             earlier=(self.earlier_question,) if self.earlier_question else (),  # a blank one: AskRequest.follows
             where=where_pairs(self.where),
+            thinking_budget=self.thinking_budget,
         )
 
 
