@@ -123,7 +123,6 @@ def rag_settings(**overrides: object) -> LLMSettings:
     fields: dict[str, Any] = {
         "n_ctx": 6144 + 256 + 64,
         "n_parallel": 16,
-        "n_batch": 2048,
         "prefix_cache_slots": 2,
         "max_queue": 64,
     }
@@ -283,7 +282,7 @@ def _rag_phases(
 
 def _short_phase(model: Path, tag: str, rag: SamplingParams, overrides: dict[str, Any]) -> dict[str, float]:
     out: dict[str, float] = {}
-    fields: dict[str, Any] = {"n_ctx": 800, "n_parallel": 64, "n_batch": 2048, "prefix_cache_slots": 0, "max_queue": 64}
+    fields: dict[str, Any] = {"n_ctx": 800, "n_parallel": 64, "prefix_cache_slots": 0, "max_queue": 64}
     short_settings = LLMSettings(**(fields | overrides))
     engine = BatchingGenerator(model, short_settings)
     prompts = [make_prompt(engine, 512, 100 + i) for i in range(64)]

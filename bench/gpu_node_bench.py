@@ -54,7 +54,7 @@ def _node_env(model: Path, data: str) -> dict[str, str]:
         "DOCQA_LLM_MODEL": str(model),
         "DOCQA_LLM_N_CTX": str(settings.n_ctx),
         "DOCQA_LLM_N_PARALLEL": str(settings.n_parallel),
-        "DOCQA_LLM_N_BATCH": str(settings.n_batch),
+        **({"DOCQA_LLM_N_BATCH": str(settings.n_batch)} if settings.n_batch else {}),
         "DOCQA_LLM_PREFIX_CACHE_SLOTS": str(settings.prefix_cache_slots),
         "DOCQA_LLM_MAX_QUEUE": str(settings.max_queue),
         "DOCQA_DATA_DIR": data,

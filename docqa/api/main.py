@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from importlib.metadata import version
+from importlib.metadata import PackageNotFoundError, version
 
 from fastapi import Depends, FastAPI
 from starlette.concurrency import run_in_threadpool
@@ -33,6 +33,15 @@ from docqa.api.state import AppState
 from docqa.core.settings import Settings
 
 
+def docqa_version() -> str:
+    """pyproject.toml's version, the one version string, as the installed package records it; a source tree
+    run without installing (PYTHONPATH, as the GPU benches run it) has no record and says so."""
+    try:
+        return version("docqa")
+    except PackageNotFoundError:
+        return "0+not-installed"
+
+
 def create_app(settings: Settings | None = None, *, state: AppState | None = None, owns_state: bool = False) -> FastAPI:
     """Build the app. Models load in a background thread at startup; pass `state` to reuse loaded ones
     (the app then leaves them open at shutdown, unless `owns_state`)."""
@@ -53,7 +62,7 @@ def create_app(settings: Settings | None = None, *, state: AppState | None = Non
     keyed = bool(app_state.settings.api.keys.strip())
     app = FastAPI(
         title="docqa",
-        version=version("docqa"),  # the one version string: pyproject.toml's
+        version=docqa_version(),
         description="Ask questions about your documents; answers cite document names and pages.",
         lifespan=lifespan,
         # With API keys the schema is behind a key too (GET /openapi.json), and the browser pages, which

@@ -102,15 +102,19 @@ class LLMSettings(BaseModel):
         description="batching: concurrent requests share each llama.cpp decode step; serial: one at a time.",
     )
     n_parallel: int = Field(default=8, ge=1, le=128, description="Sequences the batching engine runs at once.")
-    n_batch: int = Field(
-        default=2048, ge=32, description="Most tokens in one decode step (generating tokens plus prompt slices)."
+    n_batch: int | None = Field(
+        default=None,
+        ge=32,
+        description="Most tokens in one decode step (generating tokens plus prompt slices). Unset, with n_ubatch "
+        "unset too: 4096 where the GPU holds the KV cache as asked beside the larger pass, else 2048.",
     )
-    n_ubatch: int = Field(
-        default=1024,
+    n_ubatch: int | None = Field(
+        default=None,
         ge=32,
         description="Most tokens llama.cpp computes in one pass; a larger step is split into passes of this many. "
         "Capped at n_batch. Larger passes read long prompts faster on a GPU, for more GPU memory besides the KV cache "
-        "(llama.cpp's compute buffer grows with them).",
+        "(llama.cpp's compute buffer grows with them). Unset, with n_batch unset too: 2048 where the GPU holds the "
+        "KV cache as asked beside it, else 1024.",
     )
     prompt_steps_per_decode: int | None = Field(
         default=None,

@@ -15,8 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from docqa.core.errors import ConfigError
 from docqa.core.settings import LLMSettings
-from docqa.llama.memory_fit import KvPlan, compute_buffer_bytes, gpu_free_bytes, plan_kv
+from docqa.llama.memory_fit import KvPlan, compute_buffer_bytes, gpu_free_bytes, pass_shape, plan_kv
 from docqa.llama.model_files import (
     context_failed,
     cpu_threads,
@@ -96,8 +97,8 @@ class LlamaContext:
         model_path: Path,
         *,
         n_ctx: int,
-        n_batch: int,
-        n_ubatch: int = 512,
+        n_batch: int | None,
+        n_ubatch: int | None = None,
         n_seq_max: int,
         kv_unified: bool,
         n_gpu_layers: int,
@@ -113,7 +114,8 @@ class LlamaContext:
         fit_to_gpu: fewer cells, or fewer sequences, where that many would not fit the GPU memory the
         model leaves (docqa.llama.memory_fit; the sequences kept: n_parallel and n_cache); kv_explicit:
         the user chose n_ctx, so never fewer (a clear error instead). gpu_budget(lib, reserve_per_gpu): what
-        the GPUs have free for the KV cache once each keeps that much for decoding, None without one."""
+        the GPUs have free for the KV cache once each keeps that much for decoding, None without one.
+        n_batch, n_ubatch: None (both) lets memory_fit.pass_shape pick them by the GPU memory left."""
         import llama_cpp
 
         self.lib: Any = llama_cpp
@@ -123,16 +125,24 @@ class LlamaContext:
         self.n_vocab = int(self.model.n_vocab())
         self.kv_cells_asked = n_ctx
         self.n_parallel, self.n_cache = n_seq_max - n_cache, n_cache
-        if fit_to_gpu:
-            try:
-                plan = self._fit_kv(n_ctx, kv_unified, min(n_batch, n_ubatch), n_gpu_layers, kv_explicit, gpu_budget)
-            except Exception:
-                self.model.close()
-                raise
+        fit = (n_ctx, kv_unified, n_gpu_layers, kv_explicit, gpu_budget)
+        try:
+            n_batch, n_ubatch = pass_shape(n_batch, n_ubatch, lambda size: fit_to_gpu and self._fits_whole(size, *fit))
+            plan = (
+                self._fit_kv(n_ctx, kv_unified, n_ubatch, n_gpu_layers, kv_explicit, gpu_budget) if fit_to_gpu else None
+            )
+        except Exception:
+            self.model.close()
+            raise
+        if plan is not None:
             n_ctx, self.n_parallel, self.n_cache = plan.cells, plan.n_parallel, plan.n_cache
             n_seq_max = plan.n_parallel + plan.n_cache
+        self.n_ubatch = n_ubatch
+        logger.info(
+            "prompts read in steps of %d tokens, passes of %d (DOCQA_LLM_N_BATCH, _N_UBATCH)", n_batch, n_ubatch
+        )
         params = context_params(
-            n_ctx=n_ctx, n_batch=n_batch, n_ubatch=min(n_batch, n_ubatch), n_threads=n_threads, flash_attn=flash_attn
+            n_ctx=n_ctx, n_batch=n_batch, n_ubatch=n_ubatch, n_threads=n_threads, flash_attn=flash_attn
         )
         params.n_seq_max = n_seq_max
         params.kv_unified = kv_unified
@@ -182,6 +192,21 @@ class LlamaContext:
             kv_explicit=settings.kv_cells is not None,
         )
 
+    def _fits_whole(
+        self,
+        n_ubatch: int,
+        cells: int,
+        shared: bool,
+        n_gpu_layers: int,
+        explicit: bool,
+        gpu_budget: Callable[[Any, int], int | None],
+    ) -> bool:
+        """Whether the KV cache as asked fits, uncut, beside the compute buffer of passes of n_ubatch."""
+        try:
+            return not self._plan_kv(cells, shared, n_ubatch, n_gpu_layers, explicit, gpu_budget).shrunk
+        except ConfigError:
+            return False
+
     def _fit_kv(
         self,
         cells: int,
@@ -192,13 +217,28 @@ class LlamaContext:
         gpu_budget: Callable[[Any, int], int | None],
     ) -> KvPlan:
         """The KV cells (and sequences) to ask llama.cpp for: as configured, or fewer where the GPU has
-        no room for them (the layers left on the CPU keep their KV cells in host memory)."""
+        no room for them (the layers left on the CPU keep their KV cells in host memory); a cut is logged."""
+        plan = self._plan_kv(cells, shared, n_ubatch, n_gpu_layers, explicit, gpu_budget)
+        if plan.shrunk:
+            self._log_cut(plan, cells)
+        return plan
+
+    def _plan_kv(
+        self,
+        cells: int,
+        shared: bool,
+        n_ubatch: int,
+        n_gpu_layers: int,
+        explicit: bool,
+        gpu_budget: Callable[[Any, int], int | None],
+    ) -> KvPlan:
+        """The plan for this many cells beside the compute buffer of passes of n_ubatch (memory_fit.plan_kv)."""
         n_layer = max(self._hparam("block_count", 1), 1)
         on_gpu = n_layer if n_gpu_layers < 0 else min(n_gpu_layers, n_layer)
         n_embd, n_ff = self._hparam("embedding_length"), self._hparam("feed_forward_length")
         free = gpu_budget(self.lib, compute_buffer_bytes(n_ubatch, self.n_vocab, n_embd, n_ff))
         streams = self.n_parallel + self.n_cache
-        plan = plan_kv(
+        return plan_kv(
             cells_per_sequence=cells if shared else cells // streams,
             n_parallel=self.n_parallel,
             n_cache=self.n_cache,
@@ -207,23 +247,23 @@ class LlamaContext:
             budget_bytes=free,
             explicit=explicit,
         )
-        if plan.shrunk:
-            fewer = ""
-            if (plan.n_parallel, plan.n_cache) != (self.n_parallel, self.n_cache):
-                fewer = (
-                    f"; {plan.n_parallel} parallel requests and {plan.n_cache} cached prompts, where "
-                    f"{self.n_parallel} and {self.n_cache} were asked (DOCQA_LLM_N_PARALLEL, "
-                    "DOCQA_LLM_PREFIX_CACHE_SLOTS)"
-                )
-            logger.warning(
-                "KV cache cut to fit the GPU: %d tokens per sequence, %d cells (%.1f GiB), where %d were asked%s",
-                plan.cells_per_sequence,
-                plan.cells,
-                plan.cells * self.kv_bytes_per_token() / 2**30,
-                cells,
-                fewer,
+
+    def _log_cut(self, plan: KvPlan, cells: int) -> None:
+        fewer = ""
+        if (plan.n_parallel, plan.n_cache) != (self.n_parallel, self.n_cache):
+            fewer = (
+                f"; {plan.n_parallel} parallel requests and {plan.n_cache} cached prompts, where "
+                f"{self.n_parallel} and {self.n_cache} were asked (DOCQA_LLM_N_PARALLEL, "
+                "DOCQA_LLM_PREFIX_CACHE_SLOTS)"
             )
-        return plan
+        logger.warning(
+            "KV cache cut to fit the GPU: %d tokens per sequence, %d cells (%.1f GiB), where %d were asked%s",
+            plan.cells_per_sequence,
+            plan.cells,
+            plan.cells * self.kv_bytes_per_token() / 2**30,
+            cells,
+            fewer,
+        )
 
     def close(self) -> None:
         self.ctx.close()

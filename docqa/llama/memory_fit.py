@@ -14,6 +14,7 @@ one, then parallel requests, then the last cached prompt. Only where even one se
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +26,8 @@ CELL_GRANULARITY = 256  # llama.cpp pads a sequence's cells to a multiple of 256
 USEFUL_CELLS_PER_SEQUENCE = 8192  # a 4k-token chunk, part of another and an answer: run fewer sequences below
 MIN_CELLS_PER_SEQUENCE = 4096  # below this not even one chunk and an answer fit: fail instead
 SAFETY_MARGIN = 1 << 30  # per GPU: the CUDA context's own allocations, cuBLAS workspaces, fragmentation
+SMALL_PASS = (2048, 1024)  # (n_batch, n_ubatch) where GPU memory is short, and on the CPU
+LARGE_PASS = (4096, 2048)  # where the KV cache as asked fits beside this pass's compute buffer
 
 
 @dataclass(frozen=True)
@@ -126,3 +129,15 @@ def plan_kv(
         )
     cells = per_sequence * (1 if shared else parallel + cache)
     return KvPlan(cells, per_sequence, True, parallel, cache)
+
+
+def pass_shape(n_batch: int | None, n_ubatch: int | None, fits_whole: Callable[[int], bool]) -> tuple[int, int]:
+    """(n_batch, n_ubatch): most tokens in one step, and in one llama.cpp pass. As set where either is set
+    (the other from SMALL_PASS; a pass never larger than its step). Where neither is, LARGE_PASS if
+    fits_whole(its n_ubatch) says the KV cache as asked fits beside that pass's compute buffer, else
+    SMALL_PASS: larger passes read prompts faster on a GPU with memory to spare, and never cost a KV cell
+    (docs/benchmarks.md, "GPU: the whole path picks the pass shape")."""
+    if n_batch is None and n_ubatch is None:
+        return LARGE_PASS if fits_whole(LARGE_PASS[1]) else SMALL_PASS
+    step = n_batch or SMALL_PASS[0]
+    return step, min(n_ubatch or SMALL_PASS[1], step)

