@@ -29,14 +29,21 @@ _CANDIDATE = re.compile(r"\b([A-Za-z]{3,}) ([A-Za-z]{1,2})\b(?![’'-])")
 _WORD = re.compile(r"[A-Za-z]+")
 
 
-def splits(texts: list[str], words: set[str]) -> int:
-    count = 0
-    for text in texts:
+def split_spans(texts: list[str], words: set[str]) -> list[tuple[int, str]]:
+    """Each candidate split: its page (1-based) and the text around it. The word list also takes things
+    that are no split ("alle y" in German, "cos t" in a formula, a name such as "Marv in"): the report
+    lists what is left after the join so that a reader can tell them apart."""
+    found = []
+    for page, text in enumerate(texts, 1):
         for m in _CANDIDATE.finditer(text):
             left, tail = m.group(1).lower(), m.group(2).lower()
             if left not in words and (left + tail) in words and m.group(1)[-1].isupper() == m.group(2)[0].isupper():
-                count += 1
-    return count
+                found.append((page, " ".join(text[max(0, m.start() - 30) : m.end() + 30].split())))
+    return found
+
+
+def splits(texts: list[str], words: set[str]) -> int:
+    return len(split_spans(texts, words))
 
 
 def main() -> None:
@@ -49,6 +56,7 @@ def main() -> None:
     totals = {"files": 0, "pages": 0, "words": 0, "splits_before": 0, "splits_after": 0, "joined": 0}
     seconds = {"read": 0.0, "join": 0.0}
     by_set: dict[str, dict[str, int]] = {}
+    still: list[dict[str, object]] = []
     for path in sorted(args.root.rglob("*.pdf")):
         started = time.perf_counter()
         try:
@@ -59,7 +67,9 @@ def main() -> None:
         joined_texts, joined = join_split_words(texts)
         seconds["read"] += read
         seconds["join"] += time.perf_counter() - started - read
-        before, after = splits(texts, words), splits(joined_texts, words)
+        left = split_spans(joined_texts, words)
+        before, after = splits(texts, words), len(left)
+        still.extend({"file": str(path.relative_to(args.root)), "page": page, "text": text} for page, text in left)
         n_words = sum(len(_WORD.findall(t)) for t in texts)
         kind = path.relative_to(args.root).parts[0]
         row = by_set.setdefault(kind, {"files": 0, "words": 0, "splits_before": 0, "splits_after": 0, "joined": 0})
@@ -77,6 +87,7 @@ def main() -> None:
         "pages_per_s_without_join": round(totals["pages"] / max(seconds["read"], 1e-9), 1),
         "pages_per_s_with_join": round(totals["pages"] / max(seconds["read"] + seconds["join"], 1e-9), 1),
         "by_set": by_set,
+        "left_after_join": still,
     }
     out = args.out or new_result_path("split_words")
     out.write_text(json.dumps(report, indent=2))

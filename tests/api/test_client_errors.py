@@ -100,8 +100,8 @@ def test_an_answer_that_raced_a_delete_is_not_cached(served: tuple[str, DocQA]) 
     ("extra", "named"),
     [
         ({"n": 2}, "n"),
-        ({"tools": [{"type": "function", "function": {"name": "f"}}]}, "tools"),
-        ({"tool_choice": "auto"}, "tool_choice"),
+        ({"tools": [{"type": "function", "function": {"name": "f"}}], "tool_choice": "required"}, "tool_choice"),
+        ({"tool_choice": {"type": "function", "function": {"name": "f"}}}, "tool_choice"),
         ({"response_format": {"type": "json_object"}}, "response_format"),
         ({"logprobs": True}, "logprobs"),
     ],
@@ -113,6 +113,22 @@ def test_openai_options_docqa_cannot_honour_are_refused(
     body = {"model": "docqa/default", "messages": [{"role": "user", "content": "Which law governs?"}], **extra}
     message = _error(httpx.post(f"{base}/v1/chat/completions", json=body, timeout=30), 400, "InvalidRequestError")
     assert message == f"not supported by docqa: {named} (docqa writes one text answer)"
+
+
+def test_offered_tools_are_answered_in_text(served: tuple[str, DocQA]) -> None:
+    """Open WebUI offers its tools with every message (tool_choice unset: 'auto'); docqa was refusing them all."""
+    base, _ = served
+    tools = [{"type": "function", "function": {"name": "search_web", "parameters": {"type": "object"}}}]
+    for choice in ({}, {"tool_choice": "auto"}, {"tool_choice": "none"}):
+        body = {
+            "model": "docqa/default",
+            "messages": [{"role": "user", "content": "Which law governs?"}],
+            "tools": tools,
+        }
+        r = httpx.post(f"{base}/v1/chat/completions", json={**body, **choice}, timeout=30)
+        assert r.status_code == 200, r.text
+        message = r.json()["choices"][0]["message"]
+        assert message["content"] and not message.get("tool_calls")
 
 
 def test_openai_stop_strings_reach_the_generator(served: tuple[str, DocQA], fake_generator: FakeGenerator) -> None:

@@ -50,11 +50,13 @@ def test_chat_completion_streams_in_openai_chunks(live_server: str) -> None:
         stream_options={"include_usage": True},
     )
     content, finish, citations, usage = [], None, None, None
-    n_chunks = 0
+    n_chunks, sources = 0, []
     for chunk in stream:
         n_chunks += 1
         if chunk.usage is not None:
             usage = chunk.usage
+        if (chunk.model_extra or {}).get("event"):
+            sources.append(chunk.model_extra["event"])  # type: ignore[index]
         if not chunk.choices:
             continue
         delta = chunk.choices[0].delta
@@ -67,6 +69,14 @@ def test_chat_completion_streams_in_openai_chunks(live_server: str) -> None:
     assert n_chunks >= 4 and finish in ("stop", "length")
     assert "Sources:" in text and citations
     assert usage is not None and usage.completion_tokens >= 1
+    # each cited source also as Open WebUI's source event, its link the original file at the page
+    shown = [c for c in citations if c.get("cited")] or citations
+    assert [e["type"] for e in sources] == ["source"] * len(shown)
+    first = sources[0]["data"]
+    assert first["source"]["name"].startswith(f"[{shown[0]['number']}] {shown[0]['document']}, p")
+    assert first["source"]["url"].startswith(f"{live_server}/v1/collections/default/documents/")
+    assert "/file#page=" in first["source"]["url"] and first["document"][0]
+    assert httpx.get(first["source"]["url"].split("#")[0]).status_code == 200
 
 
 def test_unknown_model_and_empty_conversation_are_clear_errors(live_server: str) -> None:

@@ -4,7 +4,8 @@ Each collection is a model named `docqa/<collection>`. A chat completion answers
 message from that collection; the user message before it steers retrieval too and is shown to the
 model, so that a follow-up ("and the governing law?") is read in the conversation's sense. Reasoning streams in
 `delta.reasoning_content` and the answer in `delta.content`, as vLLM and llama.cpp's server do;
-the citations close the answer as a "Sources:" block and come whole in a `citations` field.
+the citations close the answer as a "Sources:" block and come whole in a `citations` field, and
+each as a chunk whose `event` field is a source event, as Open WebUI takes them (citation chips).
 Thinking is chosen by `/think` or `/no_think` in the message, then
 `chat_template_kwargs.enable_thinking`, then `reasoning_effort` ("none" means off).
 """
@@ -22,7 +23,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from docqa.answering.citing import sources_footer
+from docqa.answering.citing import format_pages, sources_footer
 from docqa.api.deps import QADep
 from docqa.core.catalog_fields import where_pairs
 from docqa.core.errors import DocqaError, InvalidRequestError, UnknownModelError
@@ -60,7 +61,7 @@ class StreamOptions(BaseModel):
 
 class ChatCompletionBody(BaseModel):
     """The fields of OpenAI's request that docqa honours; of the others, those that would change what a client
-    gets back (several choices, tools, a response format, log-probabilities) are refused with a 400, as
+    gets back (several choices, a required tool call, a response format, log-probabilities) are refused with a 400, as
     OpenAI-compatible servers do, and the rest (user, metadata, ...) are accepted and ignored."""
 
     model_config = ConfigDict(
@@ -93,8 +94,12 @@ class ChatCompletionBody(BaseModel):
     cache: bool = Field(default=True, description="docqa: answer from the answer cache when possible.")
     stop: str | list[str] | None = Field(default=None, description="Up to 4 strings that end the answer.")
     n: int = Field(default=1, description="Only 1: docqa writes one answer.")
-    tools: list[Any] | None = Field(default=None, description="Not supported: docqa calls no tools.")
-    tool_choice: Any = Field(default=None, description="Only 'none'.")
+    tools: list[Any] | None = Field(
+        default=None,
+        description="Accepted and never called: with tool_choice unset, 'auto' or 'none' a model may answer in text, "
+        "which docqa always does (chat clients such as Open WebUI offer their tools with every message).",
+    )
+    tool_choice: Any = Field(default=None, description="'auto' or 'none'; a call it requires is refused.")
     response_format: dict[str, Any] | None = Field(default=None, description="Only {'type': 'text'}.")
     logprobs: bool | None = Field(default=None, description="Not supported.")
     top_logprobs: int | None = Field(default=None, description="Not supported.")
@@ -103,8 +108,7 @@ class ChatCompletionBody(BaseModel):
         """A 400 naming the option, where ignoring it would give the client something else than it asked."""
         refused = [
             ("n", self.n != 1),
-            ("tools", bool(self.tools)),
-            ("tool_choice", self.tool_choice not in (None, "none")),
+            ("tool_choice", self.tool_choice not in (None, "none", "auto")),
             ("response_format", (self.response_format or {"type": "text"}).get("type") != "text"),
             ("logprobs", bool(self.logprobs) or self.top_logprobs is not None),
         ]
@@ -219,10 +223,36 @@ async def chat_completions(body: ChatCompletionBody, qa: QADep, http: Request) -
     events = qa.astream(request)
     first = await events.__anext__()  # retrieval errors still become HTTP statuses
     include_usage = bool(body.stream_options and body.stream_options.include_usage)
-    chunks = _stream_chunks(first, events, completion_id, created, body.model, include_usage)
+    site = str(http.base_url).rstrip("/")  # where a source's link points: this server, as the client reached it
+    chunks = _stream_chunks(first, events, completion_id, created, body.model, include_usage, site)
     return StreamingResponse(
         chunks, media_type="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     )
+
+
+def source_events(citations: list[dict[str, Any]], model: str, site: str) -> list[dict[str, Any]]:
+    """Each citation as a chat client's source event, in a chunk's `event` field: Open WebUI shows them
+    as citation chips, the quote inside, and links them to the answer's [n]; OpenAI's clients ignore the
+    field. The link opens the original file at the page (GET .../documents/{id}/file on `site`; with API keys
+    on, a browser following it has none, and gets 401)."""
+    collection = collection_of(model)
+    events = []
+    for citation in [c for c in citations if c.get("cited")] or citations:
+        name = f"[{citation['number']}] {citation['document']}, {format_pages(citation)}"
+        page = citation.get("page") or citation["pages"][0]
+        url = f"{site}/v1/collections/{collection}/documents/{citation['document_id']}/file#page={page}"
+        events.append(
+            {
+                "type": "source",
+                "data": {
+                    "source": {"id": str(citation["number"]), "name": name, "url": url},
+                    "document": [citation.get("quote") or name],
+                    # Open WebUI counts a source's pages from 0, as its own PDF loader writes them
+                    "metadata": [{"source": citation["document"], "name": name, "page": page - 1}],
+                },
+            }
+        )
+    return events
 
 
 async def _stream_chunks(
@@ -232,6 +262,7 @@ async def _stream_chunks(
     created: int,
     model: str,
     include_usage: bool,
+    site: str,
 ) -> AsyncIterator[bytes]:
     def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> bytes:
         payload = {
@@ -264,6 +295,8 @@ async def _stream_chunks(
     footer = sources_footer(citations)
     if footer:
         yield chunk({"content": footer})
+    for event in source_events(citations, model, site):
+        yield chunk({}, event=event)
     yield chunk({}, _finish(done.finish_reason), citations=citations, cached=done.cached)
     if include_usage:
         payload = {
