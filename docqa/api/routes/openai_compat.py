@@ -295,8 +295,8 @@ async def _stream_chunks(
     footer = sources_footer(citations)
     if footer:
         yield chunk({"content": footer})
-    for event in source_events(citations, model, site):
-        yield chunk({}, event=event)
+    for source in source_events(citations, model, site):
+        yield chunk({}, event=source)
     yield chunk({}, _finish(done.finish_reason), citations=citations, cached=done.cached)
     if include_usage:
         payload = {
