@@ -20,13 +20,26 @@ from docqa.store.keyword import filings
 
 _FISCAL_YEAR_SAID = re.compile(r"\bfiscal(?:\s+year)?\s+((?:19|20)\d\d)\b", re.IGNORECASE)
 _TITLE_LINE = re.compile(r"[^\W\d_].{2,}")
+# what stands above a title without being one: an exhibit's label as EDGAR filings carry it, a version mark
+_LABEL = re.compile(
+    r"(?:exhibit|ex-)\s*[\w.()-]*\d[\w.()-]*|execution (?:version|copy)|conformed copy|confidential(?: treatment)?"
+    r"(?: requested)?|final(?: version)?|draft",
+    re.IGNORECASE,
+)
+_KIND_OF_DOCUMENT = re.compile(
+    r"\b(?:AGREEMENT|CONTRACT|AMENDMENT|ADDENDUM|LICEN[CS]E|LEASE|MEMORANDUM|DEED|CHARTER|BYLAWS|INDENTURE|"
+    r"GUARANT(?:EE|Y)|WARRANT|PLAN|POLICY|STATEMENT OF WORK)S?\b|协议|合同|章程",
+    re.IGNORECASE,
+)
+_SENTENCE_START = {"THIS", "WHEREAS", "BETWEEN", "DATED", "MADE", "ENTERED", "BY"}
+MAX_TITLE_WORDS = 16
 
 
 def read_catalog(file_name: str, head: str) -> dict[str, Any]:
     """What the document's file name and first text say it is."""
     identity = filings.read_identity(file_name, head)
     if identity is None:
-        title = next((line.strip() for line in head[:2000].splitlines() if _TITLE_LINE.match(line.strip())), None)
+        title = document_title(head)
         return {"kind": "document", **({"title": title[:MAX_VALUE_CHARS]} if title else {})}
     entry: dict[str, Any] = {"kind": "filing", "form": identity.form}
     if identity.company:
@@ -41,6 +54,37 @@ def read_catalog(file_name: str, head: str) -> dict[str, Any]:
         year, month = max(identity.period_ends)
         entry["period_end"] = f"{year:04d}-{month:02d}" if month else f"{year:04d}"
     return entry
+
+
+def document_title(head: str) -> str | None:
+    """The first line of the text that names a kind of document ("SERVICES AGREEMENT"), else the first that
+    reads as a title, past the labels above it ("Exhibit 10.2", "Execution Version"); where a line runs on
+    into the text (a contract whose first paragraph is one line), its
+    leading capitals ("CONSULTING AGREEMENT THIS AGREEMENT is dated ..." gives "CONSULTING AGREEMENT")."""
+    lines = []
+    for line in head[:2000].splitlines():
+        text = line.strip()
+        while (label := _LABEL.match(text)) and label.end() > 0:
+            text = text[label.end() :].lstrip(" :.-–—")
+        if _TITLE_LINE.match(text):
+            lines.append(_leading_heading(text))
+    # a contract is titled by what it is; a legend above it ("Certain identified information has been
+    # excluded ...") is not its title
+    named = next((line for line in lines if _KIND_OF_DOCUMENT.search(line) and len(line.split()) <= 12), None)
+    return named or (lines[0] if lines else None)
+
+
+def _leading_heading(line: str) -> str:
+    words = line.split()
+    if len(words) <= MAX_TITLE_WORDS:
+        return line
+    capitals: list[str] = []
+    for word in words:
+        shouted = word == word.upper() and (any(c.isalpha() for c in word) or bool(capitals))  # "&" inside a run
+        if not shouted or (capitals and word in _SENTENCE_START):
+            break
+        capitals.append(word)
+    return " ".join(capitals) if len(capitals) >= 2 else " ".join(words[:MAX_TITLE_WORDS])
 
 
 def _fiscal_year(file_name: str, identity: filings.FilingIdentity, head: str) -> int:
