@@ -57,14 +57,20 @@ def llama_server(bin_dir: Path, model: Path, context: int, *, quiet: bool = Fals
 
 
 def wait_healthy(base: str, server: subprocess.Popen[Any], timeout_s: float = 600) -> None:
-    """Until GET /health answers 200 (docqa's, llama-server's); an error if the server exits or takes too long."""
+    """Until GET /health answers 200 (docqa's, llama-server's); an error if the server exits, says its loading
+    failed (docqa's 503 with status "error"), or takes too long."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if server.poll() is not None:
             raise RuntimeError(f"{base}: the server exited with {server.returncode}")
         try:
-            if httpx.get(f"{base}/health", timeout=2).status_code == 200:
+            health = httpx.get(f"{base}/health", timeout=2)
+            if health.status_code == 200:
                 return
+            if health.headers.get("content-type", "").startswith("application/json"):
+                said = health.json()
+                if isinstance(said, dict) and said.get("status") == "error":  # docqa's: loading failed for good
+                    raise RuntimeError(f"{base}: loading failed: {said.get('detail') or 'see its log'}")
         except httpx.TransportError:
             pass
         time.sleep(0.5)
