@@ -150,7 +150,8 @@ def main() -> None:
                 for question, vector in zip(questions, query_vectors, strict=True):
                     t = time.perf_counter()
                     if kind == "bm25_in_worker":  # as hybrid runs it, beside nothing: the cost of the handover
-                        retriever._keyword_pool.submit(store.bm25, coll.id, question, 30).result()
+                        query = retriever.understand(coll, question)  # as retrieve() hands it to the store
+                        retriever._keyword_pool.submit(store.bm25, coll.id, query, 30).result()
                     elif kind == "faiss_alone":  # the vector index alone (pgvector's, with --postgres)
                         index.search(vector / np.linalg.norm(vector), 30)
                     elif kind.startswith("bm25"):
