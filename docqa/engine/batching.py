@@ -54,7 +54,7 @@ class BatchingGenerator:
     def __init__(self, model_path: Path, settings: LLMSettings) -> None:
         self._settings = settings
         self.llama = LlamaContext.for_engine(model_path, settings)
-        # fewer than the settings ask where the GPU has too little memory for them (LlamaContext._fit_kv)
+        # fewer than the settings ask where the GPU has too little memory for them (LlamaContext._plan_kv)
         n_parallel, n_cache = self.llama.n_parallel, self.llama.n_cache
         on_backend = self.llama.backend_sampling
         workers = min(n_parallel, os.cpu_count() or 1)

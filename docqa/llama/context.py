@@ -10,6 +10,7 @@ from __future__ import annotations
 import ctypes
 import logging
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -125,16 +126,18 @@ class LlamaContext:
         self.n_vocab = int(self.model.n_vocab())
         self.kv_cells_asked = n_ctx
         self.n_parallel, self.n_cache = n_seq_max - n_cache, n_cache
-        fit = (n_ctx, kv_unified, n_gpu_layers, kv_explicit, gpu_budget)
+        plan_for = partial(
+            self._plan_kv, n_ctx, kv_unified, n_gpu_layers=n_gpu_layers, explicit=kv_explicit, gpu_budget=gpu_budget
+        )
         try:
-            n_batch, n_ubatch = pass_shape(n_batch, n_ubatch, lambda size: fit_to_gpu and self._fits_whole(size, *fit))
-            plan = (
-                self._fit_kv(n_ctx, kv_unified, n_ubatch, n_gpu_layers, kv_explicit, gpu_budget) if fit_to_gpu else None
-            )
+            n_batch, n_ubatch = pass_shape(n_batch, n_ubatch, lambda size: fit_to_gpu and _uncut(plan_for, size))
+            plan = plan_for(n_ubatch=n_ubatch) if fit_to_gpu else None
         except Exception:
             self.model.close()
             raise
         if plan is not None:
+            if plan.shrunk:
+                self._log_cut(plan, n_ctx)
             n_ctx, self.n_parallel, self.n_cache = plan.cells, plan.n_parallel, plan.n_cache
             n_seq_max = plan.n_parallel + plan.n_cache
         self.n_ubatch = n_ubatch
@@ -192,37 +195,6 @@ class LlamaContext:
             kv_explicit=settings.kv_cells is not None,
         )
 
-    def _fits_whole(
-        self,
-        n_ubatch: int,
-        cells: int,
-        shared: bool,
-        n_gpu_layers: int,
-        explicit: bool,
-        gpu_budget: Callable[[Any, int], int | None],
-    ) -> bool:
-        """Whether the KV cache as asked fits, uncut, beside the compute buffer of passes of n_ubatch."""
-        try:
-            return not self._plan_kv(cells, shared, n_ubatch, n_gpu_layers, explicit, gpu_budget).shrunk
-        except ConfigError:
-            return False
-
-    def _fit_kv(
-        self,
-        cells: int,
-        shared: bool,
-        n_ubatch: int,
-        n_gpu_layers: int,
-        explicit: bool,
-        gpu_budget: Callable[[Any, int], int | None],
-    ) -> KvPlan:
-        """The KV cells (and sequences) to ask llama.cpp for: as configured, or fewer where the GPU has
-        no room for them (the layers left on the CPU keep their KV cells in host memory); a cut is logged."""
-        plan = self._plan_kv(cells, shared, n_ubatch, n_gpu_layers, explicit, gpu_budget)
-        if plan.shrunk:
-            self._log_cut(plan, cells)
-        return plan
-
     def _plan_kv(
         self,
         cells: int,
@@ -232,7 +204,9 @@ class LlamaContext:
         explicit: bool,
         gpu_budget: Callable[[Any, int], int | None],
     ) -> KvPlan:
-        """The plan for this many cells beside the compute buffer of passes of n_ubatch (memory_fit.plan_kv)."""
+        """The KV cells (and sequences) to ask llama.cpp for beside the compute buffer of passes of n_ubatch: as
+        configured, or fewer where the GPU has no room for them (memory_fit.plan_kv; the layers left on the CPU
+        keep their KV cells in host memory)."""
         n_layer = max(self._hparam("block_count", 1), 1)
         on_gpu = n_layer if n_gpu_layers < 0 else min(n_gpu_layers, n_layer)
         n_embd, n_ff = self._hparam("embedding_length"), self._hparam("feed_forward_length")
@@ -395,3 +369,11 @@ class LlamaContext:
         """One of the model's hyperparameters from its GGUF metadata (`<architecture>.<name>`)."""
         arch = self.metadata.get("general.architecture", "")
         return int(self.metadata.get(f"{arch}.{name}", default))
+
+
+def _uncut(plan_for: Callable[..., KvPlan], n_ubatch: int) -> bool:
+    """Whether the KV cache as asked fits, uncut, beside the compute buffer of passes of n_ubatch."""
+    try:
+        return not plan_for(n_ubatch=n_ubatch).shrunk
+    except ConfigError:
+        return False
