@@ -87,8 +87,17 @@ def format_pages(citation: dict[str, Any]) -> str:
     return where + (", read by OCR" if citation.get("ocr") else "")
 
 
+def shown_citations(citations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What a chat client is shown: the sources the answer cites, or all of them where it cites none."""
+    return [c for c in citations if c.get("cited")] or citations
+
+
+def citation_label(citation: dict[str, Any]) -> str:
+    """'[2] contract.pdf, p. 4': a citation as a chat client names it."""
+    return f"[{citation['number']}] {citation['document']}, {format_pages(citation)}"
+
+
 def sources_footer(citations: list[dict[str, Any]]) -> str:
     """The citations as a plain-text block to append to an answer (for chat clients)."""
-    shown = [c for c in citations if c.get("cited")] or citations
-    lines = [f"[{c['number']}] {c['document']}, {format_pages(c)}" for c in shown]
+    lines = [citation_label(c) for c in shown_citations(citations)]
     return "\n\nSources:\n" + "\n".join(lines) if lines else ""

@@ -23,7 +23,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from docqa.answering.citing import format_pages, sources_footer
+from docqa.answering.citing import citation_label, shown_citations, sources_footer
 from docqa.api.deps import QADep
 from docqa.core.catalog_fields import where_pairs
 from docqa.core.errors import DocqaError, InvalidRequestError, UnknownModelError
@@ -237,8 +237,8 @@ def source_events(citations: list[dict[str, Any]], model: str, site: str) -> lis
     on, a browser following it has none, and gets 401)."""
     collection = collection_of(model)
     events = []
-    for citation in [c for c in citations if c.get("cited")] or citations:
-        name = f"[{citation['number']}] {citation['document']}, {format_pages(citation)}"
+    for citation in shown_citations(citations):
+        name = citation_label(citation)
         page = citation.get("page") or citation["pages"][0]
         url = f"{site}/v1/collections/{collection}/documents/{citation['document_id']}/file#page={page}"
         events.append(
