@@ -1,7 +1,7 @@
 """Text for pages that have none: the page rendered by PDFium and read by Tesseract (Debian's
 `tesseract-ocr`, with `tesseract-ocr-eng` and `tesseract-ocr-chi-sim`).
 
-Chosen by measurement against RapidOCR (`python -m bench.ocr_bench`, docs/benchmarks.md). It runs in
+Chosen by measurement against RapidOCR (`python -m bench.ocr_bench`, docs/benchmarks/documents.md). It runs in
 the PDF child process (ingest.pdf_worker), under its time and memory limits: it stops before the
 time limit and says which pages it did not reach, so a long scan still yields what was read.
 """

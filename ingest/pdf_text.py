@@ -1,6 +1,6 @@
 """A PDF's text, page by page, through PDFium (the pypdfium2 wheel, which ships its own library).
 
-Chosen by measurement (`python -m bench.pdf_extractors`, docs/benchmarks.md): on the pages that hold
+Chosen by measurement (`python -m bench.pdf_extractors`, docs/benchmarks/documents.md): on the pages that hold
 FinanceBench's evidence, PDFium's text lets the scoring rule find the evidence on 60 of 68 pages, against
 55 for pypdf (docqa's reader before), 56 for pdfplumber and for pdftotext -layout, and all 9 prospectus
 pages as pypdf did; it reads a table row by row with the row label beside its numbers (pypdf split

@@ -6,8 +6,10 @@
   Settings marked experimental (tuning switches settled by measurement) are listed apart, last.
 - no setting's description carries a measured figure (a share, a ratio, milliseconds, GiB, tokens/s, a GPU's
   name): figures go stale, so they live in docs/benchmarks.md.
-- every repository path that README.md and docs/*.md name in backticks (`docqa/...`, `bench/results/...`)
-  exists, so a moved module or a renamed result file is caught.
+- every repository path that README.md and docs/**/*.md name in backticks (`docqa/...`, `bench/results/...`)
+  exists, so a moved module or a renamed result file is caught;
+- every relative Markdown link in them (`[text](benchmarks/retrieval.md#a-heading)`) names a file that exists
+  and, where it names a heading, a heading of that file (GitHub's anchors), so moving a section is caught.
 """
 
 from __future__ import annotations
@@ -26,8 +28,9 @@ from docqa.core.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 SETTINGS_DOC = ROOT / "docs" / "settings.md"
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 # a path in backticks that starts at one of the repository's folders (a glob or a placeholder is left alone)
+_LINK = re.compile(r"\]\(([^)\s]+)\)")
 _PATH = re.compile(r"`((?:docqa|ingest|bench|tests|docs|tools|sample_docs|\.ci)/[\w./-]*)`")
 
 # what a measured figure looks like in a description: "95%", "1.5x", "8 ms", "1.9 GiB", "400 tokens/s", "H200"
@@ -125,6 +128,39 @@ def dead_paths() -> list[str]:
     return missing
 
 
+def anchors(doc: Path) -> set[str]:
+    """The anchors GitHub gives a Markdown file's headings: lower case, punctuation but '-' and '_' dropped,
+    spaces to '-', a repeated one numbered."""
+    seen: dict[str, int] = {}
+    found = set()
+    for line in doc.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            continue
+        slug = re.sub(r"[^\w\- ]", "", line.lstrip("#").strip().lower()).replace(" ", "-")
+        n = seen.get(slug, 0)
+        seen[slug] = n + 1
+        found.add(slug if n == 0 else f"{slug}-{n}")
+    return found
+
+
+def dead_links() -> list[str]:
+    """Relative links whose file or heading is not there."""
+    missing = []
+    for doc in DOCS:
+        for number, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), 1):
+            for target in _LINK.findall(line):
+                if re.match(r"[a-z]+:", target):
+                    continue  # http:, https:, mailto:
+                path, _, anchor = target.partition("#")
+                file = (doc.parent / path).resolve() if path else doc
+                shown = doc.relative_to(ROOT) if doc.is_relative_to(ROOT) else doc
+                if not file.exists():
+                    missing.append(f"{shown}:{number}: {target}: no such file")
+                elif anchor and file.suffix == ".md" and anchor not in anchors(file):
+                    missing.append(f"{shown}:{number}: {target}: no such heading")
+    return missing
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--write", action="store_true", help="rewrite docs/settings.md")
@@ -136,6 +172,7 @@ def main() -> int:
     elif not SETTINGS_DOC.is_file() or SETTINGS_DOC.read_text(encoding="utf-8") != rendered:
         problems.append("docs/settings.md is stale: run `python -m tools.docs_check --write`")
     problems += [f"{where}: no such path" for where in dead_paths()]
+    problems += dead_links()
     problems += [f"{what}: measured figures go to docs/benchmarks.md" for what in measured_figures()]
     for problem in problems:
         sys.stderr.write(problem + "\n")

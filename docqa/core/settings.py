@@ -147,8 +147,8 @@ class RetrievalSettings(BaseModel):
     dense_weight: float = Field(
         default=0.25,
         ge=0.0,
-        description="Weight of the dense ranking against BM25's 1.0 in hybrid fusion (its sweep: docs/benchmarks.md, "
-        "settings' figures).",
+        description="Weight of the dense ranking against BM25's 1.0 in hybrid fusion (its sweep: "
+        "docs/benchmarks/settings-defaults.md).",
         json_schema_extra=EXPERIMENTAL,
     )
 

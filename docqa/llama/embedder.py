@@ -95,7 +95,7 @@ def micro_batch(metadata: dict[str, str], pooling: int, settings: EmbedSettings)
     several micro-batches only where the pooled vector comes out right (pools_last_token_causally).
     Mean or CLS pooling of a text cut in pieces would pool one piece only, and llama.cpp aborts on a
     non-causal one. On an H200, 512-token pieces embedded at 84% of llama-bench's rate against 95%
-    for whole texts (docs/benchmarks.md), so pieces are only an option, for a smaller compute buffer
+    for whole texts (docs/benchmarks/gpu-engine.md), so pieces are only an option, for a smaller compute buffer
     where GPU memory is short."""
     if settings.micro_batch is None:
         return settings.n_ctx
@@ -158,7 +158,7 @@ class LlamaEmbedder:
         # llama.cpp's embedding mode makes every token an output: it runs the output layer over all of
         # them and copies vocabulary x tokens logits to the host (2.5 GB for a 4k-token text with
         # Qwen's vocabulary), none of which pooling reads. Where only the last token matters, the
-        # rest of each text runs first as a plain prefill without outputs (docs/benchmarks.md).
+        # rest of each text runs first as a plain prefill without outputs (docs/benchmarks/gpu-engine.md).
         self.prefill_without_outputs = settings.last_token_only and pools_last_token_causally(metadata, pooling)
         self._model, self._ctx, params = _open_context(
             model_path, settings, pooling, self.micro_batch, MAX_OUTPUTS + 1 if self.prefill_without_outputs else 0
@@ -181,7 +181,7 @@ class LlamaEmbedder:
         # new size, as much as the forward pass of a 3k-token text; chunk lengths all differ. Padding
         # each batch to a multiple of 256 tokens with a throw-away sequence makes sizes repeat.
         # (On a CPU the padding would cost more than it saves.) Measured again without padding on an
-        # H200: 72% of llama-bench's embedding throughput instead of 90% (docs/benchmarks.md).
+        # H200: 72% of llama-bench's embedding throughput instead of 90% (docs/benchmarks/gpu-engine.md).
         on_gpu = offloaded(settings.n_gpu_layers)
         self.pad_multiple = 256 if on_gpu else 1
         self._batch = TokenBatch(settings.n_ctx)

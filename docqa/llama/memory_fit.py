@@ -136,7 +136,7 @@ def pass_shape(n_batch: int | None, n_ubatch: int | None, fits_whole: Callable[[
     (the other from SMALL_PASS; a pass never larger than its step). Where neither is, LARGE_PASS if
     fits_whole(its n_ubatch) says the KV cache as asked fits beside that pass's compute buffer, else
     SMALL_PASS: larger passes read prompts faster on a GPU with memory to spare, and never cost a KV cell
-    (docs/benchmarks.md, "GPU: the whole path picks the pass shape")."""
+    (docs/benchmarks/gpu-engine.md, "GPU: the whole path picks the pass shape")."""
     if n_batch is None and n_ubatch is None:
         return LARGE_PASS if fits_whole(LARGE_PASS[1]) else SMALL_PASS
     step = n_batch or SMALL_PASS[0]

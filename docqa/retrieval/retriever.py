@@ -4,7 +4,7 @@ Dense search (FAISS over the embedder's vectors) and BM25 (SQLite FTS5) each pro
 already filtered to the collection (and to one document when asked); reciprocal rank fusion merges
 them, which needs no score calibration, with the dense ranking at a fraction of BM25's weight: with a
 real embedding model (all-MiniLM-L6-v2) equal weights took 40 CUAD contracts from BM25's recall@3
-0.974 to 0.913 (docs/benchmarks.md). An optional reranker (docqa.retrieval.rerank) then reorders the
+0.974 to 0.913 (docs/benchmarks/retrieval.md). An optional reranker (docqa.retrieval.rerank) then reorders the
 best few.
 """
 

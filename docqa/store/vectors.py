@@ -2,7 +2,7 @@
 
 One exhaustive inner-product index per collection (vectors are L2-normalised, so inner product is
 cosine), with FAISS IDs equal to SQLite chunk IDs. Vectors are held as float16: the exhaustive scan
-reads half the memory (100k x 1,024 dims on 2 cores: p50 68 -> 32 ms, see docs/benchmarks.md); the
+reads half the memory (100k x 1,024 dims on 2 cores: p50 68 -> 32 ms, see docs/benchmarks/retrieval.md); the
 top-10 results matched float32's in that test, and rounding can only swap near-ties.
 
 FAISS scans a flat index on one thread for a single query (it spreads work over queries), so the

@@ -48,3 +48,20 @@ def test_a_measured_figure_in_a_description_fails_and_tuning_switches_are_listed
     ]
     text = docs_check.render()
     assert text.index("`DOCQA_GROUP_PLAIN`") < text.index("## Experimental") < text.index("`DOCQA_GROUP_SWITCH`")
+
+
+def test_a_link_to_a_moved_file_or_heading_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "topic").mkdir()
+    target = tmp_path / "topic" / "gpu.md"
+    target.write_text("# GPU\n\n## The whole path: 16 asks (issue 43), 2026-12-04\n\n## Runs\n\n## Runs\n")
+    doc = tmp_path / "index.md"
+    doc.write_text(
+        "[ok](topic/gpu.md#the-whole-path-16-asks-issue-43-2026-12-04), [second](topic/gpu.md#runs-1), "
+        "[web](https://example.com/x), [here](#index)\n"
+        "# Index\n[gone](topic/cpu.md) [moved](topic/gpu.md#the-whole-path)\n"
+    )
+    monkeypatch.setattr(docs_check, "DOCS", [doc])
+    assert docs_check.dead_links() == [
+        f"{doc}:3: topic/cpu.md: no such file",
+        f"{doc}:3: topic/gpu.md#the-whole-path: no such heading",
+    ]
