@@ -14,7 +14,7 @@ Passages are written by docqa.store.keyword.passages, with their chunks, in the 
 
 from __future__ import annotations
 
-from sqlalchemy import text
+from sqlalchemy import bindparam, text
 from sqlalchemy.orm import Session
 
 from docqa.core.query import Query
@@ -56,6 +56,7 @@ def search(
     titles.refresh(session, version, PASSAGES_PER_CHUNK)
     ranked: list[tuple[int, float]] | None = None  # the first pass: every term, title and body
     chosen: set[int] = set()  # the filings the question names, if any
+    owners: dict[int, int] = {}  # the first pass's chunks' documents
     filing_identities.refresh(session, version)  # which documents are SEC filings
     if document_id is not None:
         top_document, rows = document_id, _document_rows(session, document_id)
@@ -65,11 +66,12 @@ def search(
         ranked = stats.tables.rank(session, collection_id, stats.selective(session, terms), rc.title_weight, limit)
         if not ranked:
             return []
+        owners = _documents_of(session, [chunk_id for chunk_id, _ in ranked])
         chosen = set(query.filings)
         if chosen:
-            top_document = _best_filing(session, stats, ranked, chosen, terms, rc)
+            top_document = _best_filing(session, stats, ranked, owners, chosen, terms, rc)
         else:
-            top_document = _document_of(session, ranked[0][0])
+            top_document = owners[ranked[0][0]]
             top_document = titles.named_instead(collection_id, query.clauses, top_document, rc) or top_document
         rows = _document_rows(session, top_document)  # the passage rowid range the second pass re-ranks
         if rows is None:
@@ -87,7 +89,7 @@ def search(
     lead = ranked[0][1] if ranked else 0.0
     merged = [(chunk_id, lead + score) for chunk_id, score in focused]
     if document_id is None and ranked:
-        merged = _with_twin(session, ranked, top_document, query, merged, stats, chosen, bonus, rc)
+        merged = _with_twin(session, ranked, owners, top_document, query, merged, stats, chosen, bonus, rc)
     merged = _with_head(rows, rest, merged, rc)
     first_ids = {chunk_id for chunk_id, _ in merged}
     merged += [(chunk_id, score) for chunk_id, score in ranked or [] if chunk_id not in first_ids]
@@ -130,6 +132,7 @@ def _heading_bonus(query: Query, rc: RankingConstants, sec_filing: bool) -> pass
 def _with_twin(
     session: Session,
     ranked: list[tuple[int, float]],
+    owners: dict[int, int],
     top_document: int,
     query: Query,
     merged: list[tuple[int, float]],
@@ -144,7 +147,7 @@ def _with_twin(
     lead = ranked[0][1]
     twin = next(
         (d for chunk_id, score in ranked[1:] if score >= rc.twin_share * lead
-         and (d := _document_of(session, chunk_id)) != top_document and (not chosen or d in chosen)),
+         and (d := owners[chunk_id]) != top_document and (not chosen or d in chosen)),
         None,
     )  # fmt: skip
     rows = _document_rows(session, twin) if twin is not None else None
@@ -162,6 +165,7 @@ def _best_filing(
     session: Session,
     stats: TermStats,
     ranked: list[tuple[int, float]],
+    owners: dict[int, int],
     chosen: set[int],
     terms: list[str],
     rc: RankingConstants,
@@ -169,7 +173,7 @@ def _best_filing(
     """The first-pass ranking's best document among the chosen filings; when none of them is in it (an
     earnings release's dense figures filled the first page), the chosen filing whose passages score best."""
     for chunk_id, _ in ranked:
-        if (document := _document_of(session, chunk_id)) in chosen:
+        if (document := owners[chunk_id]) in chosen:
             return document
     best: tuple[float, int] | None = None
     for document in sorted(chosen)[: rc.max_filings_scored]:
@@ -200,8 +204,14 @@ def _with_head(
     return [*others[:slot], (head, score), *others[slot:]]
 
 
-def _document_of(session: Session, chunk_id: int) -> int:
-    return int(session.execute(text("SELECT document_id FROM chunks WHERE id = :id"), {"id": chunk_id}).scalar_one())
+def _documents_of(session: Session, chunk_ids: list[int]) -> dict[int, int]:
+    """Each chunk's document, in one statement (a search looks up the first pass's chunks: on Postgres
+    each statement is a round trip)."""
+    found = session.execute(
+        text("SELECT id, document_id FROM chunks WHERE id IN :ids").bindparams(bindparam("ids", expanding=True)),
+        {"ids": sorted(set(chunk_ids))},
+    )
+    return {int(chunk_id): int(document_id) for chunk_id, document_id in found}
 
 
 def _document_rows(session: Session, document_id: int) -> tuple[int, int] | None:

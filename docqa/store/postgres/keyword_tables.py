@@ -98,10 +98,15 @@ class PostgresKeywordTables:
         self._stemmer = stemmer
 
     def totals(self, session: Session) -> IndexTotals:
-        passages_in_all, tokens = session.execute(
-            text("SELECT passages, tokens FROM keyword_totals WHERE id = 1")
-        ).one()
-        return IndexTotals(int(passages_in_all), int(tokens))
+        """Read once per session: a search's session is one REPEATABLE READ snapshot, which the search
+        asks four or five times (a write forgets it, _add_counts)."""
+        known = _read_once(session)
+        if "totals" not in known:
+            passages_in_all, tokens = session.execute(
+                text("SELECT passages, tokens FROM keyword_totals WHERE id = 1")
+            ).one()
+            known["totals"] = IndexTotals(int(passages_in_all), int(tokens))
+        return cast(IndexTotals, known["totals"])
 
     def document_frequency(self, session: Session, stem: str) -> int:
         found = session.execute(text("SELECT passages FROM keyword_terms WHERE lexeme = :s"), {"s": stem}).scalar()
@@ -121,26 +126,36 @@ class PostgresKeywordTables:
         return int(found or 0)
 
     def title(self, session: Session, passage_id: int) -> str:
-        found = session.execute(
-            text(
-                "SELECT k.title FROM passages p JOIN keyword_documents k ON k.document_id = p.document_id "
-                "WHERE p.id = :r"
-            ),
-            {"r": passage_id},
-        ).scalar()
-        return found or ""
+        known = _read_once(session)
+        if ("title", passage_id) not in known:
+            found = session.execute(
+                text(
+                    "SELECT k.title FROM passages p JOIN keyword_documents k ON k.document_id = p.document_id "
+                    "WHERE p.id = :r"
+                ),
+                {"r": passage_id},
+            ).scalar()
+            known["title", passage_id] = found or ""
+        return cast(str, known["title", passage_id])
 
     def stored_stems(self, session: Session, rows: tuple[int, int], document_id: int) -> list[tuple[int, bytes, bytes]]:
+        """The passages' stored stems; their lengths come in the same read, kept for `lengths` (the second
+        pass asks for both, one round trip instead of two)."""
         found = session.execute(
             text(
-                "SELECT id, body, headings FROM passages WHERE id >= :lo AND id < :hi AND document_id = :did "
-                "ORDER BY id"
+                "SELECT id, body, headings, length FROM passages WHERE id >= :lo AND id < :hi "
+                "AND document_id = :did ORDER BY id"
             ),
             {"lo": rows[0], "hi": rows[1], "did": document_id},
         ).all()
-        return [(int(rowid), bytes(body), bytes(headings)) for rowid, body, headings in found]
+        _read_once(session)["lengths", rows] = {int(rowid): int(length) for rowid, _, _, length in found}
+        return [(int(rowid), bytes(body), bytes(headings)) for rowid, body, headings, _ in found]
 
     def lengths(self, session: Session, rows: tuple[int, int]) -> dict[int, int]:
+        """The lengths of the passages in `rows`; after stored_stems of those rows, of the passages it read."""
+        known = _read_once(session).get(("lengths", rows))
+        if known is not None:
+            return cast(dict[int, int], known)
         found = session.execute(
             text("SELECT id, length FROM passages WHERE id >= :lo AND id < :hi"), {"lo": rows[0], "hi": rows[1]}
         )
@@ -373,6 +388,7 @@ class PostgresKeywordTables:
 def _add_counts(session: Session | Connection, per_stem: Counter[str], n: int, tokens: int, sign: int) -> None:
     """Add (sign 1) or take away (-1) a document's passages from the index's counts. Stems in sorted
     order, so two writers never wait on each other's rows in opposite orders."""
+    _read_once(session).clear()  # what this session read of the index is stale from here
     stems = sorted(per_stem)
     session.execute(
         text(
@@ -385,3 +401,10 @@ def _add_counts(session: Session | Connection, per_stem: Counter[str], n: int, t
         text("UPDATE keyword_totals SET passages = passages + :n, tokens = tokens + :t WHERE id = 1"),
         {"n": sign * n, "t": sign * tokens},
     )
+
+
+def _read_once(session: Session | Connection) -> dict[object, object]:
+    """What this session has read of the index already (totals, titles, passage lengths). A search runs in
+    one snapshot (the store's `snapshot`), so a second read would return the same; each statement is a
+    round trip to the database, about a millisecond on a busy machine."""
+    return cast(dict[object, object], session.info.setdefault("docqa_keyword_reads", {}))
