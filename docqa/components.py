@@ -26,6 +26,7 @@ from docqa.retrieval.retriever import Retriever
 from docqa.store.consistency import VectorIndexes
 from docqa.store.db import SqliteStore
 from docqa.store.index_protocols import VectorIndexSet
+from docqa.store.postgres.originals import PostgresOriginals
 from docqa.store.postgres.store import PostgresStore
 from docqa.store.postgres.vectors import PgVectorIndexes
 from docqa.store.protocol import Store
@@ -43,6 +44,11 @@ def open_store(settings: Settings) -> tuple[Store, VectorIndexSet]:
         return store, PgVectorIndexes(store)
     sqlite = SqliteStore(settings.database_path)
     return sqlite, VectorIndexes(sqlite, settings.vectors_dir, settings.auto_repair)
+
+
+def shared_originals(store: Store) -> PostgresOriginals | None:
+    """Where every process reads uploaded originals: the database, when it is shared (Postgres)."""
+    return PostgresOriginals(store) if isinstance(store, PostgresStore) else None
 
 
 def load_generator(settings: Settings) -> Generator:

@@ -3,24 +3,42 @@
 A file ingested from a path is read from that path again (when its bytes are still the ones ingested); an
 uploaded file would be gone, so its bytes are kept under the data home, named by their SHA-256 (two documents
 with the same bytes share one copy) and removed when no document of the store holds those bytes any more.
-Queued uploads (a shared database) are read by workers elsewhere and are not kept here.
+
+With a shared database the process that ingests an upload (a worker, for a queued one) is often not the one
+asked for its file: the bytes are then also kept in the database (`shared`, docqa.store.postgres.originals),
+and an API process that has no copy reads them from there once and keeps them under its own data home. A
+copy another API process read stays there after its last document is deleted elsewhere (only documents of
+the store can reach it).
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
+from typing import Protocol
 
 from docqa.core.errors import OriginalNotKeptError
 from docqa.core.files import sha256_file
 from docqa.store.models import DocumentRow
 
 
-class Originals:
-    """Uploaded originals under `root`, one file per content (root/ab/abcdef...)."""
+class SharedOriginals(Protocol):
+    """Originals where every process of a deployment reads them (the shared database)."""
 
-    def __init__(self, root: Path) -> None:
+    def put(self, sha256: str, data: bytes) -> None: ...
+
+    def get(self, sha256: str) -> bytes | None: ...
+
+    def delete(self, sha256: str) -> None: ...
+
+
+class Originals:
+    """Uploaded originals under `root`, one file per content (root/ab/abcdef...), and in `shared` if given."""
+
+    def __init__(self, root: Path, shared: SharedOriginals | None = None) -> None:
         self.root = root
+        self.shared = shared
 
     def _path(self, sha256: str) -> Path:
         return self.root / sha256[:2] / sha256
@@ -28,15 +46,30 @@ class Originals:
     def keep(self, sha256: str, source: Path) -> None:
         """Keep a copy of an uploaded file (written aside, then renamed: a crash leaves no half file)."""
         target = self._path(sha256)
-        if target.is_file():
-            return
-        target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_suffix(".part")
-        shutil.copyfile(source, partial)
-        partial.replace(target)
+        if not target.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            partial = target.with_suffix(".part")
+            shutil.copyfile(source, partial)
+            partial.replace(target)
+        if self.shared is not None:
+            self.shared.put(sha256, target.read_bytes())
 
     def forget(self, sha256: str) -> None:
         self._path(sha256).unlink(missing_ok=True)
+        if self.shared is not None:
+            self.shared.delete(sha256)
+
+    def _from_shared(self, sha256: str) -> Path | None:
+        """The shared copy, written under this data home (aside, then renamed), or None."""
+        data = self.shared.get(sha256) if self.shared is not None else None
+        if data is None:
+            return None
+        target = self._path(sha256)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(f".{os.getpid()}.part")
+        partial.write_bytes(data)
+        partial.replace(target)
+        return target
 
     def of(self, document: DocumentRow) -> Path:
         """Where the document's original is now; OriginalNotKeptError where there is none with its bytes."""
@@ -44,9 +77,10 @@ class Originals:
             kept = self._path(document.sha256)
             if kept.is_file():
                 return kept
-            raise OriginalNotKeptError(
-                document.name, "its upload was not kept (queued, or ingested before docqa kept them)"
-            )
+            fetched = self._from_shared(document.sha256)
+            if fetched is not None:
+                return fetched
+            raise OriginalNotKeptError(document.name, "its upload was not kept (ingested before docqa kept them)")
         path = Path(document.source)
         try:
             same = path.is_file() and sha256_file(path) == document.sha256

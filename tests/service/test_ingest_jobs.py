@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import psycopg
 import pytest
-from sqlalchemy import make_url
+from sqlalchemy import create_engine, make_url, text
 
 from docqa.service import DocQA
 from docqa.service.jobs import JOB_FOLDERS, JOB_PREFIX
@@ -94,7 +94,7 @@ def api_pair(tmp_path: Path, postgres_url: str) -> Iterator[tuple[str, str, dict
 
 
 def test_an_upload_queued_on_one_api_is_ingested_by_the_worker_and_answered_by_the_other(
-    api_pair: tuple[str, str, dict[str, str]],
+    api_pair: tuple[str, str, dict[str, str]], postgres_url: str
 ) -> None:
     one, two, env = api_pair
     files = [("files", ("vault.txt", _contract(7, random.Random(7)), "text/plain"))]
@@ -116,6 +116,15 @@ def test_an_upload_queued_on_one_api_is_ingested_by_the_worker_and_answered_by_t
     answer = httpx.post(f"{two}/v1/ask", json={"question": "What is the vault code?", "collection": "deals"}).json()
     assert [c["document"] for c in answer["citations"]] == ["vault.txt"]
     assert httpx.get(f"{two}/v1/collections/other/jobs/{job['job_id']}").status_code == 404
+    # the original, for the page's viewer: served by an API process whose data home never saw the file
+    file_url = f"/v1/collections/deals/documents/{done['document_id']}/file"
+    for base in (two, one):
+        served = httpx.get(base + file_url)
+        assert served.status_code == 200 and served.content == _contract(7, random.Random(7))
+    assert httpx.delete(f"{one}/v1/collections/deals/documents/{done['document_id']}").status_code == 204
+    with create_engine(postgres_url).connect() as conn:  # its last document gone, so is the database's copy
+        assert conn.execute(text("SELECT count(*) FROM document_originals")).scalar() == 0
+    assert httpx.get(two + file_url).status_code == 404
 
 
 def test_asks_during_a_twenty_file_ingest_never_cite_a_half_written_document(
