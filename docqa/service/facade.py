@@ -185,8 +185,11 @@ class DocQA:
     ) -> IngestReport:
         """max_chars: the bound on the text all these files bring together (an upload's; see Ingestor.ingest)."""
         coll = self.collection(collection, create=True)
+        replaced = [s.key for s in sources if s.key.startswith("upload:")]  # uploads' originals are kept
+        before = [found.sha256 for key in replaced if (found := self.store.find_document(coll.id, key)) is not None]
         report = self.ingestor.ingest(coll, sources, progress, password, max_chars=max_chars)
         self._keep_uploads(coll, sources, report)
+        self._forget_unheld(before)  # an upload replaced by new bytes under its name
         for callback in self.on_ingest:
             callback(report)
         return report
@@ -200,6 +203,12 @@ class DocQA:
             document = documents.get(result.document_id or -1) if result else None
             if source.key.startswith("upload:") and document is not None and source.path.is_file():
                 self.originals.keep(document.sha256, source.path)
+
+    def _forget_unheld(self, shas: Sequence[str]) -> None:
+        """Drop the kept originals of these contents where no document of the store holds them any more."""
+        for sha in set(shas):
+            if not any(self.store.document_with_content(c.id, sha, other_than="") for c in self.store.collections()):
+                self.originals.forget(sha)
 
     def original(self, document_id: int, collection: str | None = None) -> tuple[DocumentRow, Path]:
         """A document and the file it was read from (OriginalNotKeptError where docqa has none)."""
@@ -251,8 +260,7 @@ class DocQA:
         if index is not None:
             index.remove(np.asarray(removed, dtype=np.int64))
             self.indexes.save(coll)
-        if not any(self.store.document_with_content(c.id, sha, other_than="") for c in self.store.collections()):
-            self.originals.forget(sha)  # no document holds these bytes any more
+        self._forget_unheld([sha])  # no document may hold these bytes any more
 
     def integrity_ok(self) -> bool:
         """The store's own check: SQLite's integrity check of the data home; on Postgres, that the database

@@ -52,3 +52,15 @@ def test_a_file_ingested_from_a_path_is_served_until_it_changes(tmp_path: Path) 
         assert changed.status_code == 404
         message = changed.json()["error"]["message"]
         assert "services.txt" in message and "gone or changed since it was ingested" in message
+
+
+def test_an_upload_replaced_under_its_name_leaves_no_original_behind(tmp_path: Path) -> None:
+    settings = make_settings(tmp_path / "data")
+    with DocQA(settings, None, None) as qa, serve_app(settings, qa, free_port()) as base:
+        docs = f"{base}/v1/collections/default/documents"
+        for text in (b"The first version of the notice.", b"The second version, which replaces it."):
+            assert httpx.post(docs, files={"files": ("notice.txt", text)}, timeout=60).status_code == 200
+        (document,) = httpx.get(docs).json()["documents"]
+        assert httpx.get(f"{docs}/{document['id']}/file").content == b"The second version, which replaces it."
+        kept = [p for p in (settings.data_dir / "originals").rglob("*") if p.is_file()]
+        assert len(kept) == 1  # the first version's bytes went with it
