@@ -30,6 +30,7 @@ from docqa.store.postgres.originals import PostgresOriginals
 from docqa.store.postgres.store import PostgresStore
 from docqa.store.postgres.vectors import PgVectorIndexes
 from docqa.store.protocol import Store
+from docqa.store.uploads import S3Originals, S3Uploads
 
 logger = logging.getLogger(__name__)
 
@@ -46,9 +47,14 @@ def open_store(settings: Settings) -> tuple[Store, VectorIndexSet]:
     return sqlite, VectorIndexes(sqlite, settings.vectors_dir, settings.auto_repair)
 
 
-def shared_originals(store: Store) -> PostgresOriginals | None:
-    """Where every process reads uploaded originals: the database, when it is shared (Postgres)."""
-    return PostgresOriginals(store) if isinstance(store, PostgresStore) else None
+def shared_originals(settings: Settings, store: Store) -> PostgresOriginals | S3Originals | None:
+    """Where every process of a deployment reads uploaded originals: the object store that queued uploads
+    wait in, where one is configured, else the database when it is shared (Postgres); on one box, none."""
+    if not isinstance(store, PostgresStore):
+        return None
+    if settings.ingest.upload_store:
+        return S3Originals(S3Uploads(settings.ingest.upload_store))
+    return PostgresOriginals(store)
 
 
 def load_generator(settings: Settings) -> Generator:

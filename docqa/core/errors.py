@@ -68,6 +68,7 @@ class UploadStoreError(DocqaError):
 
     def __init__(self, location: str, reason: str) -> None:
         super().__init__(f"upload store {location} failed: {reason}")
+        self.reason = reason  # the store's error code where it gave one ("NoSuchKey")
 
 
 class SchemaOutdatedError(ConfigError):

@@ -5,7 +5,8 @@ uploaded file would be gone, so its bytes are kept under the data home, named by
 with the same bytes share one copy) and removed when no document of the store holds those bytes any more.
 
 With a shared database the process that ingests an upload (a worker, for a queued one) is often not the one
-asked for its file: the bytes are then also kept in the database (`shared`, docqa.store.postgres.originals),
+asked for its file: the bytes are then also kept where every process reads them (`shared`: the database,
+docqa.store.postgres.originals, or the object store that uploads wait in, docqa.store.uploads.S3Originals),
 and an API process that has no copy reads them from there once and keeps them under its own data home. A
 copy another API process read stays there after its last document is deleted elsewhere (only documents of
 the store can reach it).

@@ -79,3 +79,30 @@ class S3Uploads:
         except Exception as exc:  # minio's S3Error, urllib3's connection errors, ...
             reason = getattr(exc, "code", None) or type(exc).__name__
             raise UploadStoreError(self.location, str(reason)) from None
+
+
+class S3Originals:
+    """Uploaded originals in the object store, under docqa/originals/<sha256>, where one is configured: the
+    files a deployment chose to keep out of its database (docqa.service.originals reads them; Postgres's
+    `document_originals` holds them otherwise)."""
+
+    def __init__(self, objects: S3Uploads) -> None:
+        self._objects = objects
+
+    @staticmethod
+    def key(sha256: str) -> str:
+        return f"docqa/originals/{sha256}"
+
+    def put(self, sha256: str, data: bytes) -> None:
+        self._objects.put(self.key(sha256), data)
+
+    def get(self, sha256: str) -> bytes | None:
+        try:
+            return self._objects.get(self.key(sha256))
+        except UploadStoreError as exc:
+            if exc.reason == "NoSuchKey":
+                return None
+            raise
+
+    def delete(self, sha256: str) -> None:
+        self._objects.delete(self.key(sha256))

@@ -4,6 +4,7 @@ once the document is in; a store that cannot be reached is an error naming it, w
 
 from __future__ import annotations
 
+import hashlib
 import time
 from pathlib import Path
 
@@ -42,7 +43,16 @@ def test_a_queued_upload_waits_in_the_object_store_and_is_deleted_once_ingested(
         done = queue.job(job.id)
         assert done.status == "ready" and done.document_id is not None
         assert [d.name for d in qa.documents("deals")] == ["contract.txt"]
-        assert [o.object_name for o in client.list_objects(BUCKET, recursive=True)] == []
+        # the upload's object is gone; its original is kept in the store too, for any API process to serve
+        original = f"docqa/originals/{hashlib.sha256(data).hexdigest()}"
+        assert [o.object_name for o in client.list_objects(BUCKET, recursive=True)] == [original]
+    with DocQA(make_settings(tmp_path / "another_api", database_url=postgres_url, ingest=ingest)) as other:
+        _, path = other.original(done.document_id, "deals")
+        assert path.read_bytes() == data and path.is_relative_to(tmp_path / "another_api")
+        with other.store.session() as s:  # in the object store, not in the database as well
+            assert s.execute(text("SELECT count(*) FROM document_originals")).scalar() == 0
+        other.delete_document(done.document_id, "deals")
+    assert [o.object_name for o in client.list_objects(BUCKET, recursive=True)] == []
 
 
 def test_an_unreachable_object_store_is_named_without_its_keys(tmp_path: Path, postgres_url: str) -> None:
