@@ -15,9 +15,9 @@ import re
 from docqa.core.query import AskedPeriod
 from docqa.store.keyword.filings import MONTHS, form_name, quarter_of
 
-# "FY2018", "FY 18", "fiscal 2018", "fiscal year 2018", "2018财年", "2018年度", a bare year.
+# "FY2018", "FY 18", "CY2018", "fiscal 2018", "fiscal year 2018", "2018财年", "2018年度", a bare year.
 _ASKED_YEAR = re.compile(
-    r"\bfy\s*'?(\d{4}|\d{2})(?!\d)|\bfiscal\s+(?:year\s+)?((?:19|20)\d\d)\b|((?:19|20)\d\d)\s*(?:财年|年度|年)"
+    r"\b(?:fy|cy)\s*'?(\d{4}|\d{2})(?!\d)|\bfiscal\s+(?:year\s+)?((?:19|20)\d\d)\b|((?:19|20)\d\d)\s*(?:财年|年度|年)"
     r"|\b((?:19|20)\d\d)\b",
     re.IGNORECASE,
 )
@@ -26,7 +26,7 @@ _ASKED_FORM = re.compile(
     r"|((?:earnings|press|results) (?:release|report|announcement|call))|(proxy statement|def 14a)",
     re.IGNORECASE,
 )
-_SPLIT_PERIOD = re.compile(r"\b(q[1-4]|fy\s*'?\d{2,4})(fy|q[1-4]|')", re.IGNORECASE)
+_SPLIT_PERIOD = re.compile(r"\b(q[1-4]|fy\s*'?\d{2,4}|(?:19|20)\d\d)(fy|q[1-4]|h[12]|')", re.IGNORECASE)
 _SHORT_YEAR = re.compile(r"\bq[1-4]\s*'(\d\d)\b|\b[1-4]q(\d\d)\b|\b[12]h(\d\d)\b", re.IGNORECASE)
 _HALF = re.compile(r"\b(?:first|1st)\s+half\b|\bh1\b|\b1h(?:\d\d)?\b|\bsix[- ]months?\b|\bsemi-?annual", re.I)
 _ASKED_DATE = re.compile(
@@ -41,7 +41,7 @@ def asked_period(question: str) -> AskedPeriod:
     Periods are written many ways: "Q2 of FY2024", "2021 Q1", "Q2'23", "2Q23", "Q2FY23", "FY23", "the
     second quarter of fiscal 2023", "first half of 2023" / "H1 2023" (a half ends with the second quarter,
     "nine months" with the third), "the quarter ended June 30, 2023"."""
-    spaced = _SPLIT_PERIOD.sub(r"\1 \2", question)  # "Q2FY23" -> "Q2 FY23", "FY2023Q1" -> "FY2023 Q1"
+    spaced = _SPLIT_PERIOD.sub(r"\1 \2", question)  # "Q2FY23" -> "Q2 FY23", "FY2023Q1", "2023Q1" -> "... Q1"
     years = []
     for fy, fiscal, cjk, bare in _ASKED_YEAR.findall(spaced):
         if fy:
