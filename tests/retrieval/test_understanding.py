@@ -76,6 +76,21 @@ def test_a_question_names_a_company_by_symbol_initials_or_name(question: str, na
     assert identity is not None and named_in(question, identity) is named
 
 
+@pytest.mark.parametrize(
+    ("cover_name", "question", "named"),
+    [
+        ("WAL-MART STORES, INC.", "What was Walmart's revenue in FY2018?", True),  # the name since 2018
+        ("PEPSICO, INC.", "Did Pepsi raise its guidance?", True),
+        ("PEPSICO, INC.", "Did Pepsi Bottling raise its prices?", True),  # a run that starts with it: named
+        ("WAL-MART STORES, INC.", "What did Walgreens report?", False),
+        ("SYSCO CORPORATION", "What did Sys report?", False),  # too short a rest to be the name
+    ],
+)
+def test_a_name_written_as_one_word(cover_name: str, question: str, named: bool) -> None:
+    identity = read_identity("x.pdf", TEN_K.replace("BEST BUY CO., INC.", cover_name))
+    assert identity is not None and named_in(question, identity) is named
+
+
 def test_a_lowercase_word_is_not_a_symbol() -> None:
     lowes = read_identity("lowes.pdf", COVER_WITH_SYMBOLS.replace("JNJ", "LOW").replace("JOHNSON & JOHNSON", "LOWES"))
     assert lowes is not None and lowes.tickers == {"LOW"}

@@ -46,8 +46,8 @@ def named_filings(question: str, asked: AskedPeriod, identities: Mapping[int, Fi
 
 def named_in(question: str, identity: FilingIdentity) -> bool:
     """Whether a question names the filer: a run of its words that is one of the filer's names, whole
-    ("Best Buy", "Activision Blizzard"), joined ("BESTBUY" in a file name for "Best Buy"), the first word
-    of a longer name ("Adobe" for "Adobe Systems"), or that word split ("JP Morgan" for "JPMorgan Chase"),
+    ("Best Buy", "Activision Blizzard"), joined ("BESTBUY" in a file name for "Best Buy", "Walmart" for
+    "Wal-Mart Stores", "Pepsi" for "PepsiCo"), the first word of a longer name ("Adobe" for "Adobe Systems"), or that word split ("JP Morgan" for "JPMorgan Chase"),
     starting with a capital or a digit as a name does ("the best quarter" is not Best Buy); the initials
     of a name joined by "&" ("J&J", "P&G"); or its trading symbol: as written in capitals, or in any case
     when it has three letters or more and is no common word ("mmm", "Amzn")."""
@@ -58,17 +58,26 @@ def named_in(question: str, identity: FilingIdentity) -> bool:
     for name in identity.names:
         if _initials_in(question, name):
             return True
-        joined = "".join(name)
+        whole = _whole_forms(name)
         for i, word in enumerate(words):
             if not (word[:1].isupper() or word[:1].isdigit()):
                 continue
             if tuple(lowered[i : i + len(name)]) == name:
                 return True
-            if any("".join(lowered[i : i + n]) in (joined, name[0]) for n in (1, 2, 3)):
+            if any("".join(lowered[i : i + n]) in whole for n in (1, 2, 3)):
                 return True
             if len(name) > 1 and lowered[i] == name[0] and len(name[0]) >= 3:
                 return True
     return False
+
+
+def _whole_forms(name: tuple[str, ...]) -> set[str]:
+    """A name written as one word: all of it joined, its leading words joined ("Walmart" for "Wal-Mart
+    Stores"), its first word; and a one-word name ending in "co" without it ("Pepsi" for "PepsiCo")."""
+    forms = {"".join(name[:k]) for k in range(1, len(name) + 1)}
+    if len(name) == 1 and name[0].endswith("co") and len(name[0]) >= 7:
+        forms.add(name[0][:-2])
+    return forms
 
 
 def _symbol_in(question: str, symbol: str) -> bool:
