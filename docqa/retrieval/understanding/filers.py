@@ -47,10 +47,11 @@ def named_filings(question: str, asked: AskedPeriod, identities: Mapping[int, Fi
 def named_in(question: str, identity: FilingIdentity) -> bool:
     """Whether a question names the filer: a run of its words that is one of the filer's names, whole
     ("Best Buy", "Activision Blizzard"), joined ("BESTBUY" in a file name for "Best Buy", "Walmart" for
-    "Wal-Mart Stores", "Pepsi" for "PepsiCo"), the first word of a longer name ("Adobe" for "Adobe Systems"), or that word split ("JP Morgan" for "JPMorgan Chase"),
-    starting with a capital or a digit as a name does ("the best quarter" is not Best Buy); the initials
-    of a name joined by "&" ("J&J", "P&G"); or its trading symbol: as written in capitals, or in any case
-    when it has three letters or more and is no common word ("mmm", "Amzn")."""
+    "Wal-Mart Stores", "Pepsi" for "PepsiCo"), the first word of a longer name ("Adobe" for "Adobe
+    Systems"), or that word split ("JP Morgan" for "JPMorgan Chase"), starting with a capital or a digit
+    as a name does ("the best quarter" is not Best Buy); the initials of a name joined by "&" ("J&J",
+    "P&G"); or its trading symbol: as written in capitals, or in any case when it has three letters or
+    more and is no common word ("mmm", "Amzn")."""
     if any(_symbol_in(question, symbol) for symbol in identity.tickers):
         return True
     words = lexical.words_of(question)
