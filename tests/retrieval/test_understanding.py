@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from docqa.core.query import AskedPeriod
-from docqa.retrieval.understanding.filers import named_in
+from docqa.retrieval.understanding.filers import named_filings, named_in
 from docqa.retrieval.understanding.periods import asked_period
-from docqa.store.keyword.filings import read_identity
+from docqa.store.keyword.filings import FilingIdentity, read_identity
 from tests.store.test_filings import COVER_WITH_SYMBOLS, TEN_K
 
 
@@ -89,6 +89,22 @@ def test_a_question_names_a_company_by_symbol_initials_or_name(question: str, na
 def test_a_name_written_as_one_word(cover_name: str, question: str, named: bool) -> None:
     identity = read_identity("x.pdf", TEN_K.replace("BEST BUY CO., INC.", cover_name))
     assert identity is not None and named_in(question, identity) is named
+
+
+def test_a_foreign_filers_annual_and_current_reports_are_its_20f_and_6ks() -> None:
+    def filing(form: str, year: int) -> FilingIdentity:
+        return FilingIdentity(names=(("acme", "mining"),), tickers=frozenset({"ACM"}), years=frozenset({year}),
+                              form=form, quarter=None)  # fmt: skip
+
+    filings = {1: filing("20-F", 2023), 2: filing("6-K", 2023), 3: filing("20-F", 2022)}
+    asks = {
+        "What did ACM's 2023 annual report say about reserves?": {1},
+        "What did ACM announce in its 6-K of 2023?": {2},
+        "Which current report did Acme Mining file in 2023?": {2},
+        "What did ACM's 20-F for 2022 say?": {3},
+    }
+    for question, chosen in asks.items():
+        assert named_filings(question, asked_period(question), filings) == chosen, question
 
 
 def test_a_lowercase_word_is_not_a_symbol() -> None:

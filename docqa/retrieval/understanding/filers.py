@@ -20,6 +20,10 @@ from docqa.core.query import AskedPeriod
 from docqa.store.keyword import lexical
 from docqa.store.keyword.filings import FilingIdentity
 
+# Forms that serve one purpose for different filers: a foreign private issuer's annual report is its 20-F
+# (a Canadian one's, 40-F) and its current reports are 6-Ks; "the annual report" (read as 10-K) means those.
+SAME_PURPOSE = {"10-K": {"10-K", "20-F", "40-F"}, "8-K": {"8-K", "6-K"}}
+
 
 def named_filings(question: str, asked: AskedPeriod, identities: Mapping[int, FilingIdentity]) -> frozenset[int]:
     """The filings (document IDs) a question is about: empty when it names no company that filed one of them."""
@@ -36,7 +40,8 @@ def named_filings(question: str, asked: AskedPeriod, identities: Mapping[int, Fi
     if asked.quarter is not None:
         checks.append(lambda identity: identity.quarter == asked.quarter)
     if asked.form is not None:
-        checks.append(lambda identity: identity.form == asked.form)
+        forms = SAME_PURPOSE.get(asked.form, {asked.form})
+        checks.append(lambda identity: identity.form in forms)
     for check in checks:
         narrowed = {doc: identity for doc, identity in named.items() if check(identity)}
         if narrowed:

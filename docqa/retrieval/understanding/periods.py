@@ -22,7 +22,7 @@ _ASKED_YEAR = re.compile(
     re.IGNORECASE,
 )
 _ASKED_FORM = re.compile(
-    r"\b(10-?k|10-?q|8-?k|20-?f)\b|(annual report)|(quarterly report)|(current report)"
+    r"\b(10-?k|10-?q|8-?k|20-?f|40-?f|6-?k)\b|(annual report)|(quarterly report)|(current report)"
     r"|((?:earnings|press|results) (?:release|report|announcement|call))|(proxy statement|def 14a)",
     re.IGNORECASE,
 )
