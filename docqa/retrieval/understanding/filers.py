@@ -22,7 +22,7 @@ from docqa.store.keyword.filings import FilingIdentity
 
 # Forms that serve one purpose for different filers: a foreign private issuer's annual report is its 20-F
 # (a Canadian one's, 40-F) and its current reports are 6-Ks; "the annual report" (read as 10-K) means those.
-SAME_PURPOSE = {"10-K": {"10-K", "20-F", "40-F"}, "8-K": {"8-K", "6-K"}}
+SAME_PURPOSE = {"10-K": {"10-K", "20-F", "40-F", "annual report"}, "8-K": {"8-K", "6-K"}}
 
 
 def named_filings(question: str, asked: AskedPeriod, identities: Mapping[int, FilingIdentity]) -> frozenset[int]:
@@ -62,6 +62,10 @@ def named_in(question: str, identity: FilingIdentity) -> bool:
     words = lexical.words_of(question)
     lowered = [w.lower() for w in words]
     for name in identity.names:
+        if len(name) == 1 and lexical.is_cjk(name[0]):
+            if len(name[0]) >= 2 and name[0] in question:  # a Chinese name, as written: no spaces to split at
+                return True
+            continue
         if _initials_in(question, name):
             return True
         whole = _whole_forms(name)
@@ -89,6 +93,8 @@ def _whole_forms(name: tuple[str, ...]) -> set[str]:
 def _symbol_in(question: str, symbol: str) -> bool:
     """A symbol as written in capitals; with three letters or more also capitalised ("Amzn"), and in
     lowercase only when it has no vowel ("jpm", "msft"): a lowercase "low" or "key" is a word, not Lowe's."""
+    if symbol.isdigit():  # a stock code ("600795"), next to Chinese text or not
+        return re.search(rf"(?<!\d){symbol}(?!\d)", question) is not None
     if re.search(rf"(?<![\w.]){re.escape(symbol)}\b", question):
         return True
     if len(symbol) < 3 or lexical.is_stopword(symbol.lower()):

@@ -59,7 +59,18 @@ def asked_period(question: str) -> AskedPeriod:
     return AskedPeriod(max(years) if years else None, quarter, _asked_form(spaced), period_end)
 
 
+_ASKED_FORM_ZH = (  # the forms of Chinese filings (docqa.store.keyword.csrc_filings), as questions name them
+    (re.compile(r"招股(?:说明书|意向书)"), "prospectus"),
+    (re.compile(r"半年度报告|半年报|中报"), "half-year report"),
+    (re.compile(r"季度报告|季报"), "quarterly report"),
+    (re.compile(r"年度报告|年报"), "annual report"),
+)
+
+
 def _asked_form(question: str) -> str | None:
+    for pattern, form in _ASKED_FORM_ZH:
+        if pattern.search(question):
+            return form
     found = _ASKED_FORM.search(question)
     if not found:
         return None

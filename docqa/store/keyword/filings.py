@@ -19,9 +19,10 @@ Pure functions of text: no database, no model.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from docqa.store.keyword import lexical
+from docqa.store.keyword.csrc_filings import read_csrc_identity
+from docqa.store.keyword.filing_identity import FilingIdentity
 
 COVER_CHARS = 1500  # where a cover's title sits ("FORM 10-K"); a results release may cite a 10-Q further on
 HEAD_CHARS = 5000  # a cover page: the 10-Ks of financebench_dev name their registrant within 1,600 characters
@@ -66,19 +67,6 @@ _FORM_TOKENS = {
     "annual": "10-K",
 }
 _YEAR_TOKEN = re.compile(r"((?:19|20)\d\d)(?:q([1-4]))?")
-
-
-@dataclass(frozen=True)
-class FilingIdentity:
-    """What a filing's cover page and file name say about it."""
-
-    names: tuple[tuple[str, ...], ...]  # the company's names, lowercased words, corporate suffixes dropped
-    tickers: frozenset[str]  # "MGM", "PEP": matched in a question only as written, in capitals
-    years: frozenset[int]  # every fiscal year it may be reporting on (period end, "fiscal 2022", file name)
-    form: str | None  # "10-K", "10-Q", "8-K", "20-F", "earnings"
-    quarter: int | None
-    period_ends: frozenset[tuple[int, int]] = frozenset()  # (year, month) of the period or event it reports
-    company: str | None = None  # the name as the cover writes it ("BEST BUY CO., INC."), for people to read
 
 
 def form_name(token: str) -> str:
@@ -152,8 +140,12 @@ def _file_name_parts(file_name: str) -> tuple[list[str], set[int], str | None, i
 
 def read_identity(file_name: str, head: str) -> FilingIdentity | None:
     """The identity of a filing, from its file name and the start of its text; None when neither its
-    cover (an SEC form, a results release) nor its file name (a year and a form) says it is a filing."""
+    cover (an SEC form, a results release, a Chinese prospectus or periodic report) nor its file name (a
+    year and a form) says it is a filing."""
     head = head[:HEAD_CHARS]
+    chinese = read_csrc_identity(head)
+    if chinese is not None:
+        return chinese
     company, years, form, quarter = _file_name_parts(file_name)
     names = _registrant_names(head)
     cover = head[:COVER_CHARS]
