@@ -113,8 +113,8 @@ def merged(read: Mapping[str, Any], given: Mapping[str, Any] | None) -> dict[str
 def matches(entry: Mapping[str, Any], where: Sequence[tuple[str, str]]) -> bool:
     """Whether a document's entry meets every condition. Values compare without case; a list field
     (tickers, tags) matches when one item does; `company` also matches a ticker, or the first words of
-    the company's name ("3M" for "3M COMPANY", "best buy" for "BEST BUY CO., INC."); `year` is the fiscal
-    year."""
+    the company's name ("3M" for "3M COMPANY", "best buy" for "BEST BUY CO., INC.", "国电电力" for
+    "国电电力发展股份有限公司"); `year` is the fiscal year."""
     return all(_meets(entry, name, wanted.strip().casefold()) for name, wanted in where)
 
 
@@ -129,7 +129,10 @@ def _meets(entry: Mapping[str, Any], name: str, wanted: str) -> bool:
     tickers = [str(t).casefold() for t in entry.get("tickers", [])]
     words = _words(str(entry.get("company", "")))
     asked = _words(wanted)
-    return wanted in tickers or (bool(asked) and words[: len(asked)] == asked)
+    if wanted in tickers or (bool(asked) and words[: len(asked)] == asked):
+        return True
+    # a Chinese name has no spaces: its start is its short form ("国电电力" for "国电电力发展股份有限公司")
+    return len(wanted) >= 2 and not wanted.isascii() and str(entry.get("company", "")).casefold().startswith(wanted)
 
 
 def _words(text: str) -> list[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from docqa.retrieval.understanding.filers import named_filings, named_in
 from docqa.retrieval.understanding.periods import asked_period
-from docqa.store.catalog import read_catalog
+from docqa.store.catalog import matches, read_catalog
 from docqa.store.keyword.filings import read_identity
 
 PROSPECTUS = """江苏爱康太阳能科技股份有限公司
@@ -65,3 +65,10 @@ def test_a_chinese_question_picks_the_report_it_names() -> None:
         "国电电力的2023年中报说了什么？": {2},
     }.items():
         assert named_filings(question, asked_period(question), identities) == chosen, question
+
+
+def test_a_filter_names_a_chinese_company_by_its_start_or_its_code() -> None:
+    entry = read_catalog("a.pdf", ANNUAL)
+    assert matches(entry, [("company", "国电电力")]) and matches(entry, [("company", "600795")])
+    assert matches(entry, [("company", "国电电力"), ("year", "2022")])
+    assert not matches(entry, [("company", "电力")]) and not matches(entry, [("year", "2023")])
