@@ -27,6 +27,7 @@ _SECTIONS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("competition", "competitive conditions"), r"compet(?:e|es|ition|itors?|itive)"),
     (("customers", "major customers", "significant customers"), r"customers?|clients?|customer concentration"),
     (("human capital", "employees"), r"employees|headcount|workforce|human capital"),
+    (("backlog", "remaining performance obligations"), r"backlog|remaining performance obligations|order book"),
     (
         ("segment information", "segment reporting", "segments", "geographic information", "reportable segments"),
         r"segments?|regions?|geograph(?:y|ies|ic|ical)|by country|international operations",
@@ -49,7 +50,7 @@ _SECTIONS: tuple[tuple[tuple[str, ...], str], ...] = (
             "share repurchases",
             "unregistered sales of equity securities",
         ),
-        r"dividends?|buybacks?|repurchases?|holders of record|share price|stock price",
+        r"dividends?|buy[- ]?backs?|bought back|repurchas\w*|holders of record|share price|stock price",
     ),
     # Item 7
     (
@@ -57,6 +58,24 @@ _SECTIONS: tuple[tuple[tuple[str, ...], str], ...] = (
         r"liquidity|capital resources|borrowing capacity|credit facilit(?:y|ies)|revolv(?:er|ing)",
     ),
     (("capital expenditures", "capital spending"), r"capital (?:spending|expenditure plans?|investment plans?)"),
+    (
+        ("critical accounting estimates", "critical accounting policies", "use of estimates"),
+        r"critical accounting|significant (?:accounting )?estimates|judgments and estimates",
+    ),
+    # Item 8's auditor's report, Item 14
+    (
+        ("report of independent registered public accounting firm", "principal accountant fees and services"),
+        r"auditors?|audit firm|accounting firm|audit fees|audit opinion|auditor's (?:report|opinion)",
+    ),
+    (
+        ("going concern", "liquidity and going concern", "report of independent registered public accounting firm"),
+        r"going concern|substantial doubt",
+    ),
+    # Item 11 (often in the proxy statement it points to)
+    (
+        ("executive compensation", "compensation discussion and analysis"),
+        r"executive compensation|named executive officers|(?:ceo|cfo|executives?)(?:'s)? (?:pay|compensation|salary)",
+    ),
     # Item 7A
     (
         ("quantitative and qualitative disclosures about market risk", "market risk", "derivative", "hedging"),
@@ -110,6 +129,8 @@ _CJK_SECTIONS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("诉讼或仲裁事项", "重大诉讼", "诉讼"), r"诉讼|仲裁"),
     (("关联交易", "关联方"), r"关联交易|关联方"),
     (("同业竞争",), r"同业竞争"),
+    (("审计报告", "审计意见"), r"审计|会计师事务所"),
+    (("董事、监事、高级管理人员", "薪酬"), r"薪酬|报酬"),
 )
 _SEC_PATTERNS = tuple(
     (titles, re.compile(rf"(?<![\w&])(?:{asks})(?![\w&])", re.IGNORECASE)) for titles, asks in _SECTIONS
