@@ -25,7 +25,7 @@ from docqa.store.models import DocumentRow
 
 
 class SharedOriginals(Protocol):
-    """Originals where every process of a deployment reads them (the shared database)."""
+    """Originals where every process of a deployment reads them (the shared database or object store)."""
 
     def put(self, sha256: str, data: bytes) -> None: ...
 
