@@ -273,6 +273,7 @@ class DocQA:
         first, then the indexes from them."""
         names = [collection] if collection else [c.name for c in self.store.collections()]
         reports = [ConsistencyReport("(all collections)", orphan_problems(self.store, repair=repair))]
+        reports[0].problems += self._unheld_originals(repair)
         for name in names:
             coll = self.collection(name)
             report = self.indexes.check(coll)
@@ -281,6 +282,18 @@ class DocQA:
                 self.indexes.rebuild(coll)
             reports.append(report)
         return [r for r in reports if r.problems or r.collection != "(all collections)"]
+
+    def _unheld_originals(self, repair: bool) -> list[str]:
+        """Kept originals that no document holds: left by a crash between a document's write and its
+        original's, or kept before a replaced upload's were forgotten. Listed before the documents are
+        read: an original is kept after its document is written, so one being kept now is not taken."""
+        kept = self.originals.kept()
+        held = {d.sha256 for c in self.store.collections() for d in self.store.documents(c.id)}
+        unheld = sorted(kept - held)
+        if repair:
+            for sha in unheld:
+                self.originals.forget(sha)
+        return [f"{len(unheld)} kept original file(s) that no document holds"] if unheld else []
 
     # --- searching and asking ----------------------------------------------------------------
 

@@ -33,6 +33,8 @@ class SharedOriginals(Protocol):
 
     def delete(self, sha256: str) -> None: ...
 
+    def kept(self) -> set[str]: ...
+
 
 class Originals:
     """Uploaded originals under `root`, one file per content (root/ab/abcdef...), and in `shared` if given."""
@@ -59,6 +61,11 @@ class Originals:
         self._path(sha256).unlink(missing_ok=True)
         if self.shared is not None:
             self.shared.delete(sha256)
+
+    def kept(self) -> set[str]:
+        """The contents kept, here and in `shared`."""
+        here = {p.name for p in self.root.glob("??/*") if p.is_file() and len(p.name) == 64}
+        return here | (self.shared.kept() if self.shared is not None else set())
 
     def _from_shared(self, sha256: str) -> Path | None:
         """The shared copy, written under this data home (aside, then renamed), or None."""

@@ -72,6 +72,16 @@ class S3Uploads:
     def delete(self, key: str) -> None:
         self._guarded(lambda: self._client.remove_object(self._bucket, key))
 
+    def keys(self, prefix: str) -> list[str]:
+        """The objects' keys under a prefix (none where the bucket is not made yet)."""
+
+        def listed() -> list[str]:
+            if not self._client.bucket_exists(self._bucket):
+                return []
+            return [str(o.object_name) for o in self._client.list_objects(self._bucket, prefix, recursive=True)]
+
+        return self._guarded(listed)
+
     def _guarded(self, action: Callable[[], T]) -> T:
         """Run an object-store call; any failure of the store or the network is UploadStoreError, named."""
         try:
@@ -106,3 +116,6 @@ class S3Originals:
 
     def delete(self, sha256: str) -> None:
         self._objects.delete(self.key(sha256))
+
+    def kept(self) -> set[str]:
+        return {key.rsplit("/", 1)[-1] for key in self._objects.keys(self.key(""))}

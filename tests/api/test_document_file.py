@@ -64,3 +64,19 @@ def test_an_upload_replaced_under_its_name_leaves_no_original_behind(tmp_path: P
         assert httpx.get(f"{docs}/{document['id']}/file").content == b"The second version, which replaces it."
         kept = [p for p in (settings.data_dir / "originals").rglob("*") if p.is_file()]
         assert len(kept) == 1  # the first version's bytes went with it
+
+
+def test_check_finds_and_removes_originals_no_document_holds(tmp_path: Path) -> None:
+    settings = make_settings(tmp_path / "data")
+    with DocQA(settings, None, None) as qa, serve_app(settings, qa, free_port()) as base:
+        docs = f"{base}/v1/collections/default/documents"
+        assert httpx.post(docs, files={"files": ("kept.txt", b"A notice that stays.")}, timeout=60).status_code == 200
+        stray = settings.data_dir / "originals" / "ab" / ("ab" + "0" * 62)  # a crash left it behind
+        stray.parent.mkdir(parents=True, exist_ok=True)
+        stray.write_bytes(b"bytes of a document that was never written")
+        (report,) = [r for r in qa.check() if r.collection == "(all collections)"]
+        assert report.problems == ["1 kept original file(s) that no document holds"]
+        qa.check(repair=True)
+        assert not stray.exists() and not [r for r in qa.check() if r.collection == "(all collections)"]
+        (document,) = httpx.get(docs).json()["documents"]
+        assert httpx.get(f"{docs}/{document['id']}/file").content == b"A notice that stays."

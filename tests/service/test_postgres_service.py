@@ -99,3 +99,15 @@ def test_ingest_queue_hands_files_to_workers_and_docs_list_shows_them(tmp_path: 
     no_database = runner.invoke(main, ["ingest", "--queue", str(SAMPLE_DOCS)], env={"DOCQA_DATA_DIR": str(elsewhere)})
     assert no_database.exit_code != 0 and "DOCQA_DATABASE_URL" in no_database.output
     assert not elsewhere.exists()  # refused before any data home is made
+
+
+def test_check_finds_and_removes_originals_in_the_database_that_no_document_holds(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    with DocQA(make_settings(tmp_path, database_url=postgres_url), None, None) as qa:
+        assert qa.originals.shared is not None
+        qa.originals.shared.put("cd" + "1" * 62, b"a worker stopped before its document was written")
+        (report,) = [r for r in qa.check() if r.collection == "(all collections)"]
+        assert report.problems == ["1 kept original file(s) that no document holds"]
+        qa.check(repair=True)
+        assert qa.originals.shared.kept() == set()

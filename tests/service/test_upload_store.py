@@ -49,6 +49,9 @@ def test_a_queued_upload_waits_in_the_object_store_and_is_deleted_once_ingested(
     with DocQA(make_settings(tmp_path / "another_api", database_url=postgres_url, ingest=ingest)) as other:
         _, path = other.original(done.document_id, "deals")
         assert path.read_bytes() == data and path.is_relative_to(tmp_path / "another_api")
+        assert other.originals.shared is not None
+        assert other.originals.shared.kept() == {hashlib.sha256(data).hexdigest()}
+        assert not [r for r in other.check() if r.collection == "(all collections)"]  # held: no problem
         with other.store.session() as s:  # in the object store, not in the database as well
             assert s.execute(text("SELECT count(*) FROM document_originals")).scalar() == 0
         other.delete_document(done.document_id, "deals")

@@ -34,3 +34,7 @@ class PostgresOriginals:
     def delete(self, sha256: str) -> None:
         with self._store.session() as s:
             s.execute(text("DELETE FROM document_originals WHERE sha256 = :sha"), {"sha": sha256})
+
+    def kept(self) -> set[str]:
+        with self._store.session() as s:
+            return {str(sha) for sha in s.scalars(text("SELECT sha256 FROM document_originals"))}
