@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +31,9 @@ ROOT = Path(__file__).resolve().parent.parent
 SETTINGS_DOC = ROOT / "docs" / "settings.md"
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 # a path in backticks that starts at one of the repository's folders (a glob or a placeholder is left alone)
-_LINK = re.compile(r"\]\(([^)\s]+)\)")
 _PATH = re.compile(r"`((?:docqa|ingest|bench|tests|docs|tools|sample_docs|\.ci)/[\w./-]*)`")
+# a Markdown link's target: "](benchmarks/retrieval.md#a-heading)"
+_LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 # what a measured figure looks like in a description: "95%", "1.5x", "8 ms", "1.9 GiB", "400 tokens/s", "H200"
 _FIGURE = re.compile(r"\d(?:[\d.,]*)\s*(?:%|x\b|ms\b|GiB|GB\b|tokens/s|tok/s)|H200|measured")
@@ -115,16 +117,22 @@ def measured_figures() -> list[str]:
     return found
 
 
+def _doc_lines() -> Iterator[tuple[Path, str, int, str]]:
+    """Each line of the checked docs: the doc, its name as a problem shows it, the line's number, the line."""
+    for doc in DOCS:
+        shown = str(doc.relative_to(ROOT) if doc.is_relative_to(ROOT) else doc)
+        for number, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), 1):
+            yield doc, shown, number, line
+
+
 def dead_paths() -> list[str]:
     missing = []
-    for doc in DOCS:
-        for number, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), 1):
-            for path in _PATH.findall(line):
-                if any(mark in path for mark in ("*", "<", "YYYY")):
-                    continue
-                if not (ROOT / path.rstrip("/")).exists():
-                    shown = doc.relative_to(ROOT) if doc.is_relative_to(ROOT) else doc
-                    missing.append(f"{shown}:{number}: {path}")
+    for _, shown, number, line in _doc_lines():
+        for path in _PATH.findall(line):
+            if any(mark in path for mark in ("*", "<", "YYYY")):
+                continue
+            if not (ROOT / path.rstrip("/")).exists():
+                missing.append(f"{shown}:{number}: {path}")
     return missing
 
 
@@ -144,19 +152,21 @@ def anchors(doc: Path) -> set[str]:
 
 
 def dead_links() -> list[str]:
-    """Relative links whose file or heading is not there."""
+    """Relative links whose file or heading is not there (each linked file's headings read once)."""
     missing = []
-    for doc in DOCS:
-        for number, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), 1):
-            for target in _LINK.findall(line):
-                if re.match(r"[a-z]+:", target):
-                    continue  # http:, https:, mailto:
-                path, _, anchor = target.partition("#")
-                file = (doc.parent / path).resolve() if path else doc
-                shown = doc.relative_to(ROOT) if doc.is_relative_to(ROOT) else doc
-                if not file.exists():
-                    missing.append(f"{shown}:{number}: {target}: no such file")
-                elif anchor and file.suffix == ".md" and anchor not in anchors(file):
+    headings: dict[Path, set[str]] = {}
+    for doc, shown, number, line in _doc_lines():
+        for target in _LINK.findall(line):
+            if re.match(r"[a-z]+:", target):
+                continue  # http:, https:, mailto:
+            path, _, anchor = target.partition("#")
+            file = (doc.parent / path).resolve() if path else doc
+            if not file.exists():
+                missing.append(f"{shown}:{number}: {target}: no such file")
+            elif anchor and file.suffix == ".md":
+                if file not in headings:
+                    headings[file] = anchors(file)
+                if anchor not in headings[file]:
                     missing.append(f"{shown}:{number}: {target}: no such heading")
     return missing
 
