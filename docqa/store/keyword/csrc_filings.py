@@ -18,7 +18,7 @@ import re
 from docqa.store.keyword.filing_identity import FilingIdentity
 
 _CJK = "\u4e00-\u9fff"
-# the issuer: the first name that ends in a company form, its lines joined (a cover breaks names anywhere)
+# the issuer: a name that ends in a company form
 _COMPANY = re.compile(rf"([{_CJK}（）()]{{2,40}}?)(股份有限公司|有限责任公司|有限公司)")
 _CODE = re.compile(r"(?:股票|证券|A\s*股)\s*代码\s*[：:]\s*(\d{6})")
 _SHORT_NAME = re.compile(
@@ -38,10 +38,11 @@ COVER_CHARS = 600  # where a cover says what the document is
 def read_csrc_identity(head: str) -> FilingIdentity | None:
     """A Chinese listed company's prospectus or periodic report, from the start of its text; None for
     anything else (a judgment, a contract, an English filing)."""
-    compact = re.sub(rf"(?<=[{_CJK}])\s+(?=[{_CJK}])", "", head[:COVER_CHARS])  # "首次公开发行股 票"
-    issuer = _issuer(head[:COVER_CHARS])
+    cover = head[:COVER_CHARS]  # the fields as written: "股票简称：国电电力 股票代码：600795"
+    issuer = _issuer(cover)
     if issuer is None:
         return None
+    compact = _joined(cover)  # "首次公开发行股 票"
     report = _REPORT.search(compact)
     if report is not None:
         form, quarter = _REPORT_FORMS[report.group(2)]
@@ -51,7 +52,6 @@ def read_csrc_identity(head: str) -> FilingIdentity | None:
     else:
         return None
     core, full = issuer
-    cover = head[:COVER_CHARS]  # the fields as written: "股票简称：国电电力 股票代码：600795"
     short = _SHORT_NAME.search(cover)
     names = {(full,), (core,)} | ({(short.group(1),)} if short else set())
     code = _CODE.search(cover)
@@ -65,11 +65,16 @@ def read_csrc_identity(head: str) -> FilingIdentity | None:
     )
 
 
+def _joined(text: str) -> str:
+    """The text without the spaces PDF text leaves between Chinese characters."""
+    return re.sub(rf"(?<=[{_CJK}])\s+(?=[{_CJK}])", "", text)
+
+
 def _issuer(cover: str) -> tuple[str, str] | None:
     """(name without its company form, full name) of the first line that names a company; a short line of
     Chinese alone above it is the start of the same name ("中钢集团" over "安徽天源科技股份有限公司"), a line
     of fields ("证券简称：国电电力") is not."""
-    lines = [re.sub(rf"(?<=[{_CJK}])\s+(?=[{_CJK}])", "", line.strip()) for line in cover.splitlines()]
+    lines = [_joined(line.strip()) for line in cover.splitlines()]
     for i, line in enumerate(lines):
         found = _COMPANY.search(line)
         if found is None:
