@@ -73,7 +73,7 @@ class DocQA:
         )
         self._queue: IngestQueue | None = None  # ingestion jobs (a database URL), opened at first use
         self.conversations = ConversationService(self)  # kept on the server, per collection and API key
-        # uploaded files, for the page's viewer; also in the database when it is shared
+        # uploaded files, for the page's viewer; also in the database or object store a deployment shares
         self.originals = Originals(settings.data_dir / "originals", components.shared_originals(settings, self.store))
         # The models open() loaded, which close() frees; models handed in belong to the caller.
         self._close_models: list[Callable[[], None]] = []

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
@@ -50,10 +51,7 @@ class Originals:
         """Keep a copy of an uploaded file (written aside, then renamed: a crash leaves no half file)."""
         target = self._path(sha256)
         if not target.is_file():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            partial = target.with_suffix(".part")
-            shutil.copyfile(source, partial)
-            partial.replace(target)
+            self._write_aside(target, lambda partial: shutil.copyfile(source, partial))
         if self.shared is not None:
             self.shared.put(sha256, target.read_bytes())
 
@@ -68,16 +66,22 @@ class Originals:
         return here | (self.shared.kept() if self.shared is not None else set())
 
     def _from_shared(self, sha256: str) -> Path | None:
-        """The shared copy, written under this data home (aside, then renamed), or None."""
+        """The shared copy, written under this data home, or None."""
         data = self.shared.get(sha256) if self.shared is not None else None
         if data is None:
             return None
         target = self._path(sha256)
+        self._write_aside(target, lambda partial: partial.write_bytes(data))
+        return target
+
+    @staticmethod
+    def _write_aside(target: Path, write: Callable[[Path], object]) -> None:
+        """Write beside the target, then rename: a crash leaves no half file, and two processes fetching
+        one original at once (each its own partial file) leave the same bytes."""
         target.parent.mkdir(parents=True, exist_ok=True)
         partial = target.with_suffix(f".{os.getpid()}.part")
-        partial.write_bytes(data)
+        write(partial)
         partial.replace(target)
-        return target
 
     def of(self, document: DocumentRow) -> Path:
         """Where the document's original is now; OriginalNotKeptError where there is none with its bytes."""
