@@ -33,4 +33,8 @@ def test_chinese_questions_lead_to_the_csrc_sections() -> None:
     assert asked_sections("会计师事务所出具了什么审计意见？")[1][0][0] == "审计报告"
     assert asked_sections("公司有哪些重大诉讼？")[1][0][0] == "诉讼或仲裁事项"
     assert asked_sections("董事的薪酬是多少？")[1][0][0] == "董事、监事、高级管理人员"
+    assert asked_sections("江苏爱康太阳能公司有哪些控股子公司？")[1][0][0] == "控股子公司"
+    assert asked_sections("有哪些国有法人股东？")[1][0][0] == "发起人"  # 发行人基本情况's shareholders
+    assert asked_sections("公司未来三年的发展规划是什么？")[1][0][0] == "业务发展目标"
+    assert asked_sections("公司为谁提供了担保？")[1][0][0] == "重大合同"
     assert asked_sections("What are the risks?")[1] == ()  # an English question: no CSRC section

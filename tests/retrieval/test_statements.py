@@ -83,3 +83,31 @@ def test_a_profile_question_finds_the_overview_before_the_pages_that_repeat_the_
     assert bm25(store, coll, question, 3, document_id=saved.document_id)[0][0] == saved.chunk_ids[1]
     store.ranking = replace(store.ranking, statement_weight=0.0)  # without the profile's bonus: the repeats
     assert bm25(store, coll, question, 3, document_id=saved.document_id)[0][0] == saved.chunk_ids[3]
+
+
+SUBSIDIARIES = (
+    "负责供应商的管理。（四）发行人控股子公司基本情况截至本招股意向书签署之日，发行人拥有南通爱康和无锡爱康。\n"
+)
+SUBSIDIARY_MENTIONS = (
+    "第七节 同业竞争与关联交易\n控股子公司向关联方采购，控股子公司的关联交易，控股子公司承诺减少关联交易。\n"
+)
+
+
+def test_a_csrc_section_of_several_characters_steers_a_chinese_question(tmp_path: Path) -> None:
+    """The section's title (控股子公司, five characters) is matched as the bigrams its heading was indexed as,
+    and the heading is found where the PDF's text runs it into the sentence before it."""
+    store = SqliteStore(tmp_path / "db.sqlite3")
+    coll = store.collection("c", create=True).id
+    chunks = [ZH_FILLER, SUBSIDIARIES + ZH_FILLER, SECTIONS + ZH_FILLER, SUBSIDIARY_MENTIONS * 2 + ZH_FILLER]
+    saved = save(store, coll, "招股说明书.pdf", chunks, None)
+    for n in range(20):
+        save(store, coll, f"other{n}.txt", [f"第{n}次会议纪要，园艺俱乐部讨论花卉种植。" * 30], None, sha=f"o{n}")
+    question = "公司有哪些控股子公司？"
+    under_heading, repeats = saved.chunk_ids[1], saved.chunk_ids[3]
+    scores = dict(bm25(store, coll, question, 4, document_id=saved.document_id))
+    assert max(scores, key=scores.__getitem__) == under_heading
+    store.ranking = replace(store.ranking, section_weight=0.0)
+    without_section = dict(bm25(store, coll, question, 4, document_id=saved.document_id))
+    assert scores[under_heading] > without_section[under_heading] and scores[repeats] == without_section[repeats]
+    store.ranking = replace(store.ranking, heading_weight=0.0)  # and without the heading's words: the repeats
+    assert bm25(store, coll, question, 3, document_id=saved.document_id)[0][0] == repeats

@@ -145,6 +145,22 @@ def test_chinese_section_headings_are_found_in_the_text_as_written() -> None:
     assert row["headings"] == passage_stems.encode(stemmer.ids(bigrams))
 
 
+def test_a_chinese_heading_run_into_the_sentence_before_it_is_found() -> None:
+    body = "负责供应商的管理。（四）发行人控股子公司基本情况截至本招股意向书签署之日，发行人共拥有六家控股子公司"
+    assert passage_stems.heading_texts(body) == ["发行人控股子公司基本情况截至本招股意向书"]
+    assert passage_stems.heading_texts("公司认为（一）与（二）两项均可") == []  # not after a sentence's end
+
+
+def test_chinese_sentences_and_table_rows_are_no_numbered_headings() -> None:
+    rows = [
+        "2010 年 6 月 22 日，江苏省商务厅出具了批复。",
+        "1 江苏爱康实业有限责任公司 4,533.00 33.27",
+        "3 南通高胜公司 国有法人股",
+    ]
+    assert passage_stems.heading_texts("\n".join(rows)) == []
+    assert passage_stems.heading_texts("12.3 Governing Law.") == ["Governing Law"]  # English titles as before
+
+
 def test_stem_arrays_count_terms_and_phrases_as_fts5_does() -> None:
     stemmer = passage_stems.Stemmer()
     text = "Terminated: the TERMINATION of e_mail notices; naïve e-mail, terminate e_mail"

@@ -18,13 +18,15 @@ from docqa.store import schema
 from docqa.store.audit import document_problems, orphan_problems
 from docqa.store.db import SqliteStore
 from docqa.store.keyword import lexical
+from docqa.store.keyword.passage_stems import Stemmer
 from docqa.store.keyword.ranking import DEFAULT_RANKING
 from docqa.store.models import SavedDocument
-from docqa.store.postgres.keyword_tables import tsquery_literal, tsvector_literal
+from docqa.store.postgres.keyword_tables import PostgresKeywordTables, tsquery_literal, tsvector_literal
 from docqa.store.postgres.store import PostgresStore
 from docqa.store.postgres.vectors import PgVectorIndexes
 from docqa.store.protocol import Store
 from tests.store.test_passage_bm25 import CLAUSES
+from tests.store.test_schema import EN_CHUNK, ZH_CHUNK
 from tests.support.store_rows import bm25, drafts, save
 
 QUESTIONS = [
@@ -156,9 +158,30 @@ def test_check_finds_and_repairs_a_damaged_keyword_index(postgres_url: str) -> N
 
 def test_the_schema_is_migrated_once_and_checked(postgres_url: str) -> None:
     first = PostgresStore(postgres_url)
-    assert schema.current(first.engine) == schema.head("postgresql") == "0006" and first.integrity_ok()
+    assert schema.current(first.engine) == schema.head("postgresql") == "0007" and first.integrity_ok()
     PostgresStore(postgres_url)  # a second process at start: nothing left to do
     assert "password" not in first.location and first.location.startswith("postgresql+psycopg://")
+
+
+def test_the_chinese_headings_migration_indexes_chinese_documents_again_and_only_them(postgres_url: str) -> None:
+    store = PostgresStore(postgres_url)
+    coll = store.collection("chinese-headings", create=True).id
+    zh = save(store, coll, "招股说明书.pdf", [ZH_CHUNK], None, sha="zh-headings").document_id
+    en = save(store, coll, "contract.txt", [EN_CHUNK], None, sha="en-headings").document_id
+    query = text("SELECT document_id, headings FROM passages WHERE document_id IN (:zh, :en) ORDER BY id")
+    with store.session() as s:
+        written = [(d, bytes(h)) for d, h in s.execute(query, {"zh": zh, "en": en})]
+        s.execute(
+            text("UPDATE passages SET headings = ''::bytea WHERE document_id IN (:zh, :en)"), {"zh": zh, "en": en}
+        )
+    with store.engine.begin() as conn:
+        stemmer = Stemmer()
+        PostgresKeywordTables(stemmer).reindex_chinese(conn, stemmer)
+    with store.session() as s:
+        read_again = [(d, bytes(h)) for d, h in s.execute(query, {"zh": zh, "en": en})]
+    assert [h for d, h in read_again if d == zh] == [h for d, h in written if d == zh] != [b""]
+    assert {h for d, h in read_again if d == en} == {b""}  # an English document is left as it was
+    assert orphan_problems(store) == []  # the index's counts still agree with its passages
 
 
 def test_tsvector_and_tsquery_literals_quote_what_postgres_would_misread() -> None:

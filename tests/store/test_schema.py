@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from docqa.cli.main import main
 from docqa.store import schema
 from docqa.store.db import SqliteStore
-from tests.support.store_rows import bm25
+from tests.support.store_rows import bm25, save
 
 # A store as docqa wrote it before the `recipe` and `ocr_pages` columns, the answer cache and passages
 # with stems (keyword index version 0: whole chunks in chunk_fts).
@@ -55,7 +55,7 @@ def test_a_store_from_before_alembic_is_migrated_with_its_rows(tmp_path: Path) -
         for statement in OLD_STORE:
             raw.execute(statement)
     store = SqliteStore(path)
-    assert schema.current(store.engine) == "s0003"
+    assert schema.current(store.engine) == "s0004"
     documents = store.documents(1)
     assert [d.name for d in documents] == ["old.txt"] and documents[0].recipe is None  # the added column
     assert documents[0].catalog is None and documents[0].as_dict()["catalog"] == {}  # read before the catalog
@@ -72,6 +72,33 @@ def test_db_status_and_upgrade_on_a_sqlite_data_home(tmp_path: Path) -> None:
     missing = runner.invoke(main, ["db", "status", *home])
     assert missing.exit_code != 0 and "no docqa data home" in missing.output
     made = runner.invoke(main, ["db", "upgrade", "--json", *home])
-    assert made.exit_code == 0 and json.loads(made.stdout)["revision"] == "s0003", made.output
+    assert made.exit_code == 0 and json.loads(made.stdout)["revision"] == "s0004", made.output
     status = runner.invoke(main, ["db", "status", *home])
-    assert status.exit_code == 0 and "schema s0003" in status.output and "up to date" in status.output
+    assert status.exit_code == 0 and "schema s0004" in status.output and "up to date" in status.output
+
+
+ZH_CHUNK = "负责供应商的管理。（四）发行人控股子公司基本情况截至本招股意向书签署之日，发行人拥有两家子公司。"
+EN_CHUNK = "12.3 Governing Law. This agreement is governed by the laws of Delaware."
+
+
+def test_the_chinese_headings_revision_indexes_chinese_documents_again_and_only_them(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite3"
+    store = SqliteStore(path)
+    coll = store.collection("c", create=True).id
+    zh = save(store, coll, "招股说明书.pdf", [ZH_CHUNK], None, sha="zh").chunk_ids[0]
+    en = save(store, coll, "contract.txt", [EN_CHUNK], None, sha="en").chunk_ids[0]
+    store.close()
+    query = "SELECT id / 64, headings FROM passage_stems ORDER BY id"
+    with sqlite3.connect(path) as raw:
+        written = raw.execute(query).fetchall()
+        raw.execute("UPDATE passage_stems SET headings = x''")  # as if an older rule had read them
+        raw.execute("UPDATE alembic_version SET version_num = 's0003'")
+        raw.execute("PRAGMA user_version = 6")
+    store = SqliteStore(path)
+    assert schema.current(store.engine) == "s0004"
+    with sqlite3.connect(path) as raw:
+        read_again = raw.execute(query).fetchall()
+        assert raw.execute("PRAGMA user_version").fetchone()[0] == 7
+    assert [h for c, h in read_again if c == zh] == [h for c, h in written if c == zh] != [b""]
+    assert {h for c, h in read_again if c == en} == {b""}  # an English document is left as it was
+    assert [c for c, _ in bm25(store, coll, "控股子公司", 3)] == [zh]

@@ -68,7 +68,7 @@ _ASKS = {
 # Chinese filings' profile sections (CSRC layouts: prospectus 第二节 概览 and 发行人基本情况; annual report
 # 公司简介和主要财务指标), and what a question names to ask for a fact they state. Chinese has no word
 # boundaries, so these match anywhere in the question.
-COMPANY_PROFILE = ("概览", "发行人基本情况", "公司基本情况", "公司简介")
+COMPANY_PROFILE = ("概览", "发行人基本情况", "公司简介")
 _CJK_ASKS = {
     COMPANY_PROFILE: (
         r"实际控制人|控股股东|注册资本|法定代表人|注册地址|住所|成立日期|设立日期|股票代码|证券代码|股票简称"

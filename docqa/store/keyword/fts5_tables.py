@@ -27,8 +27,11 @@ from docqa.store.keyword.tables import (
 )
 
 # PRAGMA user_version: 1 and 2 indexed whole chunks in chunk_fts; 3 had passages without their stems;
-# 4 kept only a passage's own numbered and capitals headings; 5 had no Chinese headings
-SCHEMA_VERSION = 6
+# 4 kept only a passage's own numbered and capitals headings; 5 had no Chinese headings; 6 read a Chinese
+# heading only at a line's start, and Chinese sentences after a number as headings (7: only Chinese documents
+# change, reindex_chinese)
+SCHEMA_VERSION = 7
+_CHINESE = "[\u3400-\u4dbf\u4e00-\u9fff]"
 _DDL = [
     f"CREATE VIRTUAL TABLE IF NOT EXISTS passage_fts USING fts5(title, body, tokenize='{TOKENIZER}')",
     STEMS_DDL,
@@ -205,6 +208,17 @@ class Fts5Tables:
             cut = passages.passages_of([(row[0], row[1]) for row in rows])
             self.write(conn, DocumentPassages(document_id, collection_id, title, cut), stemmer)
         return len(chunks)
+
+    def reindex_chinese(self, conn: Connection, stemmer: Stemmer) -> int:
+        conn.execute(
+            text(
+                f"DELETE FROM passage_stems WHERE id / {PASSAGES_PER_CHUNK} IN (SELECT c.id FROM chunks c WHERE "
+                f"c.document_id IN (SELECT DISTINCT document_id FROM chunks WHERE text GLOB '*{_CHINESE}*'))"
+            )
+        )
+        done = self.reindex_all(conn, stemmer, only_missing=True)  # the chunks just left without stems
+        conn.execute(text(f"PRAGMA user_version = {SCHEMA_VERSION}"))
+        return done
 
     def create_or_migrate(self, conn: Connection, stemmer: Stemmer) -> None:
         version = int(conn.execute(text("PRAGMA user_version")).scalar() or 0)

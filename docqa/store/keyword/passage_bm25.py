@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from sqlalchemy.orm import Session
 
-from docqa.store.keyword import passage_stems
+from docqa.store.keyword import lexical, passage_stems
 from docqa.store.keyword.term_stats import TermStats
 
 K1 = 1.2  # fts5_aux.c's constants
@@ -103,7 +103,7 @@ def _titles_in_headings(
             continue
         best = np.zeros(len(heading_stems))
         for title in titles:
-            words = title.split()
+            words = _title_words(title)
             stems = stats.stems(words)
             ids = [passage_stems.stem_id(stem) for word_stems in stems for stem in word_stems]
             present = passage_stems.counts(heading_stems, [ids])[0] > 0
@@ -114,6 +114,15 @@ def _titles_in_headings(
             best = np.maximum(best, present * weight)
         total += title_weight * best
     return total
+
+
+def _title_words(title: str) -> list[str]:
+    """A title's words as the headings' stems hold them. A Chinese title is one phrase of the bigrams its
+    headings were indexed as (lexical.index_text): one term, weighed by the IDF of the whole phrase, as an
+    English title's word is, not by the sum over its bigrams (five for a six-character title)."""
+    if any(lexical.is_cjk(ch) for ch in title):
+        return [" ".join(lexical.index_text(title).split())]
+    return title.split()
 
 
 def term_idf(rows: int, hits: int) -> float:

@@ -101,6 +101,11 @@ class KeywordTables(Protocol):
         """(Re)write the passages of every chunk, or only of chunks the index lacks; returns chunks done."""
         ...
 
+    def reindex_chinese(self, conn: Connection, stemmer: Stemmer) -> int:
+        """Write again the passages of every document holding Chinese text, whose headings a newer rule
+        reads differently (the migrations that change that rule call it); returns chunks done."""
+        ...
+
 
 def chunk_scores(rows: Iterable[Any], other_passages: float = 0.0) -> list[tuple[int, float]]:
     """Passage rows (chunk ID, score), best first -> each chunk once, scored by its best passage plus

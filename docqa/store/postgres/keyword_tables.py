@@ -384,6 +384,14 @@ class PostgresKeywordTables:
             done += len(chunks)
         return done
 
+    def reindex_chinese(self, conn: Connection, stemmer: Stemmer) -> int:
+        chinese = conn.execute(
+            text("SELECT DISTINCT document_id FROM chunks WHERE text ~ '[\u3400-\u4dbf\u4e00-\u9fff]'")
+        ).scalars()
+        for document_id in list(chinese):
+            self.forget(conn, int(document_id))
+        return self.reindex_all(conn, stemmer, only_missing=True)  # the documents just forgotten
+
 
 def _add_counts(session: Session | Connection, per_stem: Counter[str], n: int, tokens: int, sign: int) -> None:
     """Add (sign 1) or take away (-1) a document's passages from the index's counts. Stems in sorted
