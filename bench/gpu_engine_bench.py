@@ -364,6 +364,17 @@ def run_part(model: Path, part: dict[str, Any], bin_dir: Path | None = None) -> 
     return engine_phases(model, part["engine"], only_64=only_64, bin_dir=bin_dir, **part.get("overrides", {}))
 
 
+def _numbered_repeats(variants: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
+    """A variant asked for again (to alternate settings in one run) keeps its own results: its tag gets
+    "_run2", "_run3", ... rather than writing over the first run's keys."""
+    seen: dict[str, int] = {}
+    numbered = []
+    for tag, overrides in variants:
+        seen[tag] = seen.get(tag, 0) + 1
+        numbered.append((tag if seen[tag] == 1 else f"{tag}_run{seen[tag]}", overrides))
+    return numbered
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", type=Path, required=True)
@@ -436,6 +447,7 @@ def main() -> None:
     variants += [(f"docqa_psd{n}", {"prompt_steps_per_decode": n}) for n in args.prompt_steps_per_decode_too]
     if args.reverse_variants:  # the same variants, last first: no way of sampling always runs first
         variants.reverse()
+    variants = _numbered_repeats(variants)
     if args.per_row_top_k_too:
         variants.append(("docqa_per_row_top_k", {"block_top_k": False}))
     for tag, overrides in variants:

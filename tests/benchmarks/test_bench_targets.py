@@ -3,6 +3,7 @@ it records: pure logic."""
 
 from __future__ import annotations
 
+from bench.gpu_engine_bench import _numbered_repeats
 from bench.machine_state import HostLoad, gpu_state
 from bench.targets import target_table
 
@@ -144,3 +145,8 @@ def test_the_host_load_over_a_phase_sees_this_process_busy() -> None:
     assert figures["phase_host_involuntary_switches_per_s"] >= 0
     assert 0 < figures["phase_host_busy_share"] <= 1  # this machine's /proc/stat: the busy thread counts
     assert 0 <= figures["phase_host_steal_share"] < 1
+
+
+def test_a_variant_asked_for_twice_keeps_both_runs() -> None:
+    asked = [("docqa", {}), ("docqa_b2048_ub1024", {"n_batch": 2048}), ("docqa_b2048_ub1024", {"n_batch": 2048})]
+    assert [tag for tag, _ in _numbered_repeats(asked)] == ["docqa", "docqa_b2048_ub1024", "docqa_b2048_ub1024_run2"]
