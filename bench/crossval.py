@@ -8,9 +8,9 @@ fold the grid point that scores best on it is chosen and then scored on the othe
 figure pools the two held-out halves: each question is scored by a constant chosen without its company.
 The dev figure (every question, the shipped defaults) is reported beside it.
 
-The score is recall@3 (page recall where rows give pages, as `docqa eval` reports it), over the whole
-collection ("all filings") and within the question's own document ("own filing"); a grid point is chosen
-by the sum of the two.
+The score is recall@3 (page recall where rows give pages, as `docqa eval` reports it; `--k 1` for constants
+that decide what comes first), over the whole collection ("all filings") and within the question's own
+document ("own filing"); a grid point is chosen by the sum of the two.
 
     python -m bench.crossval --qa ../shared/data/financebench_dev/qa.jsonl --data-dir /tmp/fb_cv \\
         --grid section_weight=0,1,2,4,8 [--grid statement_weight=4,8,12]
@@ -36,7 +36,7 @@ from docqa.service import DocQA
 from docqa.store.keyword.ranking import DEFAULT_RANKING, RankingConstants
 
 SCOPES = ("corpus", "document")  # all documents searched; the question's own document only
-K = 3
+K = 3  # the default cut-off; --k picks another (recall@1 for constants that decide first place)
 
 
 def company_of(row: EvalRow, pattern: re.Pattern[str]) -> str:
@@ -78,8 +78,8 @@ def ranks_of(qa: DocQA, rows: list[EvalRow], ids: dict[str, int], collection: st
     return found
 
 
-def hits(ranks: dict[str, int | None], ids: set[str]) -> int:
-    return sum(1 for row_id in ids if (rank := ranks.get(row_id)) is not None and rank <= K)
+def hits(ranks: dict[str, int | None], ids: set[str], k: int = K) -> int:
+    return sum(1 for row_id in ids if (rank := ranks.get(row_id)) is not None and rank <= k)
 
 
 def main() -> None:
@@ -90,6 +90,7 @@ def main() -> None:
     parser.add_argument("--grid", action="append", default=[], help="name=v1,v2,... (repeat for a product grid)")
     parser.add_argument("--group-pattern", default=r"([^_]+)_", help="Regex on the file name; group 1 is the company.")
     parser.add_argument("--out", type=Path, default=None, help="Result file (default: bench/results, dated).")
+    parser.add_argument("--k", type=int, default=K, help="Score recall@k (default 3; 1 for what decides first place)")
     parser.add_argument(
         "--scopes",
         default=",".join(SCOPES),
@@ -116,12 +117,12 @@ def main() -> None:
             qa.store.ranking = replace(DEFAULT_RANKING, **point)
             ranks = {scope: ranks_of(qa, scored, ids, collection, scope) for scope in scopes}
             results.append({"point": point, "ranks": ranks})
-            figures = {scope: round(hits(ranks[scope], set(company)) / len(company), 4) for scope in scopes}
-            print(json.dumps({"point": point, f"recall@{K}": figures}), flush=True)
+            figures = {scope: round(hits(ranks[scope], set(company), args.k) / len(company), 4) for scope in scopes}
+            print(json.dumps({"point": point, f"recall@{args.k}": figures}), flush=True)
         qa.store.ranking = DEFAULT_RANKING
     finally:
         qa.close()
-    report = _report(results, fold_rows, scored, scopes, first, second)
+    report = _report(results, fold_rows, scored, scopes, args.k, first, second)
     report.update(qa_file=str(args.qa), doc_field=args.doc_field, defaults=asdict(DEFAULT_RANKING))
     out = args.out or new_result_path(f"crossval_{args.qa.parent.name}")
     out.write_text(json.dumps(report, indent=2) + "\n")
@@ -129,8 +130,8 @@ def main() -> None:
     print(f"written {out}")
 
 
-def _score(result: dict[str, Any], ids: set[str]) -> int:
-    return sum(hits(ranks, ids) for ranks in result["ranks"].values())
+def _score(result: dict[str, Any], ids: set[str], k: int) -> int:
+    return sum(hits(ranks, ids, k) for ranks in result["ranks"].values())
 
 
 def _report(
@@ -138,34 +139,37 @@ def _report(
     fold_rows: list[set[str]],
     scored: list[EvalRow],
     scopes: tuple[str, ...],
+    k: int,
     *companies: set[str],
 ) -> dict[str, Any]:
     everyone = {r.id for r in scored}
     default = next(
-        (r for r in results if all(getattr(DEFAULT_RANKING, k) == v for k, v in r["point"].items())), results[0]
+        (r for r in results if all(getattr(DEFAULT_RANKING, name) == v for name, v in r["point"].items())), results[0]
     )
     held_out = dict.fromkeys(scopes, 0)
     chosen = []
     for n, rows in enumerate(fold_rows):
         other = fold_rows[1 - n]
         # the best on this fold; ties go to the shipped default, then to the grid's order
-        best = max(results, key=lambda r: (_score(r, rows), r is default))
+        best = max(results, key=lambda r: (_score(r, rows, k), r is default))
         chosen.append({"chosen_on": sorted(companies[n]), "point": best["point"], "scored_on_rows": len(other)})
         for scope in scopes:
-            held_out[scope] += hits(best["ranks"][scope], other)
+            held_out[scope] += hits(best["ranks"][scope], other, k)
     return {
         "questions": len(everyone),
         "folds": chosen,
-        f"fold_out_recall@{K}": {scope: round(held_out[scope] / len(everyone), 4) for scope in scopes},
-        f"dev_recall@{K}_defaults": {
-            scope: round(hits(default["ranks"][scope], everyone) / len(everyone), 4) for scope in scopes
+        f"fold_out_recall@{k}": {scope: round(held_out[scope] / len(everyone), 4) for scope in scopes},
+        f"dev_recall@{k}_defaults": {
+            scope: round(hits(default["ranks"][scope], everyone, k) / len(everyone), 4) for scope in scopes
         },
         "default_point": default["point"],
         "points": [
             {
                 "point": r["point"],
-                f"recall@{K}": {scope: round(hits(r["ranks"][scope], everyone) / len(everyone), 4) for scope in scopes},
-                "per_fold_hits": [[hits(r["ranks"][scope], rows) for scope in scopes] for rows in fold_rows],
+                f"recall@{k}": {
+                    scope: round(hits(r["ranks"][scope], everyone, k) / len(everyone), 4) for scope in scopes
+                },
+                "per_fold_hits": [[hits(r["ranks"][scope], rows, k) for scope in scopes] for rows in fold_rows],
             }
             for r in results
         ],
