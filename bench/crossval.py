@@ -87,6 +87,7 @@ def main() -> None:
     parser.add_argument("--qa", type=Path, required=True)
     parser.add_argument("--data-dir", type=Path, required=True, help="A data home; the set is ingested there once.")
     parser.add_argument("--doc-field", default="doc_pdf")
+    parser.add_argument("--docs", type=Path, default=None, help="The rows' documents' folder (default: --qa's)")
     parser.add_argument("--grid", action="append", default=[], help="name=v1,v2,... (repeat for a product grid)")
     parser.add_argument("--group-pattern", default=r"([^_]+)_", help="Regex on the file name; group 1 is the company.")
     parser.add_argument("--out", type=Path, default=None, help="Result file (default: bench/results, dated).")
@@ -104,8 +105,9 @@ def main() -> None:
     qa = DocQA.open(settings, embedder=False, generator=False)
     collection = f"crossval-{args.qa.parent.name}-{args.doc_field}"[:64]
     try:
-        qa.ingest(sorted({args.qa.parent / r.doc for r in rows if r.doc}), collection)
-        ids = document_ids_for(qa, collection, args.qa.parent, rows)
+        docs = args.docs or args.qa.parent
+        qa.ingest(sorted({docs / r.doc for r in rows if r.doc}), collection)
+        ids = document_ids_for(qa, collection, docs, rows)
         scored = [r for r in rows if r.answerable and r.doc in ids]
         pattern = re.compile(args.group_pattern)
         company = {r.id: company_of(r, pattern) for r in scored}

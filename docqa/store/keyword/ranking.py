@@ -22,7 +22,7 @@ class RankingConstants:
     twin_share: float = 0.9
     """A document within this share of the top document's first-pass score is a twin: its best chunk
     takes second place."""
-    head_question_terms: int = 3
+    head_question_terms: int = 4
     """A question with at most this many terms besides the words naming its document gets the document's
     head chunk at head_slot."""
     head_slot: int = 2
