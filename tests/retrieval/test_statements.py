@@ -16,6 +16,7 @@ from docqa.retrieval.understanding.statements import (
     asked_statements,
 )
 from docqa.store.db import SqliteStore
+from docqa.store.models import SavedDocument
 from tests.support.store_rows import bm25, save
 
 
@@ -70,15 +71,22 @@ MENTIONS = (
 ZH_FILLER = "公司生产太阳能电池边框和安装支架产品，销售给国内外客户。" * 30
 
 
-def test_a_profile_question_finds_the_overview_before_the_pages_that_repeat_the_fact(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _prospectus(tmp_path: Path, section: str, mentions: str) -> tuple[SqliteStore, int, SavedDocument]:
+    """A prospectus whose second chunk holds `section`, its fourth `mentions` (three other headings between
+    them), among 20 other documents so that the question's words are rare ones."""
     store = SqliteStore(tmp_path / "db.sqlite3")
     coll = store.collection("c", create=True).id
-    chunks = [ZH_FILLER, OVERVIEW + ZH_FILLER, SECTIONS + ZH_FILLER, MENTIONS * 3 + ZH_FILLER]
+    chunks = [ZH_FILLER, section + ZH_FILLER, SECTIONS + ZH_FILLER, mentions + ZH_FILLER]
     saved = save(store, coll, "招股说明书.pdf", chunks, None)
     for n in range(20):
         save(store, coll, f"other{n}.txt", [f"第{n}次会议纪要，园艺俱乐部讨论花卉种植。" * 30], None, sha=f"o{n}")
+    return store, coll, saved
+
+
+def test_a_profile_question_finds_the_overview_before_the_pages_that_repeat_the_fact(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, coll, saved = _prospectus(tmp_path, OVERVIEW, MENTIONS * 3)
     question = "实际控制人是谁？"
     assert bm25(store, coll, question, 3, document_id=saved.document_id)[0][0] == saved.chunk_ids[1]
     store.ranking = replace(store.ranking, statement_weight=0.0)  # without the profile's bonus: the repeats
@@ -96,12 +104,7 @@ SUBSIDIARY_MENTIONS = (
 def test_a_csrc_section_of_several_characters_steers_a_chinese_question(tmp_path: Path) -> None:
     """The section's title (控股子公司, five characters) is matched as the bigrams its heading was indexed as,
     and the heading is found where the PDF's text runs it into the sentence before it."""
-    store = SqliteStore(tmp_path / "db.sqlite3")
-    coll = store.collection("c", create=True).id
-    chunks = [ZH_FILLER, SUBSIDIARIES + ZH_FILLER, SECTIONS + ZH_FILLER, SUBSIDIARY_MENTIONS * 2 + ZH_FILLER]
-    saved = save(store, coll, "招股说明书.pdf", chunks, None)
-    for n in range(20):
-        save(store, coll, f"other{n}.txt", [f"第{n}次会议纪要，园艺俱乐部讨论花卉种植。" * 30], None, sha=f"o{n}")
+    store, coll, saved = _prospectus(tmp_path, SUBSIDIARIES, SUBSIDIARY_MENTIONS * 2)
     question = "公司有哪些控股子公司？"
     under_heading, repeats = saved.chunk_ids[1], saved.chunk_ids[3]
     scores = dict(bm25(store, coll, question, 4, document_id=saved.document_id))
