@@ -16,7 +16,7 @@ from sqlalchemy import Connection, text
 from sqlalchemy.orm import Session
 
 from docqa.store.keyword import lexical, passage_stems, passages
-from docqa.store.keyword.passage_stems import STEMS_DDL, TOKENIZER, Stemmer
+from docqa.store.keyword.passage_stems import CHINESE_CHARS, STEMS_DDL, TOKENIZER, Stemmer
 from docqa.store.keyword.tables import (
     FETCH_PER_CHUNK,
     MISSING_PASSAGES,
@@ -31,7 +31,6 @@ from docqa.store.keyword.tables import (
 # heading only at a line's start, and Chinese sentences after a number as headings (7: only Chinese documents
 # change, reindex_chinese)
 SCHEMA_VERSION = 7
-_CHINESE = "[\u3400-\u4dbf\u4e00-\u9fff]"
 _DDL = [
     f"CREATE VIRTUAL TABLE IF NOT EXISTS passage_fts USING fts5(title, body, tokenize='{TOKENIZER}')",
     STEMS_DDL,
@@ -213,12 +212,11 @@ class Fts5Tables:
         conn.execute(
             text(
                 f"DELETE FROM passage_stems WHERE id / {PASSAGES_PER_CHUNK} IN (SELECT c.id FROM chunks c WHERE "
-                f"c.document_id IN (SELECT DISTINCT document_id FROM chunks WHERE text GLOB '*{_CHINESE}*'))"
-            )
+                "c.document_id IN (SELECT DISTINCT document_id FROM chunks WHERE text GLOB :chinese))"
+            ),
+            {"chinese": f"*[{CHINESE_CHARS}]*"},
         )
-        done = self.reindex_all(conn, stemmer, only_missing=True)  # the chunks just left without stems
-        conn.execute(text(f"PRAGMA user_version = {SCHEMA_VERSION}"))
-        return done
+        return self.reindex_all(conn, stemmer, only_missing=True)  # the chunks just left without stems
 
     def create_or_migrate(self, conn: Connection, stemmer: Stemmer) -> None:
         version = int(conn.execute(text("PRAGMA user_version")).scalar() or 0)

@@ -57,10 +57,13 @@ _SMALL_WORDS = frozenset(
 )
 # Chinese headings: "第二节 概览", "一、发行人基本情况", "（二）控股股东及实际控制人"; the title runs to the first
 # punctuation, digit or space (PDF text often runs a heading into its paragraph), at most 20 characters.
+# The Chinese characters a heading's title is read in (and, for the migrations that re-read Chinese
+# headings, what makes a document Chinese: docqa.store.keyword.fts5_tables, docqa.store.postgres.keyword_tables)
+CHINESE_CHARS = "\u3400-\u4dbf\u4e00-\u9fff"
 _CJK_MARK = (
     r"(?:第[一二三四五六七八九十百零〇\d]+[节章篇部分]|[一二三四五六七八九十]+、|[（(][一二三四五六七八九十]+[）)])"
 )
-_CJK_TITLE = r"[ \t]*([\u3400-\u4dbf\u4e00-\u9fff][^：:，,。；;（(\d\s]{1,19})"
+_CJK_TITLE = rf"[ \t]*([{CHINESE_CHARS}][^：:，,。；;（(\d\s]{{1,19}})"
 _CJK_HEADING = re.compile(r"[ \t]*" + _CJK_MARK + _CJK_TITLE)
 # The same heading run into the end of the paragraph before it: PDF text of a Chinese filing often joins a
 # heading's line to the sentence above ("……稳定性。（四）发行人控股子公司基本情况截至本……").
@@ -69,8 +72,7 @@ _CJK_HEADING_IN_LINE = re.compile(r"(?<=[。；！？])" + _CJK_MARK + _CJK_TITL
 # 责任公司 4,533.00"): a numbered title with Chinese characters has no digits, no sentence punctuation and no
 # space between two Chinese words (a table row's cells).
 _NOT_CJK_TITLE = re.compile(
-    r"[\u3400-\u4dbf\u4e00-\u9fff].*[\d，。；！？、]|[\d，。；！？、].*[\u3400-\u4dbf\u4e00-\u9fff]"
-    r"|[\u3400-\u4dbf\u4e00-\u9fff][ \t]+[\u3400-\u4dbf\u4e00-\u9fff]"
+    rf"[{CHINESE_CHARS}].*[\d，。；！？、]|[\d，。；！？、].*[{CHINESE_CHARS}]|[{CHINESE_CHARS}][ \t]+[{CHINESE_CHARS}]"
 )
 _HEADING_WORDS = 10
 # A passage keeps the last headings before it in its document: a statement's title is on its page's

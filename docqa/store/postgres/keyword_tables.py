@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session
 
 from docqa.store.keyword import lexical, passage_stems, passages
 from docqa.store.keyword.passage_bm25 import K1, B, term_idf
-from docqa.store.keyword.passage_stems import Stemmer
+from docqa.store.keyword.passage_stems import CHINESE_CHARS, Stemmer
 from docqa.store.keyword.tables import (
     FETCH_PER_CHUNK,
     MISSING_PASSAGES,
@@ -386,7 +386,7 @@ class PostgresKeywordTables:
 
     def reindex_chinese(self, conn: Connection, stemmer: Stemmer) -> int:
         chinese = conn.execute(
-            text("SELECT DISTINCT document_id FROM chunks WHERE text ~ '[\u3400-\u4dbf\u4e00-\u9fff]'")
+            text("SELECT DISTINCT document_id FROM chunks WHERE text ~ :chinese"), {"chinese": f"[{CHINESE_CHARS}]"}
         ).scalars()
         for document_id in list(chinese):
             self.forget(conn, int(document_id))

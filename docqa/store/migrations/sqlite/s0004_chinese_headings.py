@@ -9,8 +9,9 @@ Revises: s0003
 from __future__ import annotations
 
 from alembic import op
+from sqlalchemy import text
 
-from docqa.store.keyword.fts5_tables import Fts5Tables
+from docqa.store.keyword.fts5_tables import SCHEMA_VERSION, Fts5Tables
 from docqa.store.keyword.passage_stems import Stemmer
 
 revision = "s0004"
@@ -20,7 +21,9 @@ depends_on = None
 
 
 def upgrade() -> None:
-    Fts5Tables().reindex_chinese(op.get_bind(), Stemmer())
+    conn = op.get_bind()
+    Fts5Tables().reindex_chinese(conn, Stemmer())
+    conn.execute(text(f"PRAGMA user_version = {SCHEMA_VERSION}"))
 
 
 def downgrade() -> None:
