@@ -36,8 +36,3 @@ class Query:
     statements: tuple[Titles, ...] = ()  # the financial statements (or Chinese profile sections) it needs
     filing_sections: tuple[Titles, ...] = ()  # the standard sections its topic lives in, within an SEC filing
     other_sections: tuple[Titles, ...] = ()  # those that apply to any document (the CSRC's, for Chinese text)
-
-    def sections(self, sec_filing: bool) -> tuple[Titles, ...]:
-        """The sections to steer to within a document: an SEC filing's items only in an SEC filing (a
-        contract's "Competition" or "Taxes" clause is not Item 1's or the tax note)."""
-        return (*self.filing_sections, *self.other_sections) if sec_filing else self.other_sections

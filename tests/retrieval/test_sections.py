@@ -3,9 +3,14 @@ of Regulation S-K's items and the notes' standard titles for SEC filings, the CS
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 import pytest
 
 from docqa.retrieval.understanding.sections import asked_sections
+from docqa.store.db import SqliteStore
+from tests.support.store_rows import bm25, save
 
 
 @pytest.mark.parametrize(
@@ -15,6 +20,9 @@ from docqa.retrieval.understanding.sections import asked_sections
         ("Who are its main competitors?", "competition"),
         ("How many shares did the company buy back?", "market for registrant's common equity"),
         ("How exposed is it to interest rate risk?", "quantitative and qualitative disclosures about market risk"),
+        # "risks" inside "market risks" asks for Item 7A, not also for the risk factors
+        ("What market risks does 3M face?", "quantitative and qualitative disclosures about market risk"),
+        ("What are the main risks to 3M's business?", "risk factors"),
         ("Does the company have any material weakness in internal control?", "controls and procedures"),
         ("What are the company's critical accounting estimates?", "critical accounting estimates"),
         ("Who is the company's auditor?", "report of independent registered public accounting firm"),
@@ -29,6 +37,13 @@ def test_an_analysts_words_lead_to_the_items_title(question: str, first_title: s
     assert (sec[0][0] if sec else None) == first_title
 
 
+def test_a_topic_inside_a_longer_topics_words_is_not_asked_for() -> None:
+    sec, _ = asked_sections("What market risks and other risks does 3M face?")
+    market_risk = "quantitative and qualitative disclosures about market risk"
+    assert [titles[0] for titles in sec] == ["risk factors", market_risk]
+    assert len(asked_sections("What market risks does 3M face?")[0]) == 1
+
+
 def test_chinese_questions_lead_to_the_csrc_sections() -> None:
     assert asked_sections("会计师事务所出具了什么审计意见？")[1][0][0] == "审计报告"
     assert asked_sections("公司有哪些重大诉讼？")[1][0][0] == "诉讼或仲裁事项"
@@ -38,3 +53,32 @@ def test_chinese_questions_lead_to_the_csrc_sections() -> None:
     assert asked_sections("公司未来三年的发展规划是什么？")[1][0][0] == "业务发展目标"
     assert asked_sections("公司为谁提供了担保？")[1][0][0] == "重大合同"
     assert asked_sections("What are the risks?")[1] == ()  # an English question: no CSRC section
+
+
+COVER = "UNITED STATES SECURITIES AND EXCHANGE COMMISSION\nFORM 10-K\nAcme Corp\nFor the fiscal year ended 2017\n"
+EMPLOYEES = "Employees\nAs of December 31, 2017, the Company had approximately 61,800 employees worldwide.\n"
+RISKS = (
+    "Risk Factors\nWe depend on key employees. If we lose employees, or employees leave for rivals, our results "
+    "in 2017 and later could suffer; hiring employees costs more each year.\n"
+)
+FILLER = "The company designs, makes and sells products in many countries through its four segments. " * 20
+# a passage carries the 3 headings before it: three more between the employees section and the risk factor
+OTHER_HEADINGS = "Available Information\nWe file reports.\nExecutive Officers\nOur officers are listed.\n"
+
+
+def test_a_filings_one_word_section_heading_steers_the_question_there(tmp_path: Path) -> None:
+    """The word "Employees" alone above its paragraph is the heading of Item 1's employees section (the standard
+    section the question's topic lives in), found over a risk factor that repeats the word."""
+    store = SqliteStore(tmp_path / "db.sqlite3")
+    coll = store.collection("c", create=True).id
+    chunks = [COVER + FILLER, EMPLOYEES + FILLER, OTHER_HEADINGS + FILLER, RISKS + FILLER]
+    saved = save(store, coll, "ACME_2017_10K.pdf", chunks, None)
+    for n in range(20):  # other documents, so that the question's words are rare ones
+        save(store, coll, f"other{n}.txt", [f"Minutes of meeting {n} of the garden club. " * 30], None, sha=f"o{n}")
+    question = "How many employees did Acme have at the end of FY2017?"
+    assert bm25(store, coll, question, 3, document_id=saved.document_id)[0][0] == saved.chunk_ids[1]
+    top_score = dict(bm25(store, coll, question, 4, document_id=saved.document_id))[saved.chunk_ids[1]]
+    store.ranking = replace(store.ranking, section_weight=0.0)
+    assert dict(bm25(store, coll, question, 4, document_id=saved.document_id))[saved.chunk_ids[1]] < top_score
+    store.ranking = replace(store.ranking, heading_weight=0.0)  # no heading counts at all: the repeats
+    assert bm25(store, coll, question, 3, document_id=saved.document_id)[0][0] == saved.chunk_ids[3]

@@ -109,7 +109,7 @@ def test_a_csrc_section_of_several_characters_steers_a_chinese_question(tmp_path
     under_heading, repeats = saved.chunk_ids[1], saved.chunk_ids[3]
     scores = dict(bm25(store, coll, question, 4, document_id=saved.document_id))
     assert max(scores, key=scores.__getitem__) == under_heading
-    store.ranking = replace(store.ranking, section_weight=0.0)
+    store.ranking = replace(store.ranking, csrc_section_weight=0.0)
     without_section = dict(bm25(store, coll, question, 4, document_id=saved.document_id))
     assert scores[under_heading] > without_section[under_heading] and scores[repeats] == without_section[repeats]
     store.ranking = replace(store.ranking, heading_weight=0.0)  # and without the heading's words: the repeats

@@ -136,6 +136,22 @@ def test_heading_texts_find_numbered_titles_and_capital_lines() -> None:
     ]  # fmt: skip
 
 
+def test_one_capitalised_word_above_a_paragraph_is_a_heading_and_a_table_label_is_not() -> None:
+    body = "\n".join(
+        [
+            "Employees",  # a filing's run-in heading, a sentence below it
+            "As of December 31, 2017, our Company had approximately 61,800 employees.",
+            "Total",  # a table's label: a short line below
+            "1,234 5,678",
+            "COMPETITION.",
+            "The markets in which we compete are highly competitive and changing.",
+            "Inc",  # too short for a title
+            "Our Company operates through its divisions and subsidiaries worldwide.",
+        ]
+    )
+    assert passage_stems.heading_texts(body) == ["Employees", "COMPETITION"]
+
+
 def test_chinese_section_headings_are_found_in_the_text_as_written() -> None:
     body = "第二节 概览\n一、发行人基本情况\n（二）无形资产截至 2010 年 12 月 31 日，公司情况：\n本公司认为一、二"
     assert passage_stems.heading_texts(body) == ["概览", "发行人基本情况", "无形资产截至"]  # a title ends at a digit

@@ -26,7 +26,7 @@ from docqa.store.postgres.store import PostgresStore
 from docqa.store.postgres.vectors import PgVectorIndexes
 from docqa.store.protocol import Store
 from tests.store.test_passage_bm25 import CLAUSES
-from tests.store.test_schema import EN_CHUNK, ZH_CHUNK
+from tests.store.test_schema import EMPLOYEES_CHUNK, EN_CHUNK, ZH_CHUNK
 from tests.support.store_rows import bm25, drafts, save
 
 QUESTIONS = [
@@ -158,7 +158,7 @@ def test_check_finds_and_repairs_a_damaged_keyword_index(postgres_url: str) -> N
 
 def test_the_schema_is_migrated_once_and_checked(postgres_url: str) -> None:
     first = PostgresStore(postgres_url)
-    assert schema.current(first.engine) == schema.head("postgresql") == "0007" and first.integrity_ok()
+    assert schema.current(first.engine) == schema.head("postgresql") == "0008" and first.integrity_ok()
     PostgresStore(postgres_url)  # a second process at start: nothing left to do
     assert "password" not in first.location and first.location.startswith("postgresql+psycopg://")
 
@@ -182,6 +182,22 @@ def test_the_chinese_headings_migration_indexes_chinese_documents_again_and_only
     assert [h for d, h in read_again if d == zh] == [h for d, h in written if d == zh] != [b""]
     assert {h for d, h in read_again if d == en} == {b""}  # an English document is left as it was
     assert orphan_problems(store) == []  # the index's counts still agree with its passages
+
+
+def test_the_one_word_headings_migration_writes_every_passages_headings_again(postgres_url: str) -> None:
+    store = PostgresStore(postgres_url)
+    coll = store.collection("one-word-headings", create=True).id
+    doc = save(store, coll, "10-K.txt", [EMPLOYEES_CHUNK], None, sha="one-word").document_id
+    query = text("SELECT headings, body FROM passages WHERE document_id = :d ORDER BY id")
+    with store.session() as s:
+        written = [(bytes(h), bytes(b)) for h, b in s.execute(query, {"d": doc})]
+        s.execute(text("UPDATE passages SET headings = ''::bytea WHERE document_id = :d"), {"d": doc})
+    with store.engine.begin() as conn:
+        stemmer = Stemmer()
+        PostgresKeywordTables(stemmer).rewrite_headings(conn, stemmer)
+    with store.session() as s:
+        assert [(bytes(h), bytes(b)) for h, b in s.execute(query, {"d": doc})] == written != []
+    assert written[0][0] != b"" and orphan_problems(store) == []
 
 
 def test_tsvector_and_tsquery_literals_quote_what_postgres_would_misread() -> None:

@@ -13,6 +13,8 @@ from click.testing import CliRunner
 from docqa.cli.main import main
 from docqa.store import schema
 from docqa.store.db import SqliteStore
+from docqa.store.keyword.fts5_tables import SCHEMA_VERSION, Fts5Tables
+from docqa.store.keyword.passage_stems import Stemmer
 from tests.support.store_rows import bm25, save
 
 # A store as docqa wrote it before the `recipe` and `ocr_pages` columns, the answer cache and passages
@@ -55,7 +57,7 @@ def test_a_store_from_before_alembic_is_migrated_with_its_rows(tmp_path: Path) -
         for statement in OLD_STORE:
             raw.execute(statement)
     store = SqliteStore(path)
-    assert schema.current(store.engine) == "s0004"
+    assert schema.current(store.engine) == schema.HEADS["sqlite"]
     documents = store.documents(1)
     assert [d.name for d in documents] == ["old.txt"] and documents[0].recipe is None  # the added column
     assert documents[0].catalog is None and documents[0].as_dict()["catalog"] == {}  # read before the catalog
@@ -72,9 +74,10 @@ def test_db_status_and_upgrade_on_a_sqlite_data_home(tmp_path: Path) -> None:
     missing = runner.invoke(main, ["db", "status", *home])
     assert missing.exit_code != 0 and "no docqa data home" in missing.output
     made = runner.invoke(main, ["db", "upgrade", "--json", *home])
-    assert made.exit_code == 0 and json.loads(made.stdout)["revision"] == "s0004", made.output
+    head = schema.HEADS["sqlite"]
+    assert made.exit_code == 0 and json.loads(made.stdout)["revision"] == head, made.output
     status = runner.invoke(main, ["db", "status", *home])
-    assert status.exit_code == 0 and "schema s0004" in status.output and "up to date" in status.output
+    assert status.exit_code == 0 and f"schema {head}" in status.output and "up to date" in status.output
 
 
 ZH_CHUNK = "负责供应商的管理。（四）发行人控股子公司基本情况截至本招股意向书签署之日，发行人拥有两家子公司。"
@@ -94,11 +97,39 @@ def test_the_chinese_headings_revision_indexes_chinese_documents_again_and_only_
         raw.execute("UPDATE passage_stems SET headings = x''")  # as if an older rule had read them
         raw.execute("UPDATE alembic_version SET version_num = 's0003'")
         raw.execute("PRAGMA user_version = 6")
-    store = SqliteStore(path)
-    assert schema.current(store.engine) == "s0004"
+    store = SqliteStore(path)  # s0004, then s0005 (which reads every document's headings again)
+    assert schema.current(store.engine) == schema.HEADS["sqlite"]
+    with sqlite3.connect(path) as raw:
+        assert raw.execute(query).fetchall() == written and [h for _, h in written] != [b"", b""]
+        assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        raw.execute("UPDATE passage_stems SET headings = x''")
+    with store.engine.begin() as conn:  # s0004's own step
+        Fts5Tables().reindex_chinese(conn, Stemmer())
     with sqlite3.connect(path) as raw:
         read_again = raw.execute(query).fetchall()
-        assert raw.execute("PRAGMA user_version").fetchone()[0] == 7
     assert [h for c, h in read_again if c == zh] == [h for c, h in written if c == zh] != [b""]
     assert {h for c, h in read_again if c == en} == {b""}  # an English document is left as it was
     assert [c for c, _ in bm25(store, coll, "控股子公司", 3)] == [zh]
+
+
+EMPLOYEES_CHUNK = "Employees\nAs of December 31, 2017, our Company had approximately 61,800 employees worldwide."
+
+
+def test_the_one_word_headings_revision_reads_every_documents_headings_again(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite3"
+    store = SqliteStore(path)
+    coll = store.collection("c", create=True).id
+    saved = save(store, coll, "10-K.txt", [EMPLOYEES_CHUNK], None, sha="k").chunk_ids[0]
+    store.close()
+    query = "SELECT headings, body FROM passage_stems ORDER BY id"
+    with sqlite3.connect(path) as raw:
+        ((headings, body),) = raw.execute(query).fetchall()
+        raw.execute("UPDATE passage_stems SET headings = x''")  # as the rule before it read them: none
+        raw.execute("UPDATE alembic_version SET version_num = 's0004'")
+        raw.execute("PRAGMA user_version = 7")
+    store = SqliteStore(path)
+    assert schema.current(store.engine) == schema.HEADS["sqlite"]
+    with sqlite3.connect(path) as raw:
+        assert raw.execute(query).fetchall() == [(headings, body)] and headings != b""
+        assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert [c for c, _ in bm25(store, coll, "employees", 3)] == [saved]

@@ -79,7 +79,7 @@ _SECTIONS: tuple[tuple[tuple[str, ...], str], ...] = (
     # Item 7A
     (
         ("quantitative and qualitative disclosures about market risk", "market risk", "derivative", "hedging"),
-        r"market risk|interest rate risk|foreign (?:currency|exchange) risk|commodity price|hedg\w*|derivatives?",
+        r"market risks?|interest rate risks?|foreign (?:currency|exchange) risks?|commodity price|hedg\w*|derivatives?",
     ),
     # Item 9A
     (("controls and procedures",), r"internal controls?|material weakness|disclosure controls"),
@@ -154,8 +154,22 @@ _CJK_PATTERNS = tuple((titles, re.compile(asks)) for titles, asks in _CJK_SECTIO
 def asked_sections(question: str) -> tuple[tuple[Titles, ...], tuple[Titles, ...]]:
     """The standard sections a question's topic lives in, each as the titles its heading may carry: those
     of the SEC forms (for an SEC filing only: a contract's "Competition" or "Taxes" clause is not Item 1's
-    or the tax note), then the CSRC's (for any Chinese text); none for a question that names no such topic."""
-    return (
-        tuple(titles for titles, pattern in _SEC_PATTERNS if pattern.search(question)),
-        tuple(titles for titles, pattern in _CJK_PATTERNS if pattern.search(question)),
+    or the tax note), then the CSRC's (for any Chinese text); none for a question that names no such topic.
+    A topic's words inside a longer topic's phrase belong to that one: "market risks" asks for Item 7A, not
+    also for the risk factors its "risks" would name alone."""
+    return _specific(question, _SEC_PATTERNS), _specific(question, _CJK_PATTERNS)
+
+
+def _specific(question: str, patterns: tuple[tuple[Titles, re.Pattern[str]], ...]) -> tuple[Titles, ...]:
+    """The sections whose words the question holds somewhere outside a longer match of another section."""
+    spans = [[m.span() for m in pattern.finditer(question)] for _, pattern in patterns]
+    every = [span for found in spans for span in found]
+
+    def inside_a_longer(span: tuple[int, int]) -> bool:
+        return any(a <= span[0] and span[1] <= b and b - a > span[1] - span[0] for a, b in every)
+
+    return tuple(
+        titles
+        for (titles, _), found in zip(patterns, spans, strict=True)
+        if any(not inside_a_longer(span) for span in found)
     )

@@ -29,8 +29,9 @@ from docqa.store.keyword.tables import (
 # PRAGMA user_version: 1 and 2 indexed whole chunks in chunk_fts; 3 had passages without their stems;
 # 4 kept only a passage's own numbered and capitals headings; 5 had no Chinese headings; 6 read a Chinese
 # heading only at a line's start, and Chinese sentences after a number as headings (7: only Chinese documents
-# change, reindex_chinese)
-SCHEMA_VERSION = 7
+# change, reindex_chinese); 7 did not read one capitalised word above a paragraph as a heading (8:
+# rewrite_headings)
+SCHEMA_VERSION = 8
 _DDL = [
     f"CREATE VIRTUAL TABLE IF NOT EXISTS passage_fts USING fts5(title, body, tokenize='{TOKENIZER}')",
     STEMS_DDL,
@@ -217,6 +218,14 @@ class Fts5Tables:
             {"chinese": f"*[{CHINESE_CHARS}]*"},
         )
         return self.reindex_all(conn, stemmer, only_missing=True)  # the chunks just left without stems
+
+    def rewrite_headings(self, conn: Connection, stemmer: Stemmer) -> int:
+        done = 0
+        for rows in passages.headings_of_every_document(conn, stemmer):
+            if rows:
+                conn.execute(text("UPDATE passage_stems SET headings = :headings WHERE id = :id"), rows)
+            done += len(rows)
+        return done
 
     def create_or_migrate(self, conn: Connection, stemmer: Stemmer) -> None:
         version = int(conn.execute(text("PRAGMA user_version")).scalar() or 0)

@@ -119,12 +119,14 @@ def best_passage(
 
 def _heading_bonus(query: Query, rc: RankingConstants, sec_filing: bool) -> passage_bm25.HeadingBonus:
     """What headings add in the second pass: the question's terms in them, the titles of the statements
-    it needs and of the standard sections that hold its topic."""
+    it needs and of the standard sections that hold its topic: an SEC filing's items only in an SEC filing
+    (a contract's "Competition" or "Taxes" clause is not Item 1's or the tax note), the CSRC's anywhere."""
     return passage_bm25.HeadingBonus(
         rc.heading_weight,
         (
             *((titles, rc.statement_weight) for titles in query.statements),
-            *((titles, rc.section_weight) for titles in query.sections(sec_filing)),
+            *((titles, rc.section_weight) for titles in (query.filing_sections if sec_filing else ())),
+            *((titles, rc.csrc_section_weight) for titles in query.other_sections),
         ),
     )
 

@@ -51,6 +51,10 @@ _CAPS_HEADING = re.compile(r"[ \t]*([A-Z][A-Z0-9 ,&/'()-]{3,80})[ \t]*$")
 # A line in title case: a statement's or section's title in a filing ("Consolidated Statements of Cash
 # Flows", "Liquidity and Capital Resources"). Lines with digits are table rows, not titles.
 _TITLE_LINE = re.compile(r"[ \t]*([A-Z][^\d\n.:;,]{2,80}?)[ \t]*$")
+# One word in title case or capitals alone on a line ("Employees", "Competition.", "SEASONALITY"), and how
+# long the line below must be for it to be a heading above a paragraph (docqa.store.keyword.passage_stems)
+_ONE_WORD_LINE = re.compile(r"[ \t]*([A-Z][a-z]{3,30}|[A-Z]{4,30})[.:]?[ \t]*$")
+_PARAGRAPH_LINE = 40
 # the words a title leaves in lowercase
 _SMALL_WORDS = frozenset(
     ["a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "of", "on", "or", "per", "the", "to", "with"]
@@ -172,15 +176,18 @@ def counts(arrays: Sequence[bytes], phrases: Sequence[Sequence[int]]) -> np.ndar
 
 def heading_texts(body: str) -> list[str]:
     """The titles of a passage's headings: a Markdown heading, a short title after a section number, a line
-    in capitals, or a line in title case."""
+    in capitals, a line in title case, or one capitalised word on its own line above a paragraph (a
+    filing's "Employees", "Competition", "Properties")."""
     found = []
-    for line in body.split("\n"):
+    lines = body.split("\n")
+    for n, line in enumerate(lines):
         match = (
             _MARKDOWN_HEADING.match(line)
             or _CJK_HEADING.match(line)
             or _NUMBERED_HEADING.match(line)
             or _CAPS_HEADING.match(line)
             or _title_line(line)
+            or _word_above_paragraph(line, lines[n + 1] if n + 1 < len(lines) else "")
         )
         if (
             match is not None
@@ -190,6 +197,15 @@ def heading_texts(body: str) -> list[str]:
             found.append(match.group(1))
         found.extend(in_line.group(1) for in_line in _CJK_HEADING_IN_LINE.finditer(line))
     return found
+
+
+def _word_above_paragraph(line: str, below: str) -> re.Match[str] | None:
+    """One capitalised word alone on its line, with a sentence below it: a run-in heading. A lone word
+    above a short line is a table's label or a name in a list, no heading."""
+    match = _ONE_WORD_LINE.match(line)
+    if match is None or len(below.strip()) < _PARAGRAPH_LINE or not below.lstrip()[:1].isupper():
+        return None
+    return match
 
 
 def _title_line(line: str) -> re.Match[str] | None:
@@ -203,13 +219,22 @@ def _title_line(line: str) -> re.Match[str] | None:
 
 def stored_rows(stemmer: Stemmer, passages: Sequence[tuple[int, str]]) -> list[dict[str, object]]:
     """passage_stems rows for (rowid, passage text) pairs of one document, in its order: the stems of its
-    indexed form (lexical.index_text), and those of its headings with the CARRIED_HEADINGS last ones before
-    it (read from the text as written: a Chinese heading before its characters are cut into bigrams)."""
-    rows: list[dict[str, object]] = []
+    indexed form (lexical.index_text), and those of its headings (heading_rows)."""
+    return [
+        {"id": rowid, "body": encode(stemmer.ids(lexical.index_text(passage))), "headings": headings}
+        for (rowid, passage), (_, headings) in zip(passages, heading_rows(stemmer, passages), strict=True)
+    ]
+
+
+def heading_rows(stemmer: Stemmer, passages: Sequence[tuple[int, str]]) -> list[tuple[int, bytes]]:
+    """(rowid, headings' stems) for (rowid, passage text) pairs of one document, in its order: a passage's
+    own headings with the CARRIED_HEADINGS last ones before it (read from the text as written: a Chinese
+    heading before its characters are cut into bigrams). What a migration writes again when the rule that
+    reads headings changes."""
+    rows: list[tuple[int, bytes]] = []
     carried: list[str] = []
     for rowid, passage in passages:
         own = heading_texts(passage)
-        headings = encode(stemmer.ids(lexical.index_text("\n".join([*carried, *own]))))
-        rows.append({"id": rowid, "body": encode(stemmer.ids(lexical.index_text(passage))), "headings": headings})
+        rows.append((rowid, encode(stemmer.ids(lexical.index_text("\n".join([*carried, *own]))))))
         carried = [*carried, *own][-CARRIED_HEADINGS:]
     return rows

@@ -34,10 +34,12 @@ class RankingConstants:
     statement_weight: float = 8.0
     """Second pass: a heading that titles a financial statement the question needs adds this share of the
     title's IDF (docqa.retrieval.understanding.statements)."""
-    section_weight: float = 1.0
-    """Second pass: a heading that titles the standard section of a filing that holds what the question
-    asks about (Regulation S-K items, standard notes, CSRC sections) adds this share of the title's IDF
+    section_weight: float = 3.0
+    """Second pass: a heading that titles the standard section of an SEC filing that holds what the
+    question asks about (Regulation S-K items, standard notes) adds this share of the title's IDF
     (docqa.retrieval.understanding.sections)."""
+    csrc_section_weight: float = 1.0
+    """The same for the CSRC's standard sections of a Chinese prospectus or annual report."""
     naming_run: int = 2
     """The words that name a document are the question's runs of at least this many consecutive words
     that are all in its title column."""

@@ -106,6 +106,11 @@ class KeywordTables(Protocol):
         reads differently (the migrations that change that rule call it); returns chunks done."""
         ...
 
+    def rewrite_headings(self, conn: Connection, stemmer: Stemmer) -> int:
+        """Write every passage's headings again as the current rule reads them (the migrations that change
+        that rule call it; bodies and term statistics stay); returns passages done."""
+        ...
+
 
 def chunk_scores(rows: Iterable[Any], other_passages: float = 0.0) -> list[tuple[int, float]]:
     """Passage rows (chunk ID, score), best first -> each chunk once, scored by its best passage plus

@@ -384,6 +384,14 @@ class PostgresKeywordTables:
             done += len(chunks)
         return done
 
+    def rewrite_headings(self, conn: Connection, stemmer: Stemmer) -> int:
+        done = 0
+        for rows in passages.headings_of_every_document(conn, stemmer):
+            if rows:
+                conn.execute(text("UPDATE passages SET headings = :headings WHERE id = :id"), rows)
+            done += len(rows)
+        return done
+
     def reindex_chinese(self, conn: Connection, stemmer: Stemmer) -> int:
         chinese = conn.execute(
             text("SELECT DISTINCT document_id FROM chunks WHERE text ~ :chinese"), {"chinese": f"[{CHINESE_CHARS}]"}

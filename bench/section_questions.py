@@ -1,0 +1,415 @@
+"""Questions about a filing's standard sections, in an analyst's words, labelled from the filings' own item
+headings: does retrieval find the section a question's topic lives in, on questions nobody tuned on?
+
+FinanceBench's dev questions are mostly about the financial statements; the questions on filings kept back
+also ask what a 10-K's standard sections hold (legal proceedings, risks, properties, dividends, market risk,
+controls, competition, employees, liquidity). This writes such a set for every 10-K and 10-Q in a folder:
+- the questions come from fixed templates (`TEMPLATES`, two phrasings per topic), written from the forms'
+  item titles and an analyst's everyday words before any was scored, and never changed to suit a result;
+- the evidence pages come from the PDF's own item headings ("Item 3. Legal Proceedings", read by
+  pypdfium2's plain text, not by docqa's reader): the pages from the item's heading to the next item's
+  heading; a topic that is a sub-heading of Item 1 or 7 (Competition, Employees or Human Capital, Liquidity
+  and Capital Resources) takes the pages from that sub-heading line to the next item's heading, at most
+  three pages. Legal proceedings also take the legal notes' pages (Item 3 often only points to them), and
+  repurchases and dividends the pages of their own headings in MD&A and the equity note. A filing whose
+  headings are not found gives no question for that topic (counted).
+
+    python -m bench.section_questions --docs ../shared/data/financebench_dev/pdf --out /tmp/fb_sections.jsonl
+    docqa eval /tmp/fb_sections.jsonl --docs ../shared/data/financebench_dev --doc-field doc_pdf \\
+        --no-embeddings --json --data-dir /tmp/fbs --details /tmp/fbs.jsonl [--scope document]
+    python -m bench.section_questions --score after=/tmp/fbs.jsonl [before=/tmp/old.jsonl ...]
+
+`--score` prints page recall@1/3/5 per topic of each details file and writes them to
+bench/results/section_questions_<date>_<commit>.json (`--note` says what the runs were).
+
+The set stays outside the project (its pages are the filings'). A question is a page hit when a top-k chunk's
+pages hold one of the section's pages, so a long section (risk factors) is an easy target and a short one
+(legal proceedings, often one paragraph) a hard one; the per-topic figures are what to read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import pypdfium2 as pdfium
+
+from bench.result_files import new_result_path
+
+_NAME = re.compile(r"([A-Z0-9]+)_(\d{4})(Q\d)?_(10K|10Q)\b")
+_ITEM = re.compile(r"^\s*item\s*(\d{1,2}[abc]?)\b\s*[.:\-\u2013\u2014]?(.*)$", re.IGNORECASE | re.MULTILINE)
+_TOC_ITEMS = 5  # a page naming this many items before the first heading is a table of contents
+_SUB_PAGES = 3
+
+# The items in the order they appear, each with its title's first word as Regulation S-K and the forms
+# give it (a 10-Q has two parts that reuse the numbers); a line "Item 8 of Part II" is a reference, no heading.
+TEN_K_ITEMS = {
+    "1": "business",
+    "1A": "risk",
+    "1B": "unresolved",
+    "1C": "cybersecurity",
+    "2": "properties",
+    "3": "legal",
+    "4": "mine",
+    "5": "market",
+    "6": "selected",
+    "7": "management",
+    "7A": "quantitative",
+    "8": "financial",
+    "9": "changes",
+    "9A": "controls",
+    "9B": "other",
+    "9C": "disclosure",
+    "10": "directors",
+    "11": "executive",
+    "12": "security",
+    "13": "certain",
+    "14": "principal",
+    "15": "exhibits",
+    "16": "form",
+}
+TEN_Q_ITEMS = {
+    "I-1": "financial",
+    "I-2": "management",
+    "I-3": "quantitative",
+    "I-4": "controls",
+    "II-1": "legal",
+    "II-1A": "risk",
+    "II-2": "unregistered",
+    "II-3": "defaults",
+    "II-4": "mine",
+    "II-5": "other",
+    "II-6": "exhibits",
+}
+
+# topic -> (10-K item or Item-1/7 sub-heading, 10-Q item or None)
+SECTIONS: dict[str, tuple[str, str | None]] = {
+    "legal": ("3", "II-1"),
+    "risks": ("1A", "II-1A"),
+    "properties": ("2", None),
+    "equity": ("5", "II-2"),
+    "market_risk": ("7A", "I-3"),
+    "controls": ("9A", "I-4"),
+    "competition": ("1/competition", None),
+    "employees": ("1/employees|human capital|our employees|human capital resources", None),
+    "liquidity": ("7/liquidity and capital resources|liquidity", "I-2/liquidity and capital resources|liquidity"),
+}
+
+TEMPLATES: dict[str, tuple[str, str]] = {
+    "legal": (
+        "Is {co} involved in any material legal proceedings as of {period}?",
+        "What lawsuits or litigation did {co} disclose in its {form} for {period}?",
+    ),
+    "risks": (
+        "What are the main risks to {co}'s business that it lists in its {period} {form}?",
+        "What factors could hurt {co}'s results, according to its {period} filing?",
+    ),
+    "properties": (
+        "Where are {co}'s principal facilities, and does it own or lease them ({period})?",
+        "What properties did {co} report in {period}?",
+    ),
+    "equity": (
+        "On which exchange is {co}'s stock listed, and did it pay dividends in {period}?",
+        "Did {co} repurchase any of its shares in {period}?",
+    ),
+    "market_risk": (
+        "How exposed was {co} to interest rate and currency changes in {period}?",
+        "What market risks does {co} face, per its {period} {form}?",
+    ),
+    "controls": (
+        "Did {co}'s management find its internal control over financial reporting effective for {period}?",
+        "Did {co} report any material weakness in {period}?",
+    ),
+    "competition": (
+        "Who are {co}'s competitors, per its {period} annual report?",
+        "How does {co} describe the competitive landscape in {period}?",
+    ),
+    "employees": (
+        "How many employees did {co} have at the end of {period}?",
+        "What does {co} say about its workforce in {period}?",
+    ),
+    "liquidity": (
+        "What were {co}'s main sources of liquidity in {period}?",
+        "Does {co} have enough cash and credit to meet its needs, according to its {period} {form}?",
+    ),
+}
+
+# Two more phrasings per topic, written with the first two and kept unscored while the section map was
+# mended on what the first two showed: the figure on these is the one no change was fitted to.
+HELD_OUT_TEMPLATES: dict[str, tuple[str, str]] = {
+    "legal": (
+        "Summarize the pending litigation against {co} in {period}.",
+        "Does {co} face any court cases or regulatory investigations that could be material ({period})?",
+    ),
+    "risks": (
+        "What uncertainties did {co} warn investors about in {period}?",
+        "List the principal risk factors for {co} in {period}.",
+    ),
+    "properties": (
+        "How much office and manufacturing space does {co} own versus lease ({period})?",
+        "Where is {co} headquartered and what other sites does it operate, as of {period}?",
+    ),
+    "equity": (
+        "How much did {co} pay out to shareholders in dividends in {period}?",
+        "How many shares did {co} buy back during {period}, and at what average price?",
+    ),
+    "market_risk": (
+        "How would a change in interest rates affect {co}, per its {period} {form}?",
+        "What is {co}'s foreign exchange exposure in {period}?",
+    ),
+    "controls": (
+        "Were {co}'s disclosure controls and procedures effective at the end of {period}?",
+        "Did {co} make any changes to its internal control over financial reporting in {period}?",
+    ),
+    "competition": (
+        "Which companies does {co} compete against ({period})?",
+        "What are the competitive factors in {co}'s markets, per its {period} {form}?",
+    ),
+    "employees": ("What was {co}'s headcount in {period}?", "How many people work for {co}, as of {period}?"),
+    "liquidity": (
+        "How does {co} plan to fund its cash needs, per its {period} {form}?",
+        "What credit facilities did {co} have available in {period}?",
+    ),
+}
+
+# How users name these filers; other files fall back to the file name's first part.
+COMPANY_NAMES = {
+    "3M": "3M",
+    "ACTIVISIONBLIZZARD": "Activision Blizzard",
+    "ADOBE": "Adobe",
+    "AMAZON": "Amazon",
+    "AMCOR": "Amcor",
+    "AMD": "AMD",
+    "BESTBUY": "Best Buy",
+    "BLOCK": "Block",
+    "COCACOLA": "Coca-Cola",
+    "CORNING": "Corning",
+    "GENERALMILLS": "General Mills",
+    "MGMRESORTS": "MGM Resorts",
+    "PEPSICO": "PepsiCo",
+    "ULTABEAUTY": "Ulta Beauty",
+    "WALMART": "Walmart",
+}
+
+
+@dataclass(frozen=True)
+class Filing:
+    """One 10-K or 10-Q: its file, who filed it, for when, and its pages' plain text."""
+
+    path: Path
+    company: str
+    period: str
+    form: str
+    pages: list[str]
+
+
+def read_filing(path: Path) -> Filing | None:
+    """The filing named like `3M_2018_10K.pdf` or `AMCOR_2023Q2_10Q.pdf`, or None for other files."""
+    match = _NAME.match(path.name)
+    if match is None:
+        return None
+    prefix, year, quarter, form = match.groups()
+    period = f"{quarter} FY{year}" if quarter else f"FY{year}"
+    pdf = pdfium.PdfDocument(path)
+    try:
+        pages = [pdf[i].get_textpage().get_text_range() for i in range(len(pdf))]
+    finally:
+        pdf.close()
+    name = COMPANY_NAMES.get(prefix, prefix.title())
+    return Filing(path, name, period, "10-K" if form == "10K" else "10-Q", pages)
+
+
+def item_pages(filing: Filing) -> dict[str, int]:
+    """Each item's heading page (1-based), walking the pages after the table of contents in the form's order,
+    so a cross-reference to an earlier item ("see Item 7") is not taken for its heading."""
+    titles = TEN_K_ITEMS if filing.form == "10-K" else TEN_Q_ITEMS
+    order = list(titles)
+    found: dict[str, int] = {}
+    at = 0  # index into order of the next item that may be found
+    for number, text in enumerate(filing.pages, 1):
+        items = [(m.group(1).upper(), _squash(m.group(2))) for m in _ITEM.finditer(text)]
+        if not found and len({item for item, _ in items}) >= _TOC_ITEMS:
+            continue  # the table of contents, before the first heading
+        for item, title in items:
+            for k in range(at, len(order)):
+                if order[k].split("-")[-1] == item and title.startswith(titles[order[k]]):
+                    found.setdefault(order[k], number)
+                    at = k + 1
+                    break
+    return found
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"[^a-z]", "", text.lower())
+
+
+def section_pages(filing: Filing, where: str, items: dict[str, int]) -> list[int]:
+    """The pages that hold a section: an item's ("3"), or a sub-heading's inside an item ("1/competition", `|`
+    between a title's spellings)."""
+    order = [k for k, _ in sorted(items.items(), key=lambda kv: kv[1])]
+    if "/" not in where:
+        if where not in items:
+            return []
+        later = [items[k] for k in order if items[k] > items[where]]
+        end = later[0] if later else items[where]
+        return list(range(items[where], end + 1))
+    within, _, spellings = where.partition("/")
+    if within not in items:
+        return []
+    titles = {_squash(t) for t in spellings.split("|")}
+    after = [items[k] for k in order if items[k] > items[within]]
+    for number in range(items[within], (after[0] if after else len(filing.pages)) + 1):
+        lines = filing.pages[number - 1].splitlines()
+        if any(_squash(line) in titles for line in lines if line.strip()[:1].isalnum()):  # no bullet list
+            later = [items[k] for k in order if items[k] > number]
+            end = min(later[0] if later else number, number + _SUB_PAGES - 1)
+            return list(range(number, max(end, number) + 1))
+    return []
+
+
+_NOTE_PREFIX = re.compile(r"^(note)?\d*")
+# A 10-K's Item 3 often only points to a note ("see Note 16, Commitments and Contingencies"): the note's
+# legal pages are the section's too, found by their heading lines after Item 8's heading.
+LEGAL_NOTE_TITLES = {
+    "legalproceedings",
+    "litigation",
+    "commitmentsandcontingencies",
+    "contingencies",
+    "legalmatters",
+    "contingenciesandlegalproceedings",
+    "commitmentscontingenciesandguarantees",
+}
+
+
+# Repurchases and dividends are also told where the cash they took is (MD&A's liquidity section) and in the
+# equity note, under headings of their own.
+EQUITY_TITLES = {
+    "sharerepurchases",
+    "stockrepurchases",
+    "sharerepurchaseprogram",
+    "stockrepurchaseprogram",
+    "repurchasesofcommonstock",
+    "sharerepurchasesanddividends",
+    "dividends",
+    "cashdividends",
+    "commonstockdividends",
+    "dividendsandsharerepurchases",
+}
+
+
+def heading_pages(filing: Filing, titles: set[str], start: int | None, end: int | None) -> list[int]:
+    """The pages from `start` to `end` with a line that is one of `titles` (squashed, a note's number
+    left out), each with the next page."""
+    if start is None:
+        return []
+    pages: set[int] = set()
+    for number in range(start, (end or len(filing.pages)) + 1):
+        for line in filing.pages[number - 1].splitlines():
+            if line.strip()[:1].isalnum() and _NOTE_PREFIX.sub("", _squash(line)) in titles:
+                pages.update((number, number + 1))
+    return sorted(p for p in pages if p <= len(filing.pages))
+
+
+def more_pages(filing: Filing, topic: str, items: dict[str, int]) -> list[int]:
+    """A topic's pages outside its item: the legal notes in the financial statements (after Item 8 or
+    Part I Item 1), the repurchase and dividend headings after the risk factors."""
+    if topic == "legal":
+        return heading_pages(filing, LEGAL_NOTE_TITLES, items.get("8", items.get("I-1")), items.get("9"))
+    if topic == "equity":
+        return heading_pages(filing, EQUITY_TITLES, items.get("2", items.get("I-2")), items.get("9"))
+    return []
+
+
+def rows_for(
+    filing: Filing, docs_root: Path, templates: dict[str, tuple[str, str]] = TEMPLATES
+) -> tuple[list[dict[str, object]], list[str]]:
+    """The questions on one filing, and the topics whose section was not found."""
+    items = item_pages(filing)
+    rows: list[dict[str, object]] = []
+    missing: list[str] = []
+    for topic, (in_10k, in_10q) in SECTIONS.items():
+        where = in_10k if filing.form == "10-K" else in_10q
+        if where is None:
+            continue
+        pages = section_pages(filing, where, items)
+        if pages:
+            pages = sorted(set(pages) | set(more_pages(filing, topic, items)))
+        if not pages:
+            missing.append(topic)
+            continue
+        for n, template in enumerate(templates[topic]):
+            question = template.format(co=filing.company, period=filing.period, form=filing.form)
+            rows.append(
+                {
+                    "id": f"{filing.path.stem}-{topic}-{n}",
+                    "question": question,
+                    "category": topic,
+                    "doc": str(filing.path.relative_to(docs_root)),
+                    "doc_pdf": str(filing.path.relative_to(docs_root)),
+                    "answers": [{"text": "", "pages_found": pages}],
+                    "is_impossible": False,
+                    "answer_type": "evidence",
+                }
+            )
+    return rows, missing
+
+
+def page_recall_by_topic(details: Path) -> dict[str, dict[str, float]]:
+    """Page recall@1/3/5 per topic and in all, from a `docqa eval --details` file of this set."""
+    ranks: dict[str, list[int | None]] = {}
+    for line in details.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        ranks.setdefault(row["category"], []).append(row.get("page_rank"))
+    ranks["all"] = [r for topic in list(ranks) for r in ranks[topic]]
+
+    def share(found: list[int | None], k: int) -> float:
+        return round(sum(1 for r in found if r is not None and r <= k) / len(found), 3)
+
+    return {
+        topic: {"questions": len(found), **{f"@{k}": share(found, k) for k in (1, 3, 5)}}
+        for topic, found in ranks.items()
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--docs", type=Path, help="The folder of filings (named like 3M_2018_10K.pdf).")
+    parser.add_argument("--out", type=Path, help="Where the set goes (outside the project).")
+    parser.add_argument("--held-out", action="store_true", help="The held-out phrasings (HELD_OUT_TEMPLATES).")
+    parser.add_argument(
+        "--score", nargs="+", metavar="LABEL=DETAILS", help="Instead: page recall per topic of eval --details files."
+    )
+    parser.add_argument("--note", default="", help="With --score: what the runs were (commit, set, scope).")
+    args = parser.parse_args()
+    if args.score:
+        runs = {label: page_recall_by_topic(Path(path)) for label, _, path in (s.partition("=") for s in args.score)}
+        out = new_result_path("section_questions")
+        out.write_text(json.dumps({"note": args.note, "runs": runs}, indent=1) + "\n")
+        print(json.dumps({label: figures["all"] for label, figures in runs.items()}), f"written {out}")
+        return
+    if args.docs is None or args.out is None:
+        parser.error("--docs and --out are needed to write the set")
+    docs_root = args.docs.parent
+    missing: Counter[str] = Counter()
+    count = filings = 0
+    with args.out.open("w", encoding="utf-8") as out:
+        for path in sorted(args.docs.glob("*.pdf")):
+            filing = read_filing(path)
+            if filing is None:
+                continue
+            filings += 1
+            rows, absent = rows_for(filing, docs_root, HELD_OUT_TEMPLATES if args.held_out else TEMPLATES)
+            missing.update(absent)
+            count += len(rows)
+            for row in rows:
+                out.write(json.dumps(row) + "\n")
+    summary = {"filings": filings, "questions": count, "sections_not_found": dict(missing), "out": str(args.out)}
+    print(json.dumps(summary))
+
+
+if __name__ == "__main__":
+    main()
