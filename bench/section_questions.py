@@ -4,8 +4,13 @@ headings: does retrieval find the section a question's topic lives in, on questi
 FinanceBench's dev questions are mostly about the financial statements; the questions on filings kept back
 also ask what a 10-K's standard sections hold (legal proceedings, risks, properties, dividends, market risk,
 controls, competition, employees, liquidity). This writes such a set for every 10-K and 10-Q in a folder:
-- the questions come from fixed templates (`TEMPLATES`, two phrasings per topic), written from the forms'
-  item titles and an analyst's everyday words before any was scored, and never changed to suit a result;
+- the questions come from fixed templates (bench/section_templates.py, two phrasings per topic), written
+  from the forms' item titles and an analyst's everyday words before any was scored, and never changed to
+  suit a result. `--set A` (the default) is the set whose misses were read while mending; `--set B` the same
+  topics in other words, held out until the mending was done; `--set C` what an analyst asks of any filer
+  about its business, cover, acquisitions, restructuring, segments, lawsuits and dividends (FinanceBench's
+  generic wording and an analyst's own), labelled by the cover's Section 12(b) table, Item 1's first pages
+  and the notes' headings;
 - the evidence pages come from the PDF's own item headings ("Item 3. Legal Proceedings", read by
   pypdfium2's plain text, not by docqa's reader): the pages from the item's heading to the next item's
   heading; a topic that is a sub-heading of Item 1 or 7 (Competition, Employees or Human Capital, Liquidity
@@ -14,7 +19,7 @@ controls, competition, employees, liquidity). This writes such a set for every 1
   repurchases and dividends the pages of their own headings in MD&A and the equity note. A filing whose
   headings are not found gives no question for that topic (counted).
 
-    python -m bench.section_questions --docs ../shared/data/financebench_dev/pdf --out /tmp/fb_sections.jsonl
+    python -m bench.section_questions --docs ../shared/data/financebench_dev/pdf --out /tmp/fb_sections.jsonl [--set B]
     docqa eval /tmp/fb_sections.jsonl --docs ../shared/data/financebench_dev --doc-field doc_pdf \\
         --no-embeddings --json --data-dir /tmp/fbs --details /tmp/fbs.jsonl [--scope document]
     python -m bench.section_questions --score after=/tmp/fbs.jsonl [before=/tmp/old.jsonl ...]
@@ -39,6 +44,7 @@ from pathlib import Path
 import pypdfium2 as pdfium
 
 from bench.result_files import new_result_path
+from bench.section_templates import COMPANY_NAMES, TEMPLATE_SETS, TEMPLATES
 
 _NAME = re.compile(r"([A-Z0-9]+)_(\d{4})(Q\d)?_(10K|10Q)\b")
 _ITEM = re.compile(r"^\s*item\s*(\d{1,2}[abc]?)\b\s*[.:\-\u2013\u2014]?(.*)$", re.IGNORECASE | re.MULTILINE)
@@ -86,7 +92,19 @@ TEN_Q_ITEMS = {
     "II-6": "exhibits",
 }
 
-# topic -> (10-K item or Item-1/7 sub-heading, 10-Q item or None)
+# The notes' headings a topic's note may carry (set C's topics)
+_ACQUISITIONS = "notes/acquisitions|business combinations|acquisitions and divestitures|acquisitions and dispositions"
+_RESTRUCTURING = (
+    "notes/restructuring|restructuring charges|restructuring and other charges|restructuring activities"
+    "|restructuring and related activities|restructuring and other related charges|restructuring costs"
+)
+_SEGMENTS = (
+    "notes/segment information|segment reporting|segments|business segment information|reportable segments"
+    "|segment and geographic information|geographic information|operating segments|business segments"
+)
+# topic -> where it is in a 10-K, and in a 10-Q (None: no such section): an item ("3"), a sub-heading in an
+# item ("1/competition"), an item's first pages ("1#2"), the cover's securities table ("cover"), or a note's
+# heading in the financial statements ("notes/...")
 SECTIONS: dict[str, tuple[str, str | None]] = {
     "legal": ("3", "II-1"),
     "risks": ("1A", "II-1A"),
@@ -97,102 +115,11 @@ SECTIONS: dict[str, tuple[str, str | None]] = {
     "competition": ("1/competition", None),
     "employees": ("1/employees|human capital|our employees|human capital resources", None),
     "liquidity": ("7/liquidity and capital resources|liquidity", "I-2/liquidity and capital resources|liquidity"),
-}
-
-TEMPLATES: dict[str, tuple[str, str]] = {
-    "legal": (
-        "Is {co} involved in any material legal proceedings as of {period}?",
-        "What lawsuits or litigation did {co} disclose in its {form} for {period}?",
-    ),
-    "risks": (
-        "What are the main risks to {co}'s business that it lists in its {period} {form}?",
-        "What factors could hurt {co}'s results, according to its {period} filing?",
-    ),
-    "properties": (
-        "Where are {co}'s principal facilities, and does it own or lease them ({period})?",
-        "What properties did {co} report in {period}?",
-    ),
-    "equity": (
-        "On which exchange is {co}'s stock listed, and did it pay dividends in {period}?",
-        "Did {co} repurchase any of its shares in {period}?",
-    ),
-    "market_risk": (
-        "How exposed was {co} to interest rate and currency changes in {period}?",
-        "What market risks does {co} face, per its {period} {form}?",
-    ),
-    "controls": (
-        "Did {co}'s management find its internal control over financial reporting effective for {period}?",
-        "Did {co} report any material weakness in {period}?",
-    ),
-    "competition": (
-        "Who are {co}'s competitors, per its {period} annual report?",
-        "How does {co} describe the competitive landscape in {period}?",
-    ),
-    "employees": (
-        "How many employees did {co} have at the end of {period}?",
-        "What does {co} say about its workforce in {period}?",
-    ),
-    "liquidity": (
-        "What were {co}'s main sources of liquidity in {period}?",
-        "Does {co} have enough cash and credit to meet its needs, according to its {period} {form}?",
-    ),
-}
-
-# Two more phrasings per topic, written with the first two and kept unscored while the section map was
-# mended on what the first two showed: the figure on these is the one no change was fitted to.
-HELD_OUT_TEMPLATES: dict[str, tuple[str, str]] = {
-    "legal": (
-        "Summarize the pending litigation against {co} in {period}.",
-        "Does {co} face any court cases or regulatory investigations that could be material ({period})?",
-    ),
-    "risks": (
-        "What uncertainties did {co} warn investors about in {period}?",
-        "List the principal risk factors for {co} in {period}.",
-    ),
-    "properties": (
-        "How much office and manufacturing space does {co} own versus lease ({period})?",
-        "Where is {co} headquartered and what other sites does it operate, as of {period}?",
-    ),
-    "equity": (
-        "How much did {co} pay out to shareholders in dividends in {period}?",
-        "How many shares did {co} buy back during {period}, and at what average price?",
-    ),
-    "market_risk": (
-        "How would a change in interest rates affect {co}, per its {period} {form}?",
-        "What is {co}'s foreign exchange exposure in {period}?",
-    ),
-    "controls": (
-        "Were {co}'s disclosure controls and procedures effective at the end of {period}?",
-        "Did {co} make any changes to its internal control over financial reporting in {period}?",
-    ),
-    "competition": (
-        "Which companies does {co} compete against ({period})?",
-        "What are the competitive factors in {co}'s markets, per its {period} {form}?",
-    ),
-    "employees": ("What was {co}'s headcount in {period}?", "How many people work for {co}, as of {period}?"),
-    "liquidity": (
-        "How does {co} plan to fund its cash needs, per its {period} {form}?",
-        "What credit facilities did {co} have available in {period}?",
-    ),
-}
-
-# How users name these filers; other files fall back to the file name's first part.
-COMPANY_NAMES = {
-    "3M": "3M",
-    "ACTIVISIONBLIZZARD": "Activision Blizzard",
-    "ADOBE": "Adobe",
-    "AMAZON": "Amazon",
-    "AMCOR": "Amcor",
-    "AMD": "AMD",
-    "BESTBUY": "Best Buy",
-    "BLOCK": "Block",
-    "COCACOLA": "Coca-Cola",
-    "CORNING": "Corning",
-    "GENERALMILLS": "General Mills",
-    "MGMRESORTS": "MGM Resorts",
-    "PEPSICO": "PepsiCo",
-    "ULTABEAUTY": "Ulta Beauty",
-    "WALMART": "Walmart",
+    "industry": ("1#2", None),
+    "registered_securities": ("cover", "cover"),
+    "acquisitions": (_ACQUISITIONS, _ACQUISITIONS),
+    "restructuring": (_RESTRUCTURING, _RESTRUCTURING),
+    "segments": (_SEGMENTS, _SEGMENTS),
 }
 
 
@@ -251,6 +178,14 @@ def section_pages(filing: Filing, where: str, items: dict[str, int]) -> list[int
     """The pages that hold a section: an item's ("3"), or a sub-heading's inside an item ("1/competition", `|`
     between a title's spellings)."""
     order = [k for k, _ in sorted(items.items(), key=lambda kv: kv[1])]
+    if where == "cover":  # "Securities registered pursuant to Section 12(b) of the Act"
+        return [n for n, text in enumerate(filing.pages[:3], 1) if "12(b)" in text][:1]
+    if where.startswith("notes/"):
+        titles = {_squash(t) for t in where[6:].split("|")}
+        return heading_pages(filing, titles, items.get("8", items.get("I-1")), items.get("9", items.get("I-2")))
+    if "#" in where:
+        item, _, count = where.partition("#")
+        return list(range(items[item], items[item] + int(count))) if item in items else []
     if "/" not in where:
         if where not in items:
             return []
@@ -331,7 +266,8 @@ def rows_for(
     items = item_pages(filing)
     rows: list[dict[str, object]] = []
     missing: list[str] = []
-    for topic, (in_10k, in_10q) in SECTIONS.items():
+    for topic in templates:
+        in_10k, in_10q = SECTIONS[topic]
         where = in_10k if filing.form == "10-K" else in_10q
         if where is None:
             continue
@@ -379,7 +315,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--docs", type=Path, help="The folder of filings (named like 3M_2018_10K.pdf).")
     parser.add_argument("--out", type=Path, help="Where the set goes (outside the project).")
-    parser.add_argument("--held-out", action="store_true", help="The held-out phrasings (HELD_OUT_TEMPLATES).")
+    parser.add_argument(
+        "--set",
+        default="A",
+        choices=sorted(TEMPLATE_SETS),
+        help="A TEMPLATES, B HELD_OUT_TEMPLATES, C FILING_TEMPLATES",
+    )
     parser.add_argument(
         "--score", nargs="+", metavar="LABEL=DETAILS", help="Instead: page recall per topic of eval --details files."
     )
@@ -402,7 +343,7 @@ def main() -> None:
             if filing is None:
                 continue
             filings += 1
-            rows, absent = rows_for(filing, docs_root, HELD_OUT_TEMPLATES if args.held_out else TEMPLATES)
+            rows, absent = rows_for(filing, docs_root, TEMPLATE_SETS[args.set])
             missing.update(absent)
             count += len(rows)
             for row in rows:

@@ -36,3 +36,4 @@ class Query:
     statements: tuple[Titles, ...] = ()  # the financial statements (or Chinese profile sections) it needs
     filing_sections: tuple[Titles, ...] = ()  # the standard sections its topic lives in, within an SEC filing
     other_sections: tuple[Titles, ...] = ()  # those that apply to any document (the CSRC's, for Chinese text)
+    cover: bool = False  # it asks what a filing's cover states (registered securities, exchanges, filer status)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from docqa.retrieval.understanding.sections import asked_sections
+from docqa.retrieval.understanding.sections import asked_sections, asks_about_the_cover
 from docqa.store.db import SqliteStore
 from tests.support.store_rows import bm25, save
 
@@ -82,3 +82,37 @@ def test_a_filings_one_word_section_heading_steers_the_question_there(tmp_path: 
     assert dict(bm25(store, coll, question, 4, document_id=saved.document_id))[saved.chunk_ids[1]] < top_score
     store.ranking = replace(store.ranking, heading_weight=0.0)  # no heading counts at all: the repeats
     assert bm25(store, coll, question, 3, document_id=saved.document_id)[0][0] == saved.chunk_ids[3]
+
+
+@pytest.mark.parametrize(
+    ("question", "cover"),
+    [
+        ("Which debt securities are registered to trade on a national securities exchange under 3M's name?", True),
+        ("What classes of securities does Adobe have registered under Section 12(b)?", True),
+        ("Is Corning a large accelerated filer?", True),
+        ("What is the market value of the shares held by non-affiliates?", True),
+        ("Which debt securities did 3M issue in 2018?", False),  # the debt note's, not the cover's
+        ("What was the aggregate value of acquisitions?", False),
+    ],
+)
+def test_questions_about_what_a_filings_cover_states(question: str, cover: bool) -> None:
+    assert asks_about_the_cover(question) is cover
+
+
+COVER_TABLE = (
+    "Securities registered pursuant to Section 12(b) of the Act:\nTitle of each class Trading Symbol Name of each "
+    "exchange on which registered\nCommon Stock, Par Value $.01 Per Share ACME New York Stock Exchange\n"
+)
+NOTES = "Long-term debt\nThe Company's notes are registered securities; the debt trades over the counter.\n" * 3
+
+
+def test_a_question_about_the_cover_gets_the_filings_cover_first(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "db.sqlite3")
+    coll = store.collection("c", create=True).id
+    chunks = [COVER + COVER_TABLE + FILLER, FILLER + EMPLOYEES, NOTES + FILLER]
+    saved = save(store, coll, "ACME_2017_10K.pdf", chunks, None)
+    contract = save(store, coll, "supply.txt", [COVER_TABLE + FILLER, NOTES + FILLER], None, sha="contract")
+    question = "Which debt securities are registered to trade on a national securities exchange under Acme's name?"
+    assert bm25(store, coll, question, 3, document_id=saved.document_id)[0][0] == saved.chunk_ids[0]
+    # a document that is no filing has no cover: its head goes where the words send it
+    assert bm25(store, coll, question, 3, document_id=contract.document_id)[0][0] == contract.chunk_ids[1]

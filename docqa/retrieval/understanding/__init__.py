@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from docqa.core.query import Query
 from docqa.retrieval.understanding.filers import named_filings
 from docqa.retrieval.understanding.periods import asked_period
-from docqa.retrieval.understanding.sections import asked_sections
+from docqa.retrieval.understanding.sections import asked_sections, asks_about_the_cover
 from docqa.retrieval.understanding.statements import asked_statements
 from docqa.store.keyword import lexical
 from docqa.store.keyword.filings import FilingIdentity
@@ -35,4 +35,5 @@ def understand(question: str, filings: Mapping[int, FilingIdentity] | None = Non
         statements=asked_statements(question),
         filing_sections=filing_sections,
         other_sections=other_sections,
+        cover=asks_about_the_cover(question),
     )

@@ -145,6 +145,14 @@ _CJK_SECTIONS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("重大合同", "对外担保"), r"重大合同|担保"),
     (("资本性支出",), r"资本性支出|资本支出"),
 )
+# What a 10-K's or 10-Q's cover page states (the forms' cover: the securities registered under Section 12(b)
+# with their trading symbols and exchanges, the filer's status, the market value held by non-affiliates).
+_COVER = re.compile(
+    r"registered (?:to trade|for trading|pursuant to|under section 12)|section 12\(b\)|national securities exchange"
+    r"|(?:large )?accelerated filer|smaller reporting company|emerging growth company|shell company"
+    r"|(?:held by )?non-?affiliates|state of incorporation|irs employer",
+    re.IGNORECASE,
+)
 _SEC_PATTERNS = tuple(
     (titles, re.compile(rf"(?<![\w&])(?:{asks})(?![\w&])", re.IGNORECASE)) for titles, asks in _SECTIONS
 )
@@ -173,3 +181,10 @@ def _specific(question: str, patterns: tuple[tuple[Titles, re.Pattern[str]], ...
         for (titles, _), found in zip(patterns, spans, strict=True)
         if any(not inside_a_longer(span) for span in found)
     )
+
+
+def asks_about_the_cover(question: str) -> bool:
+    """Whether a question asks what an SEC filing's cover page states: the securities registered under
+    Section 12(b) (their classes, trading symbols, exchanges), the filer's status, its state of incorporation,
+    the market value of the shares held by non-affiliates."""
+    return _COVER.search(question) is not None

@@ -90,7 +90,7 @@ def search(
     merged = [(chunk_id, lead + score) for chunk_id, score in focused]
     if document_id is None and ranked:
         merged = _with_twin(session, ranked, owners, top_document, query, merged, stats, chosen, bonus, rc)
-    merged = _with_head(rows, rest, merged, rc)
+    merged = _with_head(rows, rest, merged, rc, query.cover and filing_identities.is_filing(top_document))
     first_ids = {chunk_id for chunk_id, _ in merged}
     merged += [(chunk_id, score) for chunk_id, score in ranked or [] if chunk_id not in first_ids]
     return merged[:limit]
@@ -187,16 +187,18 @@ def _best_filing(
 
 
 def _with_head(
-    rows: tuple[int, int], rest: list[str], merged: list[tuple[int, float]], rc: RankingConstants
+    rows: tuple[int, int], rest: list[str], merged: list[tuple[int, float]], rc: RankingConstants, cover: bool = False
 ) -> list[tuple[int, float]]:
     """A question that says little beyond naming its document ("In the X agreement between A and B:
     what is the date of the contract?") asks about the document as a whole: its date, parties or
     title, which its head holds. Within the document, BM25 then has only a word or two to rank by,
     so the head chunk takes place rc.head_slot when it is not among the first ones already; when at most
-    rc.head_first_terms words are left, all the others are in the head itself, and it goes first."""
-    if len(rest) > rc.head_question_terms:
+    rc.head_first_terms words are left, all the others are in the head itself, and it goes first. A
+    question about what a filing's cover states (`cover`: its securities registered under Section 12(b),
+    their exchanges and symbols, the filer's status) gets the head, which is that cover, first."""
+    if len(rest) > rc.head_question_terms and not cover:
         return merged
-    slot = 0 if len(rest) <= rc.head_first_terms else rc.head_slot
+    slot = 0 if len(rest) <= rc.head_first_terms or cover else rc.head_slot
     head = rows[0] // PASSAGES_PER_CHUNK  # the document's chunks are one ID range, its head first
     if head in [chunk_id for chunk_id, _ in merged[: slot + 1]]:
         return merged
