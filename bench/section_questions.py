@@ -10,7 +10,7 @@ controls, competition, employees, liquidity). This writes such a set for every 1
   topics in other words, held out until the mending was done; `--set C` what an analyst asks of any filer
   about its business, cover, acquisitions, restructuring, segments, lawsuits and dividends (FinanceBench's
   generic wording and an analyst's own), labelled by the cover's Section 12(b) table, Item 1's first pages
-  and the notes' headings;
+  and the headings of the notes and of MD&A;
 - the evidence pages come from the PDF's own item headings ("Item 3. Legal Proceedings", read by
   pypdfium2's plain text, not by docqa's reader): the pages from the item's heading to the next item's
   heading; a topic that is a sub-heading of Item 1 or 7 (Competition, Employees or Human Capital, Liquidity
@@ -180,9 +180,9 @@ def section_pages(filing: Filing, where: str, items: dict[str, int]) -> list[int
     order = [k for k, _ in sorted(items.items(), key=lambda kv: kv[1])]
     if where == "cover":  # "Securities registered pursuant to Section 12(b) of the Act"
         return [n for n, text in enumerate(filing.pages[:3], 1) if "12(b)" in text][:1]
-    if where.startswith("notes/"):
+    if where.startswith("notes/"):  # a note's heading, or the same heading in MD&A, which tells it too
         titles = {_squash(t) for t in where[6:].split("|")}
-        return heading_pages(filing, titles, items.get("8", items.get("I-1")), items.get("9", items.get("I-2")))
+        return heading_pages(filing, titles, items.get("7", items.get("I-1")), items.get("9", items.get("I-3")))
     if "#" in where:
         item, _, count = where.partition("#")
         return list(range(items[item], items[item] + int(count))) if item in items else []

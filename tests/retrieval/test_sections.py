@@ -44,6 +44,15 @@ def test_a_topic_inside_a_longer_topics_words_is_not_asked_for() -> None:
     assert len(asked_sections("What market risks does 3M face?")[0]) == 1
 
 
+def test_buying_a_business_is_an_acquisition_but_best_buy_is_a_name_and_buying_back_a_repurchase() -> None:
+    def first_titles(question: str) -> list[str]:
+        return [titles[0] for titles in asked_sections(question)[0]]
+
+    assert first_titles("Which businesses did 3M buy in FY2018?") == ["acquisitions"]
+    assert first_titles("What properties did Best Buy report?") == ["properties"]
+    assert first_titles("How many shares did 3M buy back?") == ["market for registrant's common equity"]
+
+
 def test_chinese_questions_lead_to_the_csrc_sections() -> None:
     assert asked_sections("会计师事务所出具了什么审计意见？")[1][0][0] == "审计报告"
     assert asked_sections("公司有哪些重大诉讼？")[1][0][0] == "诉讼或仲裁事项"

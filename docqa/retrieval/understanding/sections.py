@@ -91,7 +91,7 @@ _SECTIONS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("income taxes",), r"tax(?:es)?"),
     (
         ("acquisitions", "business combinations", "acquisitions and divestitures", "divestitures"),
-        r"acquisitions?|acquired|mergers?|divest\w*",
+        r"acquisitions?|acquired|acquire|mergers?|divest\w*|bought|(?-i:buy)|takeovers?",  # "Best Buy" is a name
     ),
     (("restructuring", "restructuring charges", "restructuring and other charges"), r"restructuring"),
     (("leases",), r"leases?|lessee"),
