@@ -47,7 +47,7 @@ STATEMENT_PAGES = RetrievedChunk(3, 1, "10k.pdf", 0, STATEMENTS, 58, 60, 1.0, ((
 def test_a_citation_names_the_section_over_its_page() -> None:
     assert section_of(STATEMENT_PAGES, 59) == "Consolidated Statements of Cash Flows"  # the page's own heading
     assert section_of(STATEMENT_PAGES, 60) == "Consolidated Statements of Cash Flows"  # carried onto the next
-    assert section_of(STATEMENT_PAGES, None) == "Financial Statements"  # the range's start
+    assert section_of(STATEMENT_PAGES, None) == "Item 8 Financial Statements"  # the range's start, with its item
     assert section_of(RetrievedChunk(4, 1, "a.txt", 0, "no heading here", 1, 1, 1.0), 1) is None
 
 

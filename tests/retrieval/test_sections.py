@@ -49,7 +49,7 @@ def test_buying_a_business_is_an_acquisition_but_best_buy_is_a_name_and_buying_b
         return [titles[0] for titles in asked_sections(question)[0]]
 
     assert first_titles("Which businesses did 3M buy in FY2018?") == ["acquisitions"]
-    assert first_titles("What properties did Best Buy report?") == ["properties"]
+    assert first_titles("What properties did Best Buy report?") == ["item 2 properties"]
     assert first_titles("How many shares did 3M buy back?") == ["market for registrant's common equity"]
 
 
@@ -71,8 +71,11 @@ RISKS = (
     "in 2017 and later could suffer; hiring employees costs more each year.\n"
 )
 FILLER = "The company designs, makes and sells products in many countries through its four segments. " * 20
-# a passage carries the 3 headings before it: three more between the employees section and the risk factor
-OTHER_HEADINGS = "Available Information\nWe file reports.\nExecutive Officers\nOur officers are listed.\n"
+# a passage carries the 3 headings before it: three more between a section and the next one
+OTHER_HEADINGS = (
+    "Available Information\nWe file reports.\nExecutive Officers\nOur officers are listed.\n"
+    "Corporate Governance\nOur board meets every quarter.\n"
+)
 
 
 def test_a_filings_one_word_section_heading_steers_the_question_there(tmp_path: Path) -> None:
@@ -125,3 +128,23 @@ def test_a_question_about_the_cover_gets_the_filings_cover_first(tmp_path: Path)
     assert bm25(store, coll, question, 3, document_id=saved.document_id)[0][0] == saved.chunk_ids[0]
     # a document that is no filing has no cover: its head goes where the words send it
     assert bm25(store, coll, question, 3, document_id=contract.document_id)[0][0] == contract.chunk_ids[1]
+
+
+ITEM_2 = "Item 2. Properties\nWe own our headquarters in St. Paul, Minnesota, and lease our plants in Ohio and Texas.\n"
+PP_AND_E = (
+    "Property and Equipment\nProperty, plant and equipment is stated at cost. Property additions in 2017 "
+    "were 1.4 billion; property sold was 0.2 billion, and the properties' depreciation is straight-line.\n"
+)
+
+
+def test_item_2s_properties_are_told_from_a_notes_property_and_equipment(tmp_path: Path) -> None:
+    """The stems of "properties" and "property" are one ("properti"): the item's number tells them apart."""
+    store = SqliteStore(tmp_path / "db.sqlite3")
+    coll = store.collection("c", create=True).id
+    chunks = [COVER + FILLER, ITEM_2 + FILLER, OTHER_HEADINGS + FILLER, PP_AND_E * 3 + FILLER]
+    saved = save(store, coll, "ACME_2017_10K.pdf", chunks, None)
+    for n in range(20):
+        save(store, coll, f"other{n}.txt", [f"Minutes of meeting {n} of the garden club. " * 30], None, sha=f"o{n}")
+    question = "What properties did Acme report in FY2017?"
+    order = [chunk_id for chunk_id, _ in bm25(store, coll, question, 4, document_id=saved.document_id)]
+    assert order.index(saved.chunk_ids[1]) < order.index(saved.chunk_ids[3])

@@ -152,6 +152,13 @@ def test_one_capitalised_word_above_a_paragraph_is_a_heading_and_a_table_label_i
     assert passage_stems.heading_texts(body) == ["Employees", "COMPETITION"]
 
 
+def test_a_filings_item_heading_keeps_its_number() -> None:
+    body = "ITEM 2. PROPERTIES\nItem 1A. Risk Factors\nSection 2. Retention of Agent;\n12.3 Governing Law."
+    assert passage_stems.heading_texts(body) == [
+        "Item 2 PROPERTIES", "Item 1A Risk Factors", "Retention of Agent", "Governing Law"
+    ]  # fmt: skip
+
+
 def test_chinese_section_headings_are_found_in_the_text_as_written() -> None:
     body = "第二节 概览\n一、发行人基本情况\n（二）无形资产截至 2010 年 12 月 31 日，公司情况：\n本公司认为一、二"
     assert passage_stems.heading_texts(body) == ["概览", "发行人基本情况", "无形资产截至"]  # a title ends at a digit
@@ -248,7 +255,7 @@ def test_filing_headings_are_read_in_title_case_and_by_item_number() -> None:
     assert passage_stems.heading_texts(body) == [
         "Consolidated Statements of Cash Flows",
         "Cash Flows from Operating Activities",
-        "Management's Discussion and Analysis of Financial Condition",
+        "Item 7 Management's Discussion and Analysis of Financial Condition",  # an item keeps its number
         "Acquisitions and Divestitures",
     ]
 

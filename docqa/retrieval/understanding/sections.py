@@ -35,7 +35,8 @@ _SECTIONS: tuple[tuple[tuple[str, ...], str], ...] = (
     # Item 1A, 10-Q Part II Item 1A
     (("risk factors",), r"risks|risk factors|uncertaint(?:y|ies)"),
     # Item 2
-    (("properties",), r"properties|facilities|headquarters|square feet|plants|warehouses|distribution centers"),
+    # "item 2 properties": the stems of "properties" are those of a note's "Property and Equipment"
+    (("item 2 properties",), r"properties|facilities|headquarters|square feet|plants|warehouses|distribution centers"),
     # Item 3, 10-Q Part II Item 1, and the contingencies note
     (
         ("legal proceedings", "litigation", "contingencies", "commitments and contingencies"),

@@ -29,9 +29,9 @@ from docqa.store.keyword.tables import (
 # PRAGMA user_version: 1 and 2 indexed whole chunks in chunk_fts; 3 had passages without their stems;
 # 4 kept only a passage's own numbered and capitals headings; 5 had no Chinese headings; 6 read a Chinese
 # heading only at a line's start, and Chinese sentences after a number as headings (7: only Chinese documents
-# change, reindex_chinese); 7 did not read one capitalised word above a paragraph as a heading (8:
-# rewrite_headings)
-SCHEMA_VERSION = 8
+# change, reindex_chinese); 7 did not read one capitalised word above a paragraph as a heading, 8 dropped an
+# item heading's number (8 and 9: rewrite_headings)
+SCHEMA_VERSION = 9
 _DDL = [
     f"CREATE VIRTUAL TABLE IF NOT EXISTS passage_fts USING fts5(title, body, tokenize='{TOKENIZER}')",
     STEMS_DDL,

@@ -46,6 +46,7 @@ _NUMBERED_HEADING = re.compile(
     re.I,
 )
 # A Markdown heading ("## Liquidity"): Markdown files', and the Word, PowerPoint, Excel and HTML readers' headings
+_ITEM_NUMBER = re.compile(r"[ \t]*item[ \t]+(\d+[a-z]?)\b", re.I)
 _MARKDOWN_HEADING = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$")
 _CAPS_HEADING = re.compile(r"[ \t]*([A-Z][A-Z0-9 ,&/'()-]{3,80})[ \t]*$")
 # A line in title case: a statement's or section's title in a filing ("Consolidated Statements of Cash
@@ -194,9 +195,17 @@ def heading_texts(body: str) -> list[str]:
             and len(match.group(1).split()) <= _HEADING_WORDS
             and (match.re is not _NUMBERED_HEADING or not _NOT_CJK_TITLE.search(match.group(1)))
         ):
-            found.append(match.group(1))
+            found.append(_with_item_number(line, match))
         found.extend(in_line.group(1) for in_line in _CJK_HEADING_IN_LINE.finditer(line))
     return found
+
+
+def _with_item_number(line: str, match: re.Match[str]) -> str:
+    """A heading's title, with "Item 2" before it where the line numbers a filing's item ("Item 2.
+    Properties"): the item's number tells Item 2's Properties from a note's "Property and Equipment", which
+    the stems cannot (both are "properti")."""
+    item = _ITEM_NUMBER.match(line) if match.re is _NUMBERED_HEADING else None
+    return f"Item {item.group(1)} {match.group(1)}" if item else match.group(1)
 
 
 def _word_above_paragraph(line: str, below: str) -> re.Match[str] | None:
