@@ -23,6 +23,12 @@ from tests.support.store_rows import bm25, save
         # "risks" inside "market risks" asks for Item 7A, not also for the risk factors
         ("What market risks does 3M face?", "quantitative and qualitative disclosures about market risk"),
         ("What are the main risks to 3M's business?", "risk factors"),
+        ("Where is 3M headquartered?", "item 2 properties"),
+        (
+            "How would a change in interest rates affect 3M?",
+            "quantitative and qualitative disclosures about market risk",
+        ),
+        ("How many people work for 3M?", "human capital"),
         ("Does the company have any material weakness in internal control?", "controls and procedures"),
         ("What are the company's critical accounting estimates?", "critical accounting estimates"),
         ("Who is the company's auditor?", "report of independent registered public accounting firm"),

@@ -26,7 +26,10 @@ _SECTIONS: tuple[tuple[tuple[str, ...], str], ...] = (
     # Form 10-K Item 1 / 10-Q: what the company does
     (("competition", "competitive conditions"), r"compet(?:e|es|ition|itors?|itive)"),
     (("customers", "major customers", "significant customers"), r"customers?|clients?|customer concentration"),
-    (("human capital", "employees"), r"employees|headcount|workforce|human capital"),
+    (
+        ("human capital", "employees"),
+        r"employees|headcount|workforce|human capital|personnel|full[- ]time staff|people (?:work|employed)",
+    ),
     (("backlog", "remaining performance obligations"), r"backlog|remaining performance obligations|order book"),
     (
         ("segment information", "segment reporting", "segments", "geographic information", "reportable segments"),
@@ -36,7 +39,11 @@ _SECTIONS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("risk factors",), r"risks|risk factors|uncertaint(?:y|ies)"),
     # Item 2
     # "item 2 properties": the stems of "properties" are those of a note's "Property and Equipment"
-    (("item 2 properties",), r"properties|facilities|headquarters|square feet|plants|warehouses|distribution centers"),
+    (
+        ("item 2 properties",),
+        r"properties|facilities|headquarter(?:s|ed)|head office|square feet|plants|warehouses|distribution centers"
+        r"|(?:office|manufacturing|warehouse|retail) space|real estate",
+    ),
     # Item 3, 10-Q Part II Item 1, and the contingencies note
     (
         ("legal proceedings", "litigation", "contingencies", "commitments and contingencies"),
@@ -80,7 +87,10 @@ _SECTIONS: tuple[tuple[tuple[str, ...], str], ...] = (
     # Item 7A
     (
         ("quantitative and qualitative disclosures about market risk", "market risk", "derivative", "hedging"),
-        r"market risks?|interest rate risks?|foreign (?:currency|exchange) risks?|commodity price|hedg\w*|derivatives?",
+        r"market risks?|interest rate risks?|foreign (?:currency|exchange) risks?|commodity price|hedg\w*|derivatives?"
+        r"|(?:changes?|movements?|fluctuations?|rises?|increases?|declines?) in interest rates"
+        r"|(?:interest rate|foreign (?:currency|exchange)|currency|exchange rate|commodity) (?:exposures?"
+        r"|fluctuations?|movements?|changes|sensitivity)",
     ),
     # Item 9A
     (("controls and procedures",), r"internal controls?|material weakness|disclosure controls"),
