@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +27,10 @@ logger = logging.getLogger(__name__)
 # PDFium's text quirks, seen on CUAD's PDFs: U+FFFE where the PDF has a hyphen that could be a line-break
 # hyphen ("NON\ufffeINFRINGEMENT", 98 times in 60 contracts), U+037E (Greek question mark) for ";".
 _PDFIUM_CHARACTERS = str.maketrans({"\ufffe": "-", "\u037e": ";"})
+# PDFium ends the lines it finds with "\r\n" of its own; a "\n" alone is a character of the document. Some
+# filings converted from HTML map their word spaces to it ("MGM\nRESORTS\nINTERNATIONAL", "CONSOLIDATED\n
+# BALANCE\nSHEETS": every word a line of its own, no heading left whole), seen in two financebench_dev filings.
+_DOCUMENT_NEWLINE = re.compile(r"(?<!\r)\n")
 
 
 @dataclass
@@ -111,7 +116,7 @@ def _page_text(pdf: pypdfium2.PdfDocument, number: int, path: Path, failed: list
         try:
             textpage = page.get_textpage()
             try:
-                return str(textpage.get_text_range()).translate(_PDFIUM_CHARACTERS)
+                return _document_newlines_read(textpage, str(textpage.get_text_range()).translate(_PDFIUM_CHARACTERS))
             finally:
                 textpage.close()
         finally:
@@ -122,3 +127,24 @@ def _page_text(pdf: pypdfium2.PdfDocument, number: int, path: Path, failed: list
         logger.debug("page %d of %s: %s", number, path.name, exc)
         failed.append(number)
         return ""
+
+
+def _document_newlines_read(textpage: pypdfium2.PdfTextPage, text: str) -> str:
+    """The page's text with each newline character of the document's own that sits between two glyphs
+    of one line read as the word space it stands for (one character for one: offsets into the page's
+    text stay the same); a newline that does end a line stays."""
+    if "\n" not in text or len(text) != textpage.count_chars():
+        return text
+    chars = list(text)
+    for found in _DOCUMENT_NEWLINE.finditer(text):
+        at = found.start()
+        if 0 < at < len(text) - 1 and _on_one_line(textpage.get_charbox(at - 1), textpage.get_charbox(at + 1)):
+            chars[at] = " "
+    return "".join(chars)
+
+
+def _on_one_line(before: tuple[float, ...], after: tuple[float, ...]) -> bool:
+    """Two glyph boxes (left, bottom, right, top) on one line: baselines within half a glyph's height
+    and the second to the right of the first."""
+    height = max(before[3] - before[1], after[3] - after[1], 1.0)
+    return abs(before[1] - after[1]) <= 0.5 * height and after[0] >= before[0]

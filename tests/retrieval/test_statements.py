@@ -32,6 +32,14 @@ from tests.support.store_rows import bm25, save
         ("实际控制人是谁？", [COMPANY_PROFILE]),  # Chinese: matched inside the sentence, no word boundaries
         ("公司和安徽黄山胶囊股份有限公司谁的注册资本高？", [COMPANY_PROFILE]),
         ("2008年度无形资产投资多少？", []),
+        # the statements' standard captions (S-X 5-02, 5-03, ASC 230), not only the ratios read from them
+        ("How much goodwill did Corning carry as of FY2021?", [BALANCE_SHEET]),
+        ("What were accrued liabilities at the end of the year?", [BALANCE_SHEET]),
+        ("How much did Adobe spend on research and development in FY2017?", [INCOME_STATEMENT]),
+        ("What was the provision for income taxes in 2019?", [INCOME_STATEMENT]),
+        ("How much debt did Block repay in 2020?", [CASH_FLOW_STATEMENT]),
+        ("What was net cash used in investing activities?", [CASH_FLOW_STATEMENT]),
+        ("How much stock-based compensation was added back?", [CASH_FLOW_STATEMENT]),
     ],
 )
 def test_asked_statements(question: str, statements: list[tuple[str, ...]]) -> None:

@@ -159,6 +159,28 @@ def test_a_filings_item_heading_keeps_its_number() -> None:
     ]  # fmt: skip
 
 
+def test_a_statements_title_heads_its_line_before_the_companys_name_or_dates_and_nowhere_else() -> None:
+    body = "\n".join(
+        [
+            "Consolidated Statements of Cash Flows GENERAL MILLS, INC. AND SUBSIDIARIES",  # too long for a title line
+            "Consolidated Statements of Income Corning Incorporated and Subsidiary Companies",
+            "Consolidated Balance Sheets — December 31, 2018 and 2017",  # digits
+            "Condensed Consolidated Statements of Earnings (Unaudited)",
+            "Consolidated Statements of Operations 63",  # a contents line and its page
+            "Consolidated Balance Sheets.",  # the end of a sentence wrapped onto its own line
+            "Consolidated Statements of Operations Data:",  # Item 6's table of years
+            "Balance Sheet:",  # MD&A's run-in label
+            "Consolidated statements of operations data for the years ended",
+        ]
+    )
+    assert passage_stems.heading_texts(body) == [
+        "Consolidated Statements of Cash Flows",
+        "Consolidated Statements of Income",
+        "Consolidated Balance Sheets",
+        "Condensed Consolidated Statements of Earnings",
+    ]
+
+
 def test_chinese_section_headings_are_found_in_the_text_as_written() -> None:
     body = "第二节 概览\n一、发行人基本情况\n（二）无形资产截至 2010 年 12 月 31 日，公司情况：\n本公司认为一、二"
     assert passage_stems.heading_texts(body) == ["概览", "发行人基本情况", "无形资产截至"]  # a title ends at a digit

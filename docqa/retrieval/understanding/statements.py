@@ -35,6 +35,32 @@ _TWO_STATEMENT_RATIOS = (
     r"|debt[- ]to[- ]ebitda|leverage ratio|return on (?:invested )?capital|return on capital employed|roic|roce"
 )
 
+# The statements' standard captions as the rules lay them out (Regulation S-X Rule 5-02 for the balance
+# sheet, 5-03 for the income statement, ASC 230's three sections and their usual lines for cash flows) and
+# as analysts shorten them: a question naming one asks for that statement's line.
+_BALANCE_SHEET_CAPTIONS = (
+    r"|goodwill|intangible assets|accrued (?:liabilities|expenses)|prepaid expenses"
+    r"|other current (?:assets|liabilities)|marketable securities|short[- ]term (?:investments|borrowings|debt)"
+    r"|current portion of (?:long[- ]term )?debt"
+    r"|commercial paper|total liabilities|retained earnings|accumulated deficit|additional paid[- ]in capital"
+    r"|treasury (?:stock|shares)|accumulated other comprehensive|noncontrolling interests?|deferred revenues?"
+    r"|notes payable|operating lease liabilit(?:y|ies)|total equity"
+)
+_INCOME_STATEMENT_CAPTIONS = (
+    r"|research and development|r&d|selling,? general,? and administrative|provision for income taxes"
+    r"|income tax (?:expense|provision)|income taxes|(?:income|earnings) before (?:income )?taxes"
+    r"|pre-?tax (?:income|profit)|cost of products sold|total revenues?|other income|non-?operating (?:income|expense)"
+    r"|(?:income|earnings) from continuing operations|discontinued operations|diluted shares"
+    r"|weighted[- ]average shares"
+)
+_CASH_FLOW_CAPTIONS = (
+    r"|operating activities|investing activities|financing activities|stock[- ]based compensation"
+    r"|share[- ]based compensation|repay|repaid|repayments? of (?:long[- ]term )?(?:debt|borrowings)|debt repayments?"
+    r"|proceeds from (?:the )?(?:issuance of )?(?:long[- ]term )?(?:debt|borrowings|notes)|net of cash acquired"
+    r"|purchases of (?:investments|marketable securities)|net (?:increase|decrease|change) in cash"
+    r"|cash paid for (?:interest|income taxes)|changes in (?:operating assets and liabilities|working capital)"
+)
+
 # What each statement reports, as questions name it: the statement itself, its lines, and the ratios
 # whose standard definitions read them. A ratio of two statements' lines (return on assets, days payable)
 # names both. Capital intensity reads capital spending (cash flows) against the assets that carry it (balance
@@ -48,6 +74,7 @@ _ASKS = {
         r"|days inventory|dio|cash conversion cycle|return on (?:assets|equity)|roa|roe|asset turnover|book value"
         + _TWO_STATEMENT_RATIOS
         + r"|cash ratio|long[- ]term debt|capital[- ]intensi(?:ve|ty)|operating cash flow ratio"
+        + _BALANCE_SHEET_CAPTIONS
     ),
     INCOME_STATEMENT: (
         r"income statements?|statements? of (?:income|operations|earnings)|p&l|profit and loss|revenues?"
@@ -57,12 +84,14 @@ _ASKS = {
         r"|days inventory|dio|cash conversion cycle|return on (?:assets|equity)|roa|roe|asset turnover"
         + _TWO_STATEMENT_RATIOS
         + r"|net (?:profit )?margin|ebitda margin|dividend payout(?: ratio)?|payout ratio"
+        + _INCOME_STATEMENT_CAPTIONS
     ),
     CASH_FLOW_STATEMENT: (
         r"cash flow statements?|statements? of cash flows?|capital expenditures?|capex|free cash ?flow|fcf"
         r"|cash (?:flow )?from operations|operating cash flow|cash flows? from operating|depreciation and amortization"
         r"|d&a|dividends paid|repurchases? of (?:common )?stock|share repurchases?|buybacks?|purchases of property"
         r"|capital[- ]intensi(?:ve|ty)|dividend payout(?: ratio)?|payout ratio|operating cash flow ratio"
+        + _CASH_FLOW_CAPTIONS
     ),
 }
 # Chinese filings' profile sections (CSRC layouts: prospectus 第二节 概览 and 发行人基本情况; annual report

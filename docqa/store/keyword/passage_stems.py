@@ -80,6 +80,23 @@ _NOT_CJK_TITLE = re.compile(
     rf"[{CHINESE_CHARS}].*[\d，。；！？、]|[\d，。；！？、].*[{CHINESE_CHARS}]|[{CHINESE_CHARS}][ \t]+[{CHINESE_CHARS}]"
 )
 _HEADING_WORDS = 10
+# A financial statement's title heading a line that goes on with the company's name or the dates
+# ("Consolidated Statements of Cash Flows GENERAL MILLS, INC. AND SUBSIDIARIES", "Consolidated Balance Sheets
+# — December 31, 2018 and 2017"): too long or too punctuated for the rules above, and the heading that steers
+# a question about a statement's line. Only a consolidated or condensed statement's: MD&A's run-in
+# "Balance Sheet:" and "Statements of Operations:" discuss them. What follows the title has no lowercase word
+# but the small ones (a sentence that starts with the words has: "Consolidated statements of operations data
+# for the years").
+_STATEMENT_TITLE = re.compile(
+    r"[ \t]*((?:condensed[ \t]+consolidated|condensed|consolidated)[ \t]+(?:balance[ \t]+sheets?"
+    r"|statements?[ \t]+of[ \t]+(?:consolidated[ \t]+)?(?:income|operations|earnings"
+    r"|comprehensive[ \t]+(?:income|loss)|cash[ \t]+flows?|financial[ \t]+(?:position|condition)"
+    r"|(?:changes[ \t]+in[ \t]+)?(?:stockholders|shareholders)['’]?[ \t]+equity)))"
+    r"(?=[^\w]|$)(.*)$",
+    re.I,
+)
+_AFTER_STATEMENT_TITLE = "(—–-"  # a dash before the dates, "(Unaudited)", "(In millions)"
+_PAGE_NUMBER = re.compile(r"(?<![\d,])\d{1,3}$")  # a contents line ends with its page's number
 # A passage keeps the last headings before it in its document: a statement's title is on its page's
 # first lines, and the rows below it, in the page's later passages, are still that statement's.
 CARRIED_HEADINGS = 3
@@ -183,7 +200,8 @@ def heading_texts(body: str) -> list[str]:
     lines = body.split("\n")
     for n, line in enumerate(lines):
         match = (
-            _MARKDOWN_HEADING.match(line)
+            _statement_title(line)
+            or _MARKDOWN_HEADING.match(line)
             or _CJK_HEADING.match(line)
             or _NUMBERED_HEADING.match(line)
             or _CAPS_HEADING.match(line)
@@ -206,6 +224,23 @@ def _with_item_number(line: str, match: re.Match[str]) -> str:
     the stems cannot (both are "properti")."""
     item = _ITEM_NUMBER.match(line) if match.re is _NUMBERED_HEADING else None
     return f"Item {item.group(1)} {match.group(1)}" if item else match.group(1)
+
+
+def _statement_title(line: str) -> re.Match[str] | None:
+    """A line that starts with a financial statement's title and goes on with no sentence after it."""
+    match = _STATEMENT_TITLE.match(line)
+    if match is None or not match.group(1)[0].isupper():
+        return None
+    after = match.group(2).strip()
+    sentence = after[:1] not in _AFTER_STATEMENT_TITLE and not after[:1].isupper()
+    if after and (sentence or _PAGE_NUMBER.search(after)):
+        return None  # a sentence's words ("... in our Consolidated Balance Sheets."), a contents line's page
+    rest = re.findall(r"[^\W\d_]+", after)
+    if rest[:1] and rest[0].lower() == "data":  # Item 6's "Statement of Operations Data", a table of years
+        return None
+    if any(word.islower() and word not in _SMALL_WORDS for word in rest) or len(rest) > _HEADING_WORDS:
+        return None
+    return match
 
 
 def _word_above_paragraph(line: str, below: str) -> re.Match[str] | None:
