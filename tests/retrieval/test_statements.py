@@ -40,6 +40,8 @@ from tests.support.store_rows import bm25, save
         ("How much debt did Block repay in 2020?", [CASH_FLOW_STATEMENT]),
         ("What was net cash used in investing activities?", [CASH_FLOW_STATEMENT]),
         ("How much stock-based compensation was added back?", [CASH_FLOW_STATEMENT]),
+        ("What was the net change in Best Buy's cash during FY2023?", [CASH_FLOW_STATEMENT]),  # the name between
+        ("Did Adobe issue senior notes in 2017?", [CASH_FLOW_STATEMENT]),
     ],
 )
 def test_asked_statements(question: str, statements: list[tuple[str, ...]]) -> None:

@@ -57,7 +57,8 @@ _CASH_FLOW_CAPTIONS = (
     r"|operating activities|investing activities|financing activities|stock[- ]based compensation"
     r"|share[- ]based compensation|repay|repaid|repayments? of (?:long[- ]term )?(?:debt|borrowings)|debt repayments?"
     r"|proceeds from (?:the )?(?:issuance of )?(?:long[- ]term )?(?:debt|borrowings|notes)|net of cash acquired"
-    r"|purchases of (?:investments|marketable securities)|net (?:increase|decrease|change) in cash"
+    r"|purchases of (?:investments|marketable securities)|net (?:increase|decrease|change) in (?:\S+ ){0,3}?cash"
+    r"|(?:issu(?:e|ed|ing|ance of)|borrow(?:ed)?|new|additional) (?:\S+ ){0,3}?(?:debt|notes|bonds|borrowings)"
     r"|cash paid for (?:interest|income taxes)|changes in (?:operating assets and liabilities|working capital)"
 )
 
