@@ -38,6 +38,7 @@ import argparse
 import json
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -279,19 +280,46 @@ def rows_for(
             continue
         for n, template in enumerate(templates[topic]):
             question = template.format(co=filing.company, period=filing.period, form=filing.form)
-            rows.append(
-                {
-                    "id": f"{filing.path.stem}-{topic}-{n}",
-                    "question": question,
-                    "category": topic,
-                    "doc": str(filing.path.relative_to(docs_root)),
-                    "doc_pdf": str(filing.path.relative_to(docs_root)),
-                    "answers": [{"text": "", "pages_found": pages}],
-                    "is_impossible": False,
-                    "answer_type": "evidence",
-                }
-            )
+            rows.append(evidence_row(filing, docs_root, f"{topic}-{n}", question, topic, pages))
     return rows, missing
+
+
+def evidence_row(
+    filing: Filing, docs_root: Path, key: str, question: str, category: str, pages: list[int]
+) -> dict[str, object]:
+    """One question of a set, in `docqa eval`'s QA format: its evidence is the filing's `pages`."""
+    doc = str(filing.path.relative_to(docs_root))
+    return {
+        "id": f"{filing.path.stem}-{key}",
+        "question": question,
+        "category": category,
+        "doc": doc,
+        "doc_pdf": doc,
+        "answers": [{"text": "", "pages_found": pages}],
+        "is_impossible": False,
+        "answer_type": "evidence",
+    }
+
+
+def write_set(
+    docs: Path, out_path: Path, rows_of: Callable[[Filing, Path], tuple[list[dict[str, object]], list[str]]]
+) -> tuple[int, int, Counter[str]]:
+    """Writes the questions `rows_of` asks of every filing in `docs` to `out_path`, one JSON line each:
+    (filings, questions, what was not found in how many filings)."""
+    missing: Counter[str] = Counter()
+    count = filings = 0
+    with out_path.open("w", encoding="utf-8") as out:
+        for path in sorted(docs.glob("*.pdf")):
+            filing = read_filing(path)
+            if filing is None:
+                continue
+            filings += 1
+            rows, absent = rows_of(filing, docs.parent)
+            missing.update(absent)
+            count += len(rows)
+            for row in rows:
+                out.write(json.dumps(row) + "\n")
+    return filings, count, missing
 
 
 def page_recall_by_topic(details: Path) -> dict[str, dict[str, float]]:
@@ -334,20 +362,8 @@ def main() -> None:
         return
     if args.docs is None or args.out is None:
         parser.error("--docs and --out are needed to write the set")
-    docs_root = args.docs.parent
-    missing: Counter[str] = Counter()
-    count = filings = 0
-    with args.out.open("w", encoding="utf-8") as out:
-        for path in sorted(args.docs.glob("*.pdf")):
-            filing = read_filing(path)
-            if filing is None:
-                continue
-            filings += 1
-            rows, absent = rows_for(filing, docs_root, TEMPLATE_SETS[args.set])
-            missing.update(absent)
-            count += len(rows)
-            for row in rows:
-                out.write(json.dumps(row) + "\n")
+    templates = TEMPLATE_SETS[args.set]
+    filings, count, missing = write_set(args.docs, args.out, lambda filing, root: rows_for(filing, root, templates))
     summary = {"filings": filings, "questions": count, "sections_not_found": dict(missing), "out": str(args.out)}
     print(json.dumps(summary))
 

@@ -30,10 +30,9 @@ from __future__ import annotations
 import argparse
 import json
 import re
-from collections import Counter
 from pathlib import Path
 
-from bench.section_questions import Filing, read_filing
+from bench.section_questions import Filing, _squash, evidence_row, write_set
 from bench.statement_templates import STATEMENT_SETS
 
 # A statement's title (letters only, lower case), with or without "condensed" and "consolidated"; the
@@ -53,16 +52,13 @@ _FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _FIRST_PAGE = 3  # the cover and the table of contents come before
 
 
-def _squash(text: str) -> str:
-    return re.sub(r"[^a-z]", "", text.lower())
-
-
 def _heading_line(title: re.Pattern[str], page: str, head_lines: int = _HEAD_LINES) -> bool:
     """A line among the page's first is the title (and perhaps the company's name), nothing more."""
     lines = [_squash(line) for line in page.splitlines() if line.strip()][:head_lines]
     for line in lines:
-        found = title.match(re.sub(r"^(?:condensed)?(?:consolidated)?", "", line))
-        if found and _AFTER_TITLE.match(re.sub(r"^(?:condensed)?(?:consolidated)?", "", line)[found.end() :]):
+        bare = re.sub(r"^(?:condensed)?(?:consolidated)?", "", line)
+        found = title.match(bare)
+        if found and _AFTER_TITLE.match(bare[found.end() :]):
             return True
     return False
 
@@ -110,18 +106,8 @@ def rows_for(
             missing.append(statement)
             continue
         for n, template in enumerate(phrasings):
-            rows.append(
-                {
-                    "id": f"{filing.path.stem}-{statement}-{n}",
-                    "question": template.format(co=filing.company, period=filing.period),
-                    "category": statement,
-                    "doc": str(filing.path.relative_to(docs_root)),
-                    "doc_pdf": str(filing.path.relative_to(docs_root)),
-                    "answers": [{"text": "", "pages_found": pages}],
-                    "is_impossible": False,
-                    "answer_type": "evidence",
-                }
-            )
+            question = template.format(co=filing.company, period=filing.period)
+            rows.append(evidence_row(filing, docs_root, f"{statement}-{n}", question, statement, pages))
     return rows, missing
 
 
@@ -131,19 +117,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True, help="Where the set goes (outside the project).")
     parser.add_argument("--set", default="M", choices=sorted(STATEMENT_SETS), help="M: mended on; N: held out")
     args = parser.parse_args()
-    missing: Counter[str] = Counter()
-    count = filings = 0
-    with args.out.open("w", encoding="utf-8") as out:
-        for path in sorted(args.docs.glob("*.pdf")):
-            filing = read_filing(path)
-            if filing is None:
-                continue
-            filings += 1
-            rows, absent = rows_for(filing, args.docs.parent, STATEMENT_SETS[args.set])
-            missing.update(absent)
-            count += len(rows)
-            for row in rows:
-                out.write(json.dumps(row) + "\n")
+    templates = STATEMENT_SETS[args.set]
+    filings, count, missing = write_set(args.docs, args.out, lambda filing, root: rows_for(filing, root, templates))
     print(json.dumps({"filings": filings, "questions": count, "statements_not_found": dict(missing)}))
 
 

@@ -133,7 +133,7 @@ def _document_newlines_read(textpage: pypdfium2.PdfTextPage, text: str) -> str:
     """The page's text with each newline character of the document's own that sits between two glyphs
     of one line read as the word space it stands for (one character for one: offsets into the page's
     text stay the same); a newline that does end a line stays."""
-    if "\n" not in text or len(text) != textpage.count_chars():
+    if not _DOCUMENT_NEWLINE.search(text) or len(text) != textpage.count_chars():  # PDFium's own "\r\n" only
         return text
     chars = list(text)
     for found in _DOCUMENT_NEWLINE.finditer(text):

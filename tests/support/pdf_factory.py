@@ -23,8 +23,9 @@ def _page_content(lines: list[tuple[str, bool]]) -> bytes:
     return b"\n".join(ops) + b"\n"
 
 
-def write_pdf(path: Path, contents: list[bytes]) -> Path:
-    """A PDF with one page per raw (uncompressed) content stream, Flate-compressed in the file."""
+def write_pdf(path: Path, contents: list[bytes], to_unicode: bytes | None = None) -> Path:
+    """A PDF with one page per raw (uncompressed) content stream, Flate-compressed in the file; `to_unicode`,
+    a CMap the font carries to map its codes to text (a file that maps them oddly, on purpose)."""
     n_pages = len(contents)
     font_obj = 3 + 2 * n_pages
     objects: list[bytes] = [
@@ -42,7 +43,12 @@ def write_pdf(path: Path, contents: list[bytes]) -> Path:
             b"/Resources << /Font << /F1 %d 0 R >> >> /Contents %d 0 R >>" % (font_obj, 4 + 2 * i)
         )
         objects.append(b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(packed) + packed + b"\nendstream")
-    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+    font = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding"
+    if to_unicode is None:
+        objects.append(font + b" >>")
+    else:
+        objects.append(font + b" /ToUnicode %d 0 R >>" % (font_obj + 1))
+        objects.append(b"<< /Length %d >>\nstream\n" % len(to_unicode) + to_unicode + b"\nendstream")
 
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
@@ -57,8 +63,8 @@ def write_pdf(path: Path, contents: list[bytes]) -> Path:
     return path
 
 
-def text_pdf(path: Path, pages: list[list[tuple[str, bool]]]) -> Path:
-    return write_pdf(path, [_page_content(lines) for lines in pages])
+def text_pdf(path: Path, pages: list[list[tuple[str, bool]]], to_unicode: bytes | None = None) -> Path:
+    return write_pdf(path, [_page_content(lines) for lines in pages], to_unicode)
 
 
 def _lorem_stream(operators: int) -> bytes:
