@@ -306,6 +306,37 @@ def _short_phase(model: Path, tag: str, rag: SamplingParams, overrides: dict[str
     return out
 
 
+def serving_phase(model: Path, tag: str, overrides: dict[str, Any]) -> dict[str, float]:
+    """A server's day rather than a burst: 192 asks of 512 prompt tokens queued at once over 64 slots,
+    answers of 32 to 480 tokens (a fixed spread), so slots free up at different steps and new asks take
+    them while the others generate. Tokens generated per second over the whole load, and llama.cpp's
+    passes per step (step_layout)."""
+    rag = replace(NON_THINKING_SAMPLING, ignore_eos=True, seed=1)
+    fields: dict[str, Any] = {"n_ctx": 1024, "n_parallel": 64, "prefix_cache_slots": 0, "max_queue": 256}
+    engine = BatchingGenerator(model, LLMSettings(**(fields | overrides)))
+    prompts = [make_prompt(engine, 512, 300 + i) for i in range(192)]
+    run_requests(engine, prompts[:2], replace(rag, max_tokens=8))  # warm-up
+    engine.timing = StepTiming()
+    lengths = [32 + (97 * i) % 449 for i in range(len(prompts))]
+
+    async def all_asks() -> float:
+        started = time.perf_counter()
+        loop = asyncio.get_running_loop()
+        asks = [engine.submit(p, replace(rag, max_tokens=n), loop) for p, n in zip(prompts, lengths, strict=True)]
+        for stream in asks:
+            async for event in stream:
+                if event.kind == "failed":
+                    raise RuntimeError(event.text)
+        return time.perf_counter() - started
+
+    wall = asyncio.run(all_asks())
+    out = {f"{tag}_serving_wall_s": wall, f"{tag}_serving_generated_tps": sum(lengths) / wall}
+    for key, value in engine.timing.report().items():
+        out[f"{tag}_serving_step_{key}"] = value
+    engine.close()
+    return out
+
+
 def single_stream_variants(bin_dir: Path | None, model: Path, repeats: int = 5) -> dict[str, float]:
     """Single-stream decode from an empty context under each way of sampling, in turns, with llama-bench
     tg128 before and after them: the top-k of a whole chain in the graph from two levels of block
@@ -360,6 +391,8 @@ def run_part(model: Path, part: dict[str, Any], bin_dir: Path | None = None) -> 
     """{"engine": tag, "overrides": LLMSettings fields, "only_64": bool} or {"sequential": true}."""
     if part.get("sequential"):
         return {"llama_cpp_python_sequential_16_s": sequential_baseline(model)}
+    if part.get("serving"):
+        return serving_phase(model, part["engine"], part.get("overrides", {}))
     only_64 = part.get("only_64", False)
     return engine_phases(model, part["engine"], only_64=only_64, bin_dir=bin_dir, **part.get("overrides", {}))
 
@@ -414,6 +447,12 @@ def main() -> None:
         default=[],
         help="also run the engine with generating rows in one prompt-reading step of this many",
     )
+    ap.add_argument(
+        "--serving",
+        nargs="*",
+        default=None,
+        help="only the serving load (serving_phase), once per variant named: fillers, no_fillers",
+    )
     ap.add_argument("--reverse-variants", action="store_true", help="run the engine's ways of sampling last first")
     ap.add_argument(
         "--single-variants", action="store_true", help="only single-stream decode, under each way of sampling"
@@ -430,6 +469,11 @@ def main() -> None:
         print(json.dumps(part), file=sys.stderr, flush=True)
         args.out.write_text(json.dumps(results, indent=2))  # what is done survives a later failure
 
+    if args.serving is not None:
+        for name in args.serving or ["fillers", "no_fillers"]:
+            overrides = {"pass_fillers": name == "fillers"}
+            note(in_own_process(args, {"engine": f"docqa_{name}", "overrides": overrides, "serving": True}))
+        return
     if args.single_variants:
         note(single_stream_variants(args.bin, args.model))
         return

@@ -116,6 +116,13 @@ class LLMSettings(BaseModel):
         "(llama.cpp's compute buffer grows with them). Unset, with n_batch unset too: 2048 where the GPU holds the "
         "KV cache as asked beside it, else 1024.",
     )
+    pass_fillers: bool = Field(
+        default=True,
+        description="With a KV stream per sequence, lay each step out by slot and give a slot left out between two "
+        "generating ones a one-token filler, so that llama.cpp reads the step's generating rows in one pass over the "
+        "weights instead of one per run of consecutive slots (docqa.engine.step_layout); false: by slot, no fillers.",
+        json_schema_extra=EXPERIMENTAL,
+    )
     prompt_steps_per_decode: int | None = Field(
         default=None,
         ge=1,

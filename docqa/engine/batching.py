@@ -1,8 +1,9 @@
 """Continuous batching: many concurrent requests share one llama.cpp context and one decode per step.
 
-Each step builds ONE batch: the next token of every sequence that is generating, then slices of the
+Each step builds ONE batch: the next token of every sequence that is generating, and slices of the
 prompts of newly admitted ones (chunked prefill; the shortest remaining prompt first, `step_order`),
-within `n_batch` tokens, so a long prompt never stalls the other streams. One `llama_decode`, then
+within `n_batch` tokens, so a long prompt never stalls the other streams; laid out by slot so that
+llama.cpp reads it in as few passes as it can (`step_layout`). One `llama_decode`, then
 each sequence is sampled with its own sampler chain. On a GPU, when the next step holds only the next
 token of every sequence, it is started as soon as the tokens are drawn, and their text is made and
 pushed to the streams while the GPU decodes it. Finished or cancelled sequences free their KV cells
@@ -15,6 +16,7 @@ prompt starts from the cached one with the longest common prefix (`llama_memory_
 from __future__ import annotations
 
 import asyncio
+import bisect
 import logging
 import os
 import threading
@@ -32,6 +34,7 @@ from docqa.engine.prefix_cache import PrefixCache
 from docqa.engine.sampling import SlotSamplers
 from docqa.engine.scheduler import Admission, KVBudget, StepPlanner, admission
 from docqa.engine.sequences import Request, RunningSequence
+from docqa.engine.step_layout import fill_batch, filler_positions, lay_out, passes, remove_fillers
 from docqa.engine.step_order import step_order
 from docqa.engine.step_outputs import StepOutputs
 from docqa.engine.step_timing import StepTiming
@@ -88,6 +91,7 @@ class BatchingGenerator:
         # host makes the last tokens' text; on the CPU it computes in the call, so making the text after
         # it would only hold each token back a step: there each token's text is made when it is drawn.
         self.launch_ahead = offloaded(settings.n_gpu_layers)
+        self._fill_passes = settings.pass_fillers and not self.llama.kv_unified
         self.planner = StepPlanner(
             self.llama.n_batch, settings.prompt_steps_per_decode or (4 if self.launch_ahead else 1)
         )
@@ -170,7 +174,13 @@ class BatchingGenerator:
                 if self._launched is None:  # admitting touches the KV cache, which a running step uses
                     self._admit()
                 if self._active:
-                    self._step()
+                    try:
+                        self._step()
+                    except Exception:  # a fault in one step fails the requests it held, not the engine
+                        logger.exception("a decode step failed: its %d requests end with an error", len(self._active))
+                        self.llama.batch.clear()
+                        self._launched = None
+                        self._fail(list(self._active), "generation failed (an internal error; see the server log)")
                 self.outputs.flush()
                 if self._closing and not self._active:
                     return
@@ -278,20 +288,16 @@ class BatchingGenerator:
         llama_decode (on a GPU it returns before the GPU is done). The sequences with an output this
         step and their batch index; None when the decode failed."""
         t_start = time.perf_counter()
-        batch = self.llama.batch
         step = self.planner.plan([len(s.pending) for s in order])
-        singles = order[: step.rows]
-        batch.add_singles([s.pending[0] for s in singles], [s.n_past for s in singles], [s.slot for s in singles])
-        plan: list[tuple[RunningSequence, int, int | None]] = [(s, 1, n) for n, s in enumerate(singles)]
-        for position, take in step.slices:
-            seq = order[position]
-            done = take == len(seq.pending)
-            batch.add(seq.pending[:take], seq.n_past, seq.slot, "last" if done else False)
-            plan.append((seq, take, batch.n_tokens - 1 if done else None))
+        fill = filler_positions(self._active, self.llama.n_ctx_seq) if self._fill_passes else None
+        entries = lay_out(order, step, fill, self.llama.n_batch)
+        plan = fill_batch(self.llama.batch, order, entries)
         t_built = time.perf_counter()
-        rows, n_tokens = len(singles), batch.n_tokens
+        rows, n_tokens = step.rows, self.llama.batch.n_tokens
         rc = self.llama.decode()
+        fillers = remove_fillers(self.llama, entries)
         self.timing.record_launch(t_start, t_built, time.perf_counter(), rows == len(plan), rows, n_tokens - rows)
+        self.timing.record_layout(passes(entries, self.llama.n_ubatch, not self.llama.kv_unified), fillers)
         if rc != 0:
             self._on_decode_failure(rc, plan)
             return None
@@ -376,7 +382,7 @@ class BatchingGenerator:
         self.samplers.release(seq.slot)
         seq.finished = True
         self._active.remove(seq)
-        self._free_slots.append(seq.slot)
+        bisect.insort(self._free_slots, seq.slot)  # lowest first: running slots stay close (step_layout)
 
     def _on_decode_failure(self, rc: int, plan: list[tuple[RunningSequence, int, int | None]]) -> None:
         self.outputs.make_due_text()  # what was accepted before comes first
@@ -385,8 +391,11 @@ class BatchingGenerator:
                 self._evict(seq_id)
             return
         logger.error("llama_decode failed (%d) for a batch of %d sequences", rc, len(plan))
-        failed = GenEvent("failed", text=f"generation failed (llama_decode returned {rc})")
-        for seq, _, _ in plan:
+        self._fail([seq for seq, _, _ in plan], f"generation failed (llama_decode returned {rc})")
+
+    def _fail(self, sequences: list[RunningSequence], text: str) -> None:
+        failed = GenEvent("failed", text=text)
+        for seq in sequences:
             self.outputs.emit(seq.request.stream, failed)
             self._release(seq)
 

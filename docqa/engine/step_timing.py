@@ -19,6 +19,9 @@ class StepTiming:
     text_s: float = 0.0  # the last step's text and waking the streams, while this step decodes
     sample_s: float = 0.0  # the sampled tokens or logits, which waits for the GPU to finish
     accept_s: float = 0.0  # taking the tokens, and starting the next step when it is launched ahead
+    launches: int = 0
+    passes: int = 0  # llama.cpp's passes over the launched batches (step_layout.passes)
+    fillers: int = 0  # filler tokens that kept generating rows in one pass (step_layout)
     # Per step, when asked for (a list): (when its tokens came back, generating rows, prompt tokens). Benchmarks
     # read where a load's time went from it (trace_summary); the engine never does.
     trace: list[tuple[float, int, int]] | None = None
@@ -40,6 +43,11 @@ class StepTiming:
             self.next_token_decode_s += t_decoded - t_built
         if self.trace is not None:
             self._launched.append((rows, prompt_tokens))  # steps are waited for in the order they launch
+
+    def record_layout(self, passes: int, fillers: int) -> None:
+        self.launches += 1
+        self.passes += passes
+        self.fillers += fillers
 
     def record_wait(self, t_window: float, t_waiting: float, t_sampled: float, n_sampled: int) -> None:
         """A step's text window, its wait for the tokens and (up to now) their acceptance."""
@@ -64,6 +72,8 @@ class StepTiming:
             "text_ms": 1000 * self.text_s / n,
             "sample_ms": 1000 * self.sample_s / n,
             "accept_ms": 1000 * self.accept_s / n,
+            "passes_per_launch": self.passes / max(self.launches, 1),
+            "fillers_per_launch": self.fillers / max(self.launches, 1),
         }
 
 

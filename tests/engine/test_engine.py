@@ -428,3 +428,63 @@ def test_a_step_trace_says_what_each_step_held_and_a_row_cap_holds_generating_ro
     assert summary["prompt_only_steps"] >= 2 and summary["decode_only_steps"] >= 5 and "mixed_steps" not in summary
     assert summary["prompt_only_prompt_tokens"] > summary["decode_only_prompt_tokens"] == 0
     assert sum(summary[f"{k}_s"] for k in ("prompt_only", "decode_only")) <= time.perf_counter() - started
+
+
+def _gapped_run(model: Path, fillers: bool) -> tuple[list[str], BatchingGenerator]:
+    """Slots 0 and 2 generate long while slot 1's short answer ends and a long prompt then takes slot 1
+    and 3, read 30 tokens a step: steps with generating rows on both sides of a slot that holds nothing
+    (or a prompt left out of the step)."""
+    settings = LLMSettings(n_ctx=1024, n_parallel=4, n_batch=32, prefix_cache_slots=0, pass_fillers=fillers)
+    eng = BatchingGenerator(model, settings)
+    lengths = [40, 2, 40]
+    with eng._step_lock:
+        first = [
+            eng.submit(p, replace(GREEDY, max_tokens=n, ignore_eos=True))
+            for p, n in zip(PROMPTS[:3], lengths, strict=True)
+        ]
+    texts = ["".join(e.text for e in first[1] if e.kind == "text")]
+    long_prompt = " ".join(PROMPTS[3:6]) * 2
+    later = [eng.submit(long_prompt + str(i), replace(GREEDY, max_tokens=8, ignore_eos=True)) for i in range(2)]
+    texts += ["".join(e.text for e in s if e.kind == "text") for s in (first[0], first[2], *later)]
+    wait_idle(eng)
+    return texts, eng
+
+
+def test_fillers_keep_generating_rows_in_one_pass_and_leave_no_trace(tiny_qwen3: Path) -> None:
+    """With a slot between generating rows that holds nothing in a step, the steps with fillers take fewer
+    llama.cpp passes than without, every stream gets the same greedy text either way (the tiny Qwen3's
+    greedy text does not move with the batch, test above), and no filler's cell is left in any slot."""
+    runs = {}
+    for fillers in (False, True):
+        texts, eng = _gapped_run(tiny_qwen3, fillers)
+        try:
+            runs[fillers] = (texts, eng.timing.passes, eng.timing.fillers)
+            assert all(texts), texts
+            assert [eng.llama.seq_max_pos(slot) for slot in range(4)] == [-1, -1, -1, -1]
+        finally:
+            eng.close()
+    (texts_without, passes_without, fillers_without), (texts_with, passes_with, fillers_with) = runs[False], runs[True]
+    assert texts_with == texts_without
+    assert fillers_without == 0 and fillers_with > 0
+    assert passes_with < passes_without, runs
+
+
+def test_a_fault_in_a_step_fails_the_requests_it_held_and_the_engine_serves_on(tiny_qwen3: Path) -> None:
+    eng = four_sequences(tiny_qwen3)
+    try:
+        real_launch = eng._launch
+        faults = iter([RuntimeError("a bug")])
+
+        def launch_once_faulty(order):  # type: ignore[no-untyped-def]
+            if (fault := next(faults, None)) is not None:
+                raise fault
+            return real_launch(order)
+
+        eng._launch = launch_once_faulty  # type: ignore[method-assign]
+        text, last = run(eng, PROMPTS[0])
+        assert last.kind == "failed" and "internal error" in last.text and not text
+        text, last = run(eng, PROMPTS[0])
+        assert last.kind == "finished" and text
+        assert eng.memory_report()["running"] == 0
+    finally:
+        eng.close()
