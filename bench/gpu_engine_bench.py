@@ -451,7 +451,7 @@ def main() -> None:
         "--serving",
         nargs="*",
         default=None,
-        help="only the serving load (serving_phase), once per variant named: fillers, no_fillers",
+        help="only the serving load (serving_phase), once per variant named (fillers, no_fillers; default: fillers)",
     )
     ap.add_argument("--reverse-variants", action="store_true", help="run the engine's ways of sampling last first")
     ap.add_argument(
@@ -470,9 +470,9 @@ def main() -> None:
         args.out.write_text(json.dumps(results, indent=2))  # what is done survives a later failure
 
     if args.serving is not None:
-        for name in args.serving or ["fillers", "no_fillers"]:
-            overrides = {"pass_fillers": name == "fillers"}
-            note(in_own_process(args, {"engine": f"docqa_{name}", "overrides": overrides, "serving": True}))
+        names = [(f"docqa_{name}", {"pass_fillers": name == "fillers"}) for name in args.serving or ["fillers"]]
+        for tag, overrides in _numbered_repeats(names):
+            note(in_own_process(args, {"engine": tag, "overrides": overrides, "serving": True}))
         return
     if args.single_variants:
         note(single_stream_variants(args.bin, args.model))
