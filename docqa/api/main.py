@@ -72,7 +72,7 @@ def create_app(settings: Settings | None = None, *, state: AppState | None = Non
         openapi_url=None if keyed else "/openapi.json",
     )
     app.state.docqa = app_state
-    app_state.metrics = Metrics(lambda: app_state.qa)
+    app_state.metrics = Metrics(lambda: app_state.qa, lambda: app_state.in_flight)
     if app_state.qa is not None:
         app_state.metrics.attach(app_state.qa)
     errors.install(app)

@@ -27,7 +27,7 @@ _LATENCY_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120, 300)
 
 
 class Metrics:
-    def __init__(self, current: Callable[[], DocQA | None]) -> None:
+    def __init__(self, current: Callable[[], DocQA | None], in_flight: Callable[[], int] = lambda: 0) -> None:
         self.registry = CollectorRegistry()
         self.requests = Counter(
             "docqa_http_requests", "HTTP requests by route and status.", ["method", "route", "status"],
@@ -49,7 +49,7 @@ class Metrics:
         )
         self.ingest_tokens = Counter("docqa_ingest_tokens", "Tokens chunked and embedded.", registry=self.registry)
         self.ingest_seconds = Counter("docqa_ingest_seconds", "Seconds spent ingesting.", registry=self.registry)
-        self._live = _LiveState(current)
+        self._live = _LiveState(current, in_flight)
         self.registry.register(self._live)
         self._attached: DocQA | None = None
 
@@ -87,10 +87,16 @@ class Metrics:
 class _LiveState(Collector):
     """Gauges read at scrape time from the DocQA the app serves (none while the models load)."""
 
-    def __init__(self, current: Callable[[], DocQA | None]) -> None:
+    def __init__(self, current: Callable[[], DocQA | None], in_flight: Callable[[], int]) -> None:
         self._current = current
+        self._in_flight = in_flight
 
     def collect(self) -> Iterator[Metric]:
+        yield GaugeMetricFamily(
+            "docqa_requests_in_flight",
+            "HTTP requests being served by this process, this scrape included (/health aside).",
+            value=float(self._in_flight()),
+        )
         qa = self._current()
         if qa is None:
             return

@@ -172,6 +172,7 @@ def test_health_and_metrics_read_the_generator_through_its_stats(fake_server: st
     health = httpx.get(f"{fake_server}/health").json()
     assert health["engine"] == {"kind": "fake", "running": 0, "waiting": 0}
     metrics = httpx.get(f"{fake_server}/metrics").text
+    assert "docqa_requests_in_flight 1.0" in metrics  # the scrape itself
     assert "docqa_queue_depth 0.0" in metrics and 'docqa_documents{collection="default",status="ready"} 2.0' in metrics
 
 
