@@ -27,7 +27,7 @@ _LATENCY_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120, 300)
 
 
 class Metrics:
-    def __init__(self, current: Callable[[], DocQA | None], in_flight: Callable[[], int] = lambda: 0) -> None:
+    def __init__(self, current: Callable[[], DocQA | None], in_flight: Callable[[], int]) -> None:
         self.registry = CollectorRegistry()
         self.requests = Counter(
             "docqa_http_requests", "HTTP requests by route and status.", ["method", "route", "status"],

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from docqa.engine.scheduler import StepPlan
 
@@ -40,7 +40,7 @@ class Entry:
 
     slot: int
     tokens: int
-    kind: str  # "row", "slice" or "filler"
+    kind: Literal["row", "slice", "filler"]
     order: int = -1  # a row or slice: its position in the step order
     kv_position: int = -1  # a filler: where it goes in its slot's KV
 

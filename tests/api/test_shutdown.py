@@ -78,8 +78,8 @@ def test_sigterm_drains_streams_and_uploads_then_exits(sample_index: Path, tmp_p
         assert streaming.wait(120), "the answer stream did not start"
         uploader.start()  # after retrieval, so the upload's embedding does not hold the question back
         uploading.wait()
-        # the signal comes once the server serves the upload too (on a slow machine a fixed wait was not
-        # always enough: the upload then met a server that refused it, and the test saw no result)
+        # the signal comes once the server serves the upload too, not after a fixed wait that assumes the
+        # upload has reached it by then
         assert _serving_at_least(base, 3, timeout_s=60), "the upload did not reach the server"  # + this scrape
         time.sleep(0.5)
         proc.send_signal(signal.SIGTERM)
