@@ -37,3 +37,4 @@ class Query:
     filing_sections: tuple[Titles, ...] = ()  # the standard sections its topic lives in, within an SEC filing
     other_sections: tuple[Titles, ...] = ()  # those that apply to any document (the CSRC's, for Chinese text)
     cover: bool = False  # it asks what a filing's cover states (registered securities, exchanges, filer status)
+    past_head: bool = False  # what it asks sits in a filing's statements or sections past its cover and Item 1

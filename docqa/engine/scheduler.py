@@ -9,9 +9,17 @@ step serves sequences in is `step_order`'s.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
+
+import numpy as np
+
+from docqa.llama.token_batch import common_prefix
+
+# A request waits for a running twin's prefill when they share this many more prompt tokens than the
+# cache offers (the system prompt is cached already; retrieved chunks are hundreds of tokens).
+MIN_TWIN_TOKENS = 32
 
 
 @dataclass(frozen=True)
@@ -93,6 +101,13 @@ def admission(
             return Admission("refuse", f"request needs {need} KV cells; the engine has {kv.cells}", evict)
         return Admission("wait", evict=evict, max_tokens=answer)
     return Admission("admit", evict=evict, reuse_from=entry, reuse=reuse, need=need, max_tokens=answer)
+
+
+def twin_in_prefill(prompts_in_prefill: Iterable[np.ndarray], prompt: np.ndarray, cached: int) -> bool:
+    """Whether a running sequence still reading its prompt shares clearly more of this prompt than the
+    cache does (asks over the same chunks, arriving together): evaluating the same prefix twice in
+    parallel would only halve the speed of both."""
+    return any(common_prefix(other, prompt) >= cached + MIN_TWIN_TOKENS for other in prompts_in_prefill)
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,16 @@ def run(engine: BatchingGenerator, prompt: str, params: SamplingParams = GREEDY)
     return "".join(e.text for e in events if e.kind == "text"), events[-1]
 
 
+def run_within(engine: BatchingGenerator, prompt: str, seconds: float) -> tuple[str, GenEvent]:
+    """`run`, failing the test instead of hanging it when the stream does not end in time."""
+    result: list[tuple[str, GenEvent]] = []
+    reader = threading.Thread(target=lambda: result.append(run(engine, prompt)), daemon=True)
+    reader.start()
+    reader.join(seconds)
+    assert result, f"the stream did not end within {seconds} s"
+    return result[0]
+
+
 def wait_idle(engine: BatchingGenerator) -> None:
     deadline = time.monotonic() + 60
     while engine.memory_report()["running"] and time.monotonic() < deadline:
@@ -486,5 +496,40 @@ def test_a_fault_in_a_step_fails_the_requests_it_held_and_the_engine_serves_on(t
         text, last = run(eng, PROMPTS[0])
         assert last.kind == "finished" and text
         assert eng.memory_report()["running"] == 0
+    finally:
+        eng.close()
+
+
+def test_a_fault_while_admitting_fails_that_request_gives_its_slot_back_and_the_engine_serves_on(
+    tiny_qwen3: Path,
+) -> None:
+    """Tokenising (before the request holds a slot) and its sampler chain (after) each fail once."""
+    eng = four_sequences(tiny_qwen3)
+    try:
+        real_tokenize, real_chain = eng.llama.tokenize, eng.samplers.for_request
+        faults = {"tokenize": 1, "chain": 1}
+
+        def tokenize_once_faulty(text: str, special: bool = True) -> list[int]:
+            if faults["tokenize"]:
+                faults["tokenize"] -= 1
+                raise RuntimeError("a tokenizer bug")
+            return real_tokenize(text, special)
+
+        def chain_once_faulty(slot, params):  # type: ignore[no-untyped-def]
+            if faults["chain"]:
+                faults["chain"] -= 1
+                raise RuntimeError("a sampler bug")
+            return real_chain(slot, params)
+
+        eng.llama.tokenize = tokenize_once_faulty  # type: ignore[method-assign]
+        eng.samplers.for_request = chain_once_faulty  # type: ignore[method-assign]
+        for _ in range(2):  # bounded: without the guard the loop thread dies and a stream never ends
+            text, last = run_within(eng, PROMPTS[0], seconds=120)
+            assert last.kind == "failed" and "internal error" in last.text and not text
+        assert faults == {"tokenize": 0, "chain": 0}
+        wait_idle(eng)
+        assert eng._free_slots == [0, 1, 2, 3]  # the slot the chain's fault held came back
+        text, last = run(eng, PROMPTS[0])
+        assert last.kind == "finished" and text
     finally:
         eng.close()

@@ -3,7 +3,9 @@ budget, eviction of cached prefixes and what a step's batch holds. No model is l
 
 from __future__ import annotations
 
-from docqa.engine.scheduler import Admission, KVBudget, StepPlanner, admission
+import numpy as np
+
+from docqa.engine.scheduler import MIN_TWIN_TOKENS, Admission, KVBudget, StepPlanner, admission, twin_in_prefill
 
 
 def _admit(
@@ -91,3 +93,11 @@ def test_while_prompts_are_read_generating_rows_ride_one_prompt_step_in_n() -> N
     assert planner.prompt_steps == 8
     # with the rows left out, the prompt gets the whole batch
     assert planner.plan([1, 1, 500]).slices == ((2, 100),)
+
+
+def test_a_request_waits_for_a_twin_only_when_it_shares_clearly_more_than_the_cache_offers() -> None:
+    prompt = np.arange(200, dtype=np.int32)
+    twin = np.concatenate([prompt[:150], np.full(20, 7, dtype=np.int32)])  # shares 150 tokens
+    assert twin_in_prefill([twin], prompt, cached=100)  # 50 more than the cache: wait for it
+    assert not twin_in_prefill([twin], prompt, cached=150 - MIN_TWIN_TOKENS + 1)  # too little more
+    assert not twin_in_prefill([], prompt, cached=0)

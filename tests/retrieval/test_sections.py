@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from docqa.retrieval.understanding import understand
 from docqa.retrieval.understanding.sections import asked_sections, asks_about_the_cover
 from docqa.store.db import SqliteStore
 from tests.support.store_rows import bm25, save
@@ -154,3 +155,44 @@ def test_item_2s_properties_are_told_from_a_notes_property_and_equipment(tmp_pat
     question = "What properties did Acme report in FY2017?"
     order = [chunk_id for chunk_id, _ in bm25(store, coll, question, 4, document_id=saved.document_id)]
     assert order.index(saved.chunk_ids[1]) < order.index(saved.chunk_ids[3])
+
+
+@pytest.mark.parametrize(
+    ("question", "past_head"),
+    [
+        ("What were Acme's total assets at the end of FY2017?", True),  # the balance sheet's line
+        ("What legal proceedings is Acme involved in?", True),  # Item 3
+        ("Who are Acme's main competitors?", False),  # Item 1, which opens a 10-K after its cover
+        ("Who are Acme's competitors, and what legal proceedings is it in?", False),  # Item 1 among them
+        ("Which securities does Acme have registered under Section 12(b)?", False),  # the cover itself
+        ("What is the date of the agreement?", False),  # nothing a filing's standard parts hold
+        ("发行人的实际控制人是谁？", False),  # a Chinese filing's profile: its overview, in the head
+    ],
+)
+def test_what_a_question_asks_sits_past_a_filings_head(question: str, past_head: bool) -> None:
+    assert understand(question).past_head is past_head
+
+
+BALANCE_SHEET = (
+    "Consolidated Balance Sheets\nCash 1,200 Inventories 3,100 Total current assets 9,800 Property 7,400 "
+    "Total assets 37,987 Total liabilities 26,365 Total equity 11,622\n"
+)
+SEGMENT_NOTE = "Segment Information\nAssets by segment: Industrial 9,000; Safety 7,000; total assets 37,987.\n"
+
+
+def test_a_statement_line_question_keeps_the_filings_cover_out_of_its_first_places(tmp_path: Path) -> None:
+    """A short question gets a document's head at the third place (a contract's date and parties sit there);
+    in a filing the head is the cover, which holds no statement's line: the statement and the notes that
+    name the line keep the first three places, and a document that is no filing still gets its head."""
+    store = SqliteStore(tmp_path / "db.sqlite3")
+    coll = store.collection("c", create=True).id
+    chunks = [COVER + FILLER, BALANCE_SHEET + FILLER, SEGMENT_NOTE + FILLER, SEGMENT_NOTE * 2 + FILLER]
+    filing = save(store, coll, "ACME_2017_10K.pdf", chunks, None)
+    other = save(store, coll, "acme_corp_notes.txt", ["Acme Corp notes\n" + FILLER, *chunks[1:]], None, sha="notes")
+    for n in range(20):
+        save(store, coll, f"other{n}.txt", [f"Minutes of meeting {n} of the garden club. " * 30], None, sha=f"o{n}")
+    question = "What were Acme Corp's total assets in FY2017?"  # a short question, once its name is read
+    top = [chunk_id for chunk_id, _ in bm25(store, coll, question, 3, document_id=filing.document_id)]
+    assert top[0] == filing.chunk_ids[1] and filing.chunk_ids[0] not in top
+    top = [chunk_id for chunk_id, _ in bm25(store, coll, question, 3, document_id=other.document_id)]
+    assert other.chunk_ids[0] in top

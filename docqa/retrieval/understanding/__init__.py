@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from docqa.core.query import Query
 from docqa.retrieval.understanding.filers import named_filings
 from docqa.retrieval.understanding.periods import asked_period
-from docqa.retrieval.understanding.sections import asked_sections, asks_about_the_cover
-from docqa.retrieval.understanding.statements import asked_statements
+from docqa.retrieval.understanding.sections import asked_sections, asks_about_the_cover, past_the_head
+from docqa.retrieval.understanding.statements import COMPANY_PROFILE, asked_statements
 from docqa.store.keyword import lexical
 from docqa.store.keyword.filings import FilingIdentity
 
@@ -27,13 +27,16 @@ def understand(question: str, filings: Mapping[int, FilingIdentity] | None = Non
     identity, one collection's; none: it names none)."""
     period = asked_period(question)
     filing_sections, other_sections = asked_sections(question)
+    statements, cover = asked_statements(question), asks_about_the_cover(question)
     return Query(
         terms=tuple(lexical.query_terms(question)),
         clauses=tuple(tuple(clause) for clause in lexical.word_sequences(question)),
         period=period,
         filings=named_filings(question, period, filings) if filings else frozenset(),
-        statements=asked_statements(question),
+        statements=statements,
         filing_sections=filing_sections,
         other_sections=other_sections,
-        cover=asks_about_the_cover(question),
+        cover=cover,
+        # a Chinese filing's profile is stated in its overview, which its head holds
+        past_head=past_the_head(tuple(s for s in statements if s != COMPANY_PROFILE), filing_sections, cover),
     )

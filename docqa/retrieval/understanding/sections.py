@@ -22,8 +22,8 @@ import re
 from docqa.core.query import Titles
 
 # (the titles a section's heading may carry, lowercased; what a question says when it asks about it)
-_SECTIONS: tuple[tuple[tuple[str, ...], str], ...] = (
-    # Form 10-K Item 1 / 10-Q: what the company does
+# Form 10-K Item 1 (Business): what the company does. A 10-K opens with it, right after the cover.
+_BUSINESS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("competition", "competitive conditions"), r"compet(?:e|es|ition|itors?|itive)"),
     (("customers", "major customers", "significant customers"), r"customers?|clients?|customer concentration"),
     (
@@ -35,6 +35,9 @@ _SECTIONS: tuple[tuple[tuple[str, ...], str], ...] = (
         ("segment information", "segment reporting", "segments", "geographic information", "reportable segments"),
         r"segments?|regions?|geograph(?:y|ies|ic|ical)|by country|international operations",
     ),
+)
+_SECTIONS: tuple[tuple[tuple[str, ...], str], ...] = (
+    *_BUSINESS,
     # Item 1A, 10-Q Part II Item 1A
     (("risk factors",), r"risks|risk factors|uncertaint(?:y|ies)"),
     # Item 2
@@ -168,6 +171,7 @@ _SEC_PATTERNS = tuple(
     (titles, re.compile(rf"(?<![\w&])(?:{asks})(?![\w&])", re.IGNORECASE)) for titles, asks in _SECTIONS
 )
 _CJK_PATTERNS = tuple((titles, re.compile(asks)) for titles, asks in _CJK_SECTIONS)
+_BUSINESS_TITLES = frozenset(titles for titles, _ in _BUSINESS)
 
 
 def asked_sections(question: str) -> tuple[tuple[Titles, ...], tuple[Titles, ...]]:
@@ -199,3 +203,13 @@ def asks_about_the_cover(question: str) -> bool:
     Section 12(b) (their classes, trading symbols, exchanges), the filer's status, its state of incorporation,
     the market value of the shares held by non-affiliates."""
     return _COVER.search(question) is not None
+
+
+def past_the_head(statements: tuple[Titles, ...], filing_sections: tuple[Titles, ...], cover: bool) -> bool:
+    """Whether what a question asks of an SEC filing sits past the filing's head (its cover and Item 1,
+    Business, which open a 10-K): in a financial statement, or only in standard sections that come later
+    (risk factors, legal proceedings, the notes). Such a question gains nothing from the head chunk that a
+    short question about a document as a whole gets (docqa.store.keyword.index)."""
+    if cover:
+        return False
+    return bool(statements) or (bool(filing_sections) and not _BUSINESS_TITLES.intersection(filing_sections))

@@ -78,7 +78,8 @@ def search(
             return ranked[:limit]
     rest, asking = _split_terms(session, stats, rows, query, rc)
     must_name = document_id is None and not chosen
-    bonus = _heading_bonus(query, rc, filing_identities.is_filing(top_document))
+    sec_filing = filing_identities.is_filing(top_document)
+    bonus = _heading_bonus(query, rc, sec_filing)
     focused = _focused(session, top_document, rows, terms, rest, asking, must_name, stats, bonus, rc)
     if ranked is None and len(focused) < limit:
         # Inside one document the first pass only fills places the second leaves empty: skipped
@@ -90,7 +91,8 @@ def search(
     merged = [(chunk_id, lead + score) for chunk_id, score in focused]
     if document_id is None and ranked:
         merged = _with_twin(session, ranked, owners, top_document, query, merged, stats, chosen, bonus, rc)
-    merged = _with_head(rows, rest, merged, rc, query.cover and filing_identities.is_filing(top_document))
+    if not (sec_filing and query.past_head):
+        merged = _with_head(rows, rest, merged, rc, query.cover and sec_filing)
     first_ids = {chunk_id for chunk_id, _ in merged}
     merged += [(chunk_id, score) for chunk_id, score in ranked or [] if chunk_id not in first_ids]
     return merged[:limit]
