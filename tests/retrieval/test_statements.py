@@ -42,6 +42,14 @@ from tests.support.store_rows import bm25, save
         ("How much stock-based compensation was added back?", [CASH_FLOW_STATEMENT]),
         ("What was the net change in Best Buy's cash during FY2023?", [CASH_FLOW_STATEMENT]),  # the name between
         ("Did Adobe issue senior notes in 2017?", [CASH_FLOW_STATEMENT]),
+        # other industries' captions: a bank's (S-X Article 9), an insurer's (Article 7), a utility's
+        ("What were JPMorgan's total deposits at the end of 2022?", [BALANCE_SHEET]),
+        ("What was the allowance for loan losses at year end?", [BALANCE_SHEET]),
+        ("What was American Express's net interest income in FY2022?", [INCOME_STATEMENT]),
+        ("How much did the bank set aside as its provision for credit losses in 2021?", [INCOME_STATEMENT]),
+        ("How much did CVS earn in premiums in 2022?", [INCOME_STATEMENT]),
+        ("How large is American Water's utility plant?", [BALANCE_SHEET]),
+        ("Is there a security deposit, and what premium is paid?", []),  # a contract's singulars name no line
     ],
 )
 def test_asked_statements(question: str, statements: list[tuple[str, ...]]) -> None:

@@ -53,6 +53,24 @@ _INCOME_STATEMENT_CAPTIONS = (
     r"|(?:income|earnings) from continuing operations|discontinued operations|diluted shares"
     r"|weighted[- ]average shares"
 )
+# Other industries' statements put other captions first: a bank's (Regulation S-X Article 9: Rules 9-03
+# and 9-04), an insurer's (Article 7: Rules 7-03 and 7-04) and a utility's (its regulated plant and the
+# regulatory assets beside it). Plurals only where a contract's singular ("a security deposit", "the
+# premium") names no statement's line.
+_OTHER_INDUSTRIES_BALANCE_SHEET = (
+    r"|loans|(?:total |customer |interest[- ]bearing |noninterest[- ]bearing )?deposits"
+    r"|allowance for (?:loan|credit|loan and lease) losses|federal funds sold"
+    r"|securities purchased under (?:agreements to )?resell|trading (?:account )?assets|investment securities"
+    r"|held[- ]to[- ]maturity|card ?member (?:loans|receivables)|future policy benefits"
+    r"|(?:reserves for |liability for )?unpaid (?:claims|losses)|policyholder (?:funds|account balances)"
+    r"|utility plant|regulatory (?:assets|liabilities)"
+)
+_OTHER_INDUSTRIES_INCOME_STATEMENT = (
+    r"|net interest income|interest income|non-?interest (?:income|expenses?|revenues?)"
+    r"|provision for (?:loan|credit|loan and lease) losses|efficiency ratio"
+    r"|premiums(?: earned| written)?|policyholder benefits|(?:losses and )?loss adjustment expenses"
+    r"|benefits? (?:costs|expenses)"
+)
 _CASH_FLOW_CAPTIONS = (
     r"|operating activities|investing activities|financing activities|stock[- ]based compensation"
     r"|share[- ]based compensation|repay|repaid|repayments? of (?:long[- ]term )?(?:debt|borrowings)|debt repayments?"
@@ -76,6 +94,7 @@ _ASKS = {
         + _TWO_STATEMENT_RATIOS
         + r"|cash ratio|long[- ]term debt|capital[- ]intensi(?:ve|ty)|operating cash flow ratio"
         + _BALANCE_SHEET_CAPTIONS
+        + _OTHER_INDUSTRIES_BALANCE_SHEET
     ),
     INCOME_STATEMENT: (
         r"income statements?|statements? of (?:income|operations|earnings)|p&l|profit and loss|revenues?"
@@ -86,6 +105,7 @@ _ASKS = {
         + _TWO_STATEMENT_RATIOS
         + r"|net (?:profit )?margin|ebitda margin|dividend payout(?: ratio)?|payout ratio"
         + _INCOME_STATEMENT_CAPTIONS
+        + _OTHER_INDUSTRIES_INCOME_STATEMENT
     ),
     CASH_FLOW_STATEMENT: (
         r"cash flow statements?|statements? of cash flows?|capital expenditures?|capex|free cash ?flow|fcf"
