@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import text
 
 from docqa.core.types import ChunkDraft
-from docqa.retrieval.understanding.statements import CASH_FLOW_STATEMENT, asked_statements
+from docqa.retrieval.understanding.statements import BALANCE_SHEET, CASH_FLOW_STATEMENT, asked_statements
 from docqa.store.audit import orphan_problems
 from docqa.store.db import SqliteStore
 from docqa.store.keyword import index as keyword_index
@@ -318,6 +318,37 @@ def test_the_statement_a_question_needs_comes_before_the_prose_about_it(tmp_path
     chunk_of = lambda rowid: (rowid - rows[0]) // passages.PASSAGES_PER_CHUNK  # noqa: E731
     assert chunk_of(plain[0]) == 0  # without the statement's bonus the prose wins
     assert chunk_of(named[0]) in (1, 2)  # the statement, its title carried to its later rows
+
+
+@pytest.mark.parametrize(
+    ("heading", "indexed"),
+    [
+        ("Off-Balance Sheet Arrangements", "OffBalanceSheet Arrangements"),  # MD&A's, in most 10-Ks
+        ("Balance Sheet Location", "BalanceSheet Location"),  # ASC 815's derivative tables
+        ("Location on Income Statement", "Location on IncomeStatement"),
+        ("Key Balance Sheet Data", "Key BalanceSheet Data"),
+        ("Gross amounts offset in the balance sheet", "Gross amounts offset in the balancesheet"),
+        ("Consolidated Balance Sheets", "Consolidated Balance Sheets"),  # the statement itself
+        ("Condensed Consolidated Statements of Cash Flows (Unaudited)", None),
+        ("Balance Sheet", None),
+    ],
+)
+def test_a_statements_title_used_as_a_modifier_is_indexed_as_one_word(heading: str, indexed: str | None) -> None:
+    assert passage_stems.indexed_heading(heading) == (indexed or heading)
+
+
+def test_a_balance_sheet_question_is_not_steered_to_off_balance_sheet_arrangements(tmp_path: Path) -> None:
+    chunks = [
+        "Off-Balance Sheet Arrangements\nWe have no off-balance sheet arrangements. Total assets of unconsolidated "
+        "entities are not in our total assets; total assets of such entities were small.",
+        "Consolidated Balance Sheets\nInventories 4,300 4,100\nTotal assets 36,500 37,987",
+    ]
+    question = "What were total assets on the balance sheet at the end of 2018?"
+    statements = tuple(asked_statements(question))
+    assert statements == (BALANCE_SHEET,)
+    titled = tuple((s, DEFAULT_RANKING.statement_weight) for s in statements)
+    rows, (ranked,) = _rankings(tmp_path, chunks, question, [(DEFAULT_RANKING.heading_weight, titled)])
+    assert (ranked[0] - rows[0]) // passages.PASSAGES_PER_CHUNK == 1
 
 
 def test_stems_are_built_for_an_older_index_and_repaired_when_missing(tmp_path: Path) -> None:

@@ -97,7 +97,7 @@ def test_the_chinese_headings_revision_indexes_chinese_documents_again_and_only_
         raw.execute("UPDATE passage_stems SET headings = x''")  # as if an older rule had read them
         raw.execute("UPDATE alembic_version SET version_num = 's0003'")
         raw.execute("PRAGMA user_version = 6")
-    store = SqliteStore(path)  # s0004, then s0005 to s0007 (which read every document's headings again)
+    store = SqliteStore(path)  # s0004, then s0005 to s0008 (which read every document's headings again)
     assert schema.current(store.engine) == schema.HEADS["sqlite"]
     with sqlite3.connect(path) as raw:
         assert raw.execute(query).fetchall() == written and [h for _, h in written] != [b"", b""]

@@ -86,7 +86,8 @@ _CASH_FLOW_CAPTIONS = (
 # sheet); a payout ratio, dividends paid against net income.
 _ASKS = {
     BALANCE_SHEET: (
-        r"balance sheets?|statements? of financial (?:position|condition)|working capital|quick ratio|current ratio"
+        r"(?<!off-)(?<!off )balance sheets?|statements? of financial (?:position|condition)|working capital|quick ratio"
+        r"|current ratio"
         r"|current assets|current liabilities|inventor(?:y|ies)|accounts payable|accounts receivable|total assets"
         r"|pp&e|property,? plant,? and equipment|fixed assets?|cash and cash equivalents|shareholders'? equity"
         r"|stockholders'? equity|debt[- ]to[- ]equity|total debt|net debt|days payable|dpo|days sales|dso"

@@ -31,7 +31,7 @@ from docqa.store.keyword.tables import (
 # heading only at a line's start, and Chinese sentences after a number as headings (7: only Chinese documents
 # change, reindex_chinese); 7 did not read one capitalised word above a paragraph as a heading, 8 dropped an
 # item heading's number, 9 missed a statement's title followed by the company's name (8 to 10: rewrite_headings)
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 _DDL = [
     f"CREATE VIRTUAL TABLE IF NOT EXISTS passage_fts USING fts5(title, body, tokenize='{TOKENIZER}')",
     STEMS_DDL,

@@ -97,6 +97,22 @@ _STATEMENT_TITLE = re.compile(
 )
 _AFTER_STATEMENT_TITLE = "(—–-"  # a dash before the dates, "(Unaudited)", "(In millions)"
 _PAGE_NUMBER = re.compile(r"(?<![\d,])\d{1,3}$")  # a contents line ends with its page's number
+# A statement's title used as a modifier in a heading: MD&A's "Off-Balance Sheet Arrangements", the
+# derivative notes' "Balance Sheet Location" and "Income Statement Classification" (ASC 815's tables),
+# "Balance Sheet Hedging", "Key Balance Sheet Data", "Gross Amounts Offset in the Balance Sheet". Those words
+# are indexed as one, so that the statement's title, which a question about its lines looks for
+# (statement_weight), is found only where a heading is the statement.
+_STATEMENT_PHRASE = (
+    r"balance[ \t]+sheets?|income[ \t]+statements?"
+    r"|statements?[ \t]+of[ \t]+(?:income|operations|earnings|cash[ \t]+flows?|financial[ \t]+position)"
+)
+_STATEMENT_AS_MODIFIER = re.compile(
+    rf"\boff[- \t]*(?:{_STATEMENT_PHRASE})"
+    rf"|(?:{_STATEMENT_PHRASE})(?=[ \t]+(?:locations?|classifications?|hedg\w*|data|information|components?"
+    rf"|arrangements|offsets?|offsetting)\b)"
+    rf"|(?<=location on )(?:the[ \t]+)?(?:{_STATEMENT_PHRASE})|(?<=offset in the )(?:{_STATEMENT_PHRASE})",
+    re.I,
+)
 # A passage keeps the last headings before it in its document: a statement's title is on its page's
 # first lines, and the rows below it, in the page's later passages, are still that statement's.
 CARRIED_HEADINGS = 3
@@ -218,6 +234,12 @@ def heading_texts(body: str) -> list[str]:
     return found
 
 
+def indexed_heading(heading: str) -> str:
+    """A heading as the index holds it: a statement's title used as a modifier is one word
+    ("Off-Balance Sheet Arrangements" -> "OffBalanceSheet Arrangements")."""
+    return _STATEMENT_AS_MODIFIER.sub(lambda m: re.sub(r"[\s-]+", "", m.group(0)), heading)
+
+
 def _with_item_number(line: str, match: re.Match[str]) -> str:
     """A heading's title, with "Item 2" before it where the line numbers a filing's item ("Item 2.
     Properties"): the item's number tells Item 2's Properties from a note's "Property and Equipment", which
@@ -278,7 +300,7 @@ def heading_rows(stemmer: Stemmer, passages: Sequence[tuple[int, str]]) -> list[
     rows: list[tuple[int, bytes]] = []
     carried: list[str] = []
     for rowid, passage in passages:
-        own = heading_texts(passage)
+        own = [indexed_heading(heading) for heading in heading_texts(passage)]
         rows.append((rowid, encode(stemmer.ids(lexical.index_text("\n".join([*carried, *own]))))))
         carried = [*carried, *own][-CARRIED_HEADINGS:]
     return rows
