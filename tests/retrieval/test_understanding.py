@@ -19,6 +19,8 @@ from tests.store.test_filings import COVER_WITH_SYMBOLS, TEN_K
         ("Was there any drop in cash between FY 2023 and Q2 of FY2024?", AskedPeriod(2024, 2, None)),
         ("As of FY2023Q1, why did Pepsico raise guidance?", AskedPeriod(2023, 1, None)),
         ("What was the FY18 capex?", AskedPeriod(2018, None, None)),
+        ("What was capex in fiscal '22?", AskedPeriod(2022, None, None)),
+        ("How many units in fiscal 22?", AskedPeriod(None, None, None)),  # a bare two-digit number is no year
         ("公司2018财年的营业收入是多少？", AskedPeriod(2018, None, None)),
         (
             "What was the key agenda of the AMCOR's 8k filing dated 1st July 2022?",
@@ -84,6 +86,12 @@ def test_a_question_names_a_company_by_symbol_initials_or_name(question: str, na
         ("PEPSICO, INC.", "Did Pepsi Bottling raise its prices?", True),  # a run that starts with it: named
         ("WAL-MART STORES, INC.", "What did Walgreens report?", False),
         ("SYSCO CORPORATION", "What did Sys report?", False),  # too short a rest to be the name
+        ("AMERICAN EXPRESS COMPANY", "What was AmEx's net interest income in 2022?", True),  # clipped, joined
+        ("AMERICAN EXPRESS COMPANY", "What did AMEX report for 2022?", True),
+        ("AMERICAN EXPRESS COMPANY", "What did the Amex card cost?", True),
+        ("AMERICAN EXPRESS COMPANY", "What did the Americas segment report?", False),  # "Americ" + "as"? no
+        ("AMERICAN EXPRESS COMPANY", "What did amex report?", False),  # a name starts with a capital
+        ("GENERAL MILLS, INC.", "What did Gemini report?", False),
     ],
 )
 def test_a_name_written_as_one_word(cover_name: str, question: str, named: bool) -> None:

@@ -55,8 +55,9 @@ def named_in(question: str, identity: FilingIdentity) -> bool:
     "Wal-Mart Stores", "Pepsi" for "PepsiCo"), the first word of a longer name ("Adobe" for "Adobe
     Systems"), or that word split ("JP Morgan" for "JPMorgan Chase"), starting with a capital or a digit
     as a name does ("the best quarter" is not Best Buy); the initials of a name joined by "&" ("J&J",
-    "P&G"); or its trading symbol: as written in capitals, or in any case when it has three letters or
-    more and is no common word ("mmm", "Amzn")."""
+    "P&G"); its first two words clipped and joined ("AmEx" for "American Express"); or its trading
+    symbol: as written in capitals, or in any case when it has three letters or more and is no common
+    word ("mmm", "Amzn")."""
     if any(_symbol_in(question, symbol) for symbol in identity.tickers):
         return True
     words = lexical.words_of(question)
@@ -66,7 +67,7 @@ def named_in(question: str, identity: FilingIdentity) -> bool:
             if len(name[0]) >= 2 and name[0] in question:  # a Chinese name, as written: no spaces to split at
                 return True
             continue
-        if _initials_in(question, name):
+        if _initials_in(question, name) or _clipped_in(words, name):
             return True
         whole = _whole_forms(name)
         for i, word in enumerate(words):
@@ -113,3 +114,23 @@ def _initials_in(question: str, name: tuple[str, ...]) -> bool:
         return False
     initials = "&".join(w[0] for w in name if w not in ("and", "of")).upper()
     return initials.count("&") >= 1 and re.search(rf"(?<!\w){re.escape(initials)}(?!\w)", question) is not None
+
+
+def _clipped_in(words: list[str], name: tuple[str, ...]) -> bool:
+    """ "AmEx" for "American Express", "FedEx" for "Federal Express": a capitalised word of four letters or
+    more made of the starts (two letters or more each) of a name's first two words, shorter than both
+    joined ("AmericanExpress" is the joined form, `_whole_forms`)."""
+    if len(name) < 2 or not (name[0].isalpha() and name[1].isalpha()):
+        return False
+    first, second = name[0], name[1]
+    for word in words:
+        lowered = word.lower()
+        if not word[:1].isupper() or len(lowered) < 4 or len(lowered) >= len(first) + len(second):
+            continue
+        if any(
+            lowered == first[:a] + second[: len(lowered) - a]
+            for a in range(2, min(len(first), len(lowered) - 2) + 1)
+            if len(lowered) - a <= len(second)
+        ):
+            return True
+    return False

@@ -15,9 +15,10 @@ import re
 from docqa.core.query import AskedPeriod
 from docqa.store.keyword.filings import MONTHS, form_name, quarter_of
 
-# "FY2018", "FY 18", "CY2018", "fiscal 2018", "fiscal year 2018", "2018财年", "2018年度", a bare year.
+# "FY2018", "FY 18", "CY2018", "fiscal 2018", "fiscal year 2018", "fiscal '18", "2018财年", "2018年度", a bare year.
 _ASKED_YEAR = re.compile(
-    r"\b(?:fy|cy)\s*'?(\d{4}|\d{2})(?!\d)|\bfiscal\s+(?:year\s+)?((?:19|20)\d\d)\b|((?:19|20)\d\d)\s*(?:财年|年度|年)"
+    r"\b(?:fy|cy|fiscal\s+(?:year\s+)?')\s*'?(\d{4}|\d{2})(?!\d)|\bfiscal\s+(?:year\s+)?((?:19|20)\d\d)\b"
+    r"|((?:19|20)\d\d)\s*(?:财年|年度|年)"
     r"|\b((?:19|20)\d\d)\b",
     re.IGNORECASE,
 )
