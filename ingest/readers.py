@@ -31,11 +31,11 @@ logger = logging.getLogger(__name__)
 
 # Raise it whenever a reader's text changes for the same bytes (cleaning, page handling): documents
 # read by an older version are then read again on the next ingest instead of kept as "unchanged".
-# PDFs: 9: a newline character of the document's own between two glyphs of one line read as a space
-# (ingest.pdf_text); 8: split words joined (ingest.split_words), running headers and footers left out
-# (ingest.page_furniture); 7: paragraph breaks; 6: glued section numbers, enumerators, ordinals; 5: PDFium's
-# U+FFFE, U+037E; 4: PDFium
-READER_VERSION = 9
+# PDFs: 10: small capitals set apart from their first letter joined ("R ESORTS", ingest.split_words); 9: a
+# newline character of the document's own between two glyphs of one line read as a space (ingest.pdf_text);
+# 8: split words joined (ingest.split_words), running headers and footers left out (ingest.page_furniture);
+# 7: paragraph breaks; 6: glued section numbers, enumerators, ordinals; 5: PDFium's U+FFFE, U+037E; 4: PDFium
+READER_VERSION = 10
 # Text and Markdown: one number with PDFs' until 6, though their reading last changed before it. Their own
 # since, so that a PDF-only change leaves a stored text file as it is (read, chunked and embedded once).
 TEXT_READER_VERSION = 6

@@ -23,6 +23,9 @@ _WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)*")  # "company’s" is one wor
 MIN_WHOLE = 2  # the joined word is written whole at least this often in the document
 MAX_TAIL_ALONE = 4  # a two-letter tail is a word of its own fewer times than this ("or", "to": always)
 _ONE_LETTER_WORDS = frozenset({"a", "i"})  # the tails of one letter that are words; "e", "s", "t" are not
+# small capitals: a word's first letter in a larger size, its others as smaller capitals, which some
+# filings converted from HTML set apart ("MGM R ESORTS I NTERNATIONAL" on a 10-K's cover)
+_SMALL_CAPS = re.compile(r"\b([A-Z]) ([A-Z]{3,})\b")
 
 
 def join_split_words(pages: Sequence[str]) -> tuple[list[str], int]:
@@ -50,4 +53,24 @@ def join_split_words(pages: Sequence[str]) -> tuple[list[str], int]:
         return match.group(0)
 
     out = [_SPLIT.sub(join, text) for text in pages]
-    return out, joined
+    out, capitals = _join_small_capitals(out, words)
+    return out, joined + capitals
+
+
+def _join_small_capitals(pages: list[str], words: Counter[str]) -> tuple[list[str], int]:
+    """ "R ESORTS" as "RESORTS": a capital alone, then capitals that never stand alone in the document,
+    that together make a word it writes whole elsewhere ("A NOTHER" stays where "another" is never written;
+    "I NTERNATIONAL" is joined, "I" being a word notwithstanding)."""
+    found = [m for text in pages for m in _SMALL_CAPS.finditer(text)]
+    rests = Counter(m.group(2).lower() for m in found)
+    joined = 0
+
+    def join(match: re.Match[str]) -> str:
+        nonlocal joined
+        rest = match.group(2).lower()
+        if words[match.group(1).lower() + rest] >= MIN_WHOLE and words[rest] == rests[rest]:
+            joined += 1
+            return match.group(1) + match.group(2)
+        return match.group(0)
+
+    return [_SMALL_CAPS.sub(join, text) for text in pages], joined

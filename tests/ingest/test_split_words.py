@@ -39,6 +39,18 @@ def test_words_that_are_words_stay_apart() -> None:
     assert out == pages and joined == 0
 
 
+def test_small_capitals_set_apart_from_their_first_letter_are_joined() -> None:
+    pages = [
+        "MGM R ESORTS I NTERNATIONAL\n(Exact name of Registrant)\nR EPORT OF A RRIGO\n",
+        "MGM Resorts International files this report. Resorts and International markets. A report.\n",
+        "See A NOTHER section.\n",  # "another" is never written whole here: stays
+    ]
+    out, joined = join_split_words(pages)
+    assert out[0].splitlines()[0] == "MGM RESORTS INTERNATIONAL"
+    assert out[0].splitlines()[2] == "REPORT OF A RRIGO"  # a name never written whole stays as it is
+    assert out[1:] == pages[1:] and joined == 3
+
+
 def test_a_pdf_heading_with_its_last_glyph_apart_is_read_whole(tmp_path: Path) -> None:
     from reportlab.lib.pagesizes import letter
     from reportlab.pdfgen import canvas

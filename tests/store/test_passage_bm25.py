@@ -328,6 +328,7 @@ def test_the_statement_a_question_needs_comes_before_the_prose_about_it(tmp_path
         ("Location on Income Statement", "Location on IncomeStatement"),
         ("Key Balance Sheet Data", "Key BalanceSheet Data"),
         ("Gross amounts offset in the balance sheet", "Gross amounts offset in the balancesheet"),
+        ("Condensed Consolidating Statements of Cash Flows", "Condensed ConsolidatingStatementsofCashFlows"),
         ("Consolidated Balance Sheets", "Consolidated Balance Sheets"),  # the statement itself
         ("Condensed Consolidated Statements of Cash Flows (Unaudited)", None),
         ("Balance Sheet", None),

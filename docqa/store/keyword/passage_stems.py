@@ -99,7 +99,8 @@ _AFTER_STATEMENT_TITLE = "(—–-"  # a dash before the dates, "(Unaudited)", "
 _PAGE_NUMBER = re.compile(r"(?<![\d,])\d{1,3}$")  # a contents line ends with its page's number
 # A statement's title used as a modifier in a heading: MD&A's "Off-Balance Sheet Arrangements", the
 # derivative notes' "Balance Sheet Location" and "Income Statement Classification" (ASC 815's tables),
-# "Balance Sheet Hedging", "Key Balance Sheet Data", "Gross Amounts Offset in the Balance Sheet". Those words
+# "Balance Sheet Hedging", "Key Balance Sheet Data", "Gross Amounts Offset in the Balance Sheet", and the
+# guarantors' "Condensed Consolidating Statement of Cash Flows" (S-X Rule 3-10), a note. Those words
 # are indexed as one, so that the statement's title, which a question about its lines looks for
 # (statement_weight), is found only where a heading is the statement.
 _STATEMENT_PHRASE = (
@@ -107,7 +108,7 @@ _STATEMENT_PHRASE = (
     r"|statements?[ \t]+of[ \t]+(?:income|operations|earnings|cash[ \t]+flows?|financial[ \t]+position)"
 )
 _STATEMENT_AS_MODIFIER = re.compile(
-    rf"\boff[- \t]*(?:{_STATEMENT_PHRASE})"
+    rf"\b(?:off[- \t]*|consolidating[ \t]+)(?:{_STATEMENT_PHRASE})"
     rf"|(?:{_STATEMENT_PHRASE})(?=[ \t]+(?:locations?|classifications?|hedg\w*|data|information|components?"
     rf"|arrangements|offsets?|offsetting)\b)"
     rf"|(?<=location on )(?:the[ \t]+)?(?:{_STATEMENT_PHRASE})|(?<=offset in the )(?:{_STATEMENT_PHRASE})",
