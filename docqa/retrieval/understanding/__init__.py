@@ -17,7 +17,7 @@ from docqa.core.query import Query
 from docqa.retrieval.understanding.filers import named_filings
 from docqa.retrieval.understanding.periods import asked_period
 from docqa.retrieval.understanding.sections import asked_sections, asks_about_the_cover, past_the_head
-from docqa.retrieval.understanding.statements import COMPANY_PROFILE, asked_statements
+from docqa.retrieval.understanding.statements import FINANCIAL_STATEMENTS, asked_statements
 from docqa.store.keyword import lexical
 from docqa.store.keyword.filings import FilingIdentity
 
@@ -37,6 +37,6 @@ def understand(question: str, filings: Mapping[int, FilingIdentity] | None = Non
         filing_sections=filing_sections,
         other_sections=other_sections,
         cover=cover,
-        # a Chinese filing's profile is stated in its overview, which its head holds
-        past_head=past_the_head(tuple(s for s in statements if s != COMPANY_PROFILE), filing_sections, cover),
+        # not a Chinese filing's profile: its overview states it, and its head holds that
+        past_head=past_the_head(any(s in FINANCIAL_STATEMENTS for s in statements), filing_sections, cover),
     )

@@ -205,11 +205,11 @@ def asks_about_the_cover(question: str) -> bool:
     return _COVER.search(question) is not None
 
 
-def past_the_head(statements: tuple[Titles, ...], filing_sections: tuple[Titles, ...], cover: bool) -> bool:
+def past_the_head(financial_statement: bool, filing_sections: tuple[Titles, ...], cover: bool) -> bool:
     """Whether what a question asks of an SEC filing sits past the filing's head (its cover and Item 1,
     Business, which open a 10-K): in a financial statement, or only in standard sections that come later
     (risk factors, legal proceedings, the notes). Such a question gains nothing from the head chunk that a
     short question about a document as a whole gets (docqa.store.keyword.index)."""
     if cover:
         return False
-    return bool(statements) or (bool(filing_sections) and not _BUSINESS_TITLES.intersection(filing_sections))
+    return financial_statement or (bool(filing_sections) and not _BUSINESS_TITLES.intersection(filing_sections))

@@ -116,6 +116,8 @@ _ASKS = {
         + _CASH_FLOW_CAPTIONS
     ),
 }
+# The financial statements proper, which a filing's head (its cover, Item 1) never holds
+FINANCIAL_STATEMENTS = (BALANCE_SHEET, INCOME_STATEMENT, CASH_FLOW_STATEMENT)
 # Chinese filings' profile sections (CSRC layouts: prospectus 第二节 概览 and 发行人基本情况; annual report
 # 公司简介和主要财务指标), and what a question names to ask for a fact they state. Chinese has no word
 # boundaries, so these match anywhere in the question.
