@@ -5,7 +5,8 @@
 # `bash bench/gpu_run.sh embed`: ingest throughput with a Qwen3-Embedding-0.6B-shaped model;
 # `bash bench/gpu_run.sh rerank`: a question's reranking cost with a Qwen3-Reranker-0.6B-shaped model.
 # `bash bench/gpu_run.sh fit`: the KV-cache fit with the GPU made to look like a 24 GB card (QUANT=q8_0 too).
-# `bash bench/gpu_run.sh probe`: single-stream decode taken apart (bench/gpu_single_stream_probe.py).
+# `bash bench/gpu_run.sh probe`: single-stream decode taken apart (bench/gpu_single_stream_probe.py);
+# `bash bench/gpu_run.sh batch_probe`: the 64 x 512 step taken apart (bench/gpu_batch_step_probe.py).
 # `bash bench/gpu_run.sh node`: the engine in-process against the same engine behind `docqa serve
 # --generator-only`, through HTTP (bench/gpu_node_bench.py). `bash bench/gpu_run.sh serve`: the whole path
 # (bench/gpu_serve_bench.py: in-process, through a node, through llama-server), CUAD contracts in .cuad/;
@@ -43,6 +44,9 @@ elif [ "$1" = fit ]; then
 elif [ "$1" = probe ]; then
   # single-stream decode: llama-bench tg against raw decodes and the engine, on two context shapes
   PYTHONUNBUFFERED=1 python3 -m bench.gpu_single_stream_probe --model $W/q14.gguf --bin $B --out ${OUT:-.}/single_stream_probe.json ${EXTRA:-}
+elif [ "$1" = batch_probe ]; then
+  # 64 rows a step: llama-batched-bench npl 64 against raw decodes, the graph's top-k and the engine
+  PYTHONUNBUFFERED=1 python3 -m bench.gpu_batch_step_probe --model $W/q14.gguf --bin $B --out ${OUT:-.}/batch_step_probe.json ${EXTRA:-}
 elif [ "$1" = serve ]; then
   # the whole path: docqa serve over 100 CUAD contracts (carried in .cuad/), in-process and through a node
   PYTHONUNBUFFERED=1 python3 -m bench.gpu_serve_bench --model $W/q14.gguf --bin $B --cuad .cuad --out ${OUT:-.}/gpu_serve_bench.json ${EXTRA:-}
