@@ -33,6 +33,9 @@ class Query:
     period: AskedPeriod = AskedPeriod()
     # the filings it names (its company's, narrowed to the period and form asked); empty: it names none here
     filings: frozenset[int] = frozenset()
+    # where it names no company but a period: the filings reporting on that period (any company's), which
+    # replace a first-pass pick that is a filing of another period; empty otherwise
+    period_filings: frozenset[int] = frozenset()
     statements: tuple[Titles, ...] = ()  # the financial statements (or Chinese profile sections) it needs
     filing_sections: tuple[Titles, ...] = ()  # the standard sections its topic lives in, within an SEC filing
     other_sections: tuple[Titles, ...] = ()  # those that apply to any document (the CSRC's, for Chinese text)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from docqa.core.query import AskedPeriod
-from docqa.retrieval.understanding.filers import named_filings, named_in
+from docqa.retrieval.understanding.filers import named_filings, named_in, period_filings
 from docqa.retrieval.understanding.periods import asked_period
 from docqa.store.keyword.filings import FilingIdentity, read_identity
 from tests.store.test_filings import COVER_WITH_SYMBOLS, TEN_K
@@ -113,6 +113,32 @@ def test_a_foreign_filers_annual_and_current_reports_are_its_20f_and_6ks() -> No
     }
     for question, chosen in asks.items():
         assert named_filings(question, asked_period(question), filings) == chosen, question
+
+
+def test_a_question_naming_a_period_but_no_company_gets_the_filings_of_that_period() -> None:
+    def filing(name: str, form: str, years: set[int], quarter: int | None = None) -> FilingIdentity:
+        return FilingIdentity(names=((name,),), tickers=frozenset(), years=frozenset(years), form=form,
+                              quarter=quarter)  # fmt: skip
+
+    filings = {
+        1: filing("acme", "10-K", {2017}),
+        2: filing("acme", "10-K", {2023}),
+        3: filing("acme", "10-Q", {2023, 2024}, quarter=2),
+        4: filing("zenith", "earnings", {2023}, quarter=4),
+    }
+    asks = {
+        "What drove the reduction in SG&A expense as a percent of net sales in FY2023?": {2, 3, 4},
+        "Was there any drop in cash between FY 2023 and Q2 of FY2024?": {3},
+        "What did the 2023 annual report say about competition?": {2},
+        "What did Acme say about competition in 2023?": set(),  # it names its company: named_filings decides
+        "What does the supply agreement say about termination?": set(),  # no period
+        "What was revenue in 2030?": set(),  # no filing reports on it
+    }
+    for question, expected in asks.items():
+        asked = asked_period(question)
+        assert period_filings(named_filings(question, asked, filings), asked, filings) == expected, question
+    every_one = {1: filings[2], 2: filings[4]}  # all of them report on 2023: nothing to narrow
+    assert period_filings(frozenset(), asked_period("revenue in 2023"), every_one) == frozenset()
 
 
 def test_a_lowercase_word_is_not_a_symbol() -> None:

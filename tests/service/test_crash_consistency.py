@@ -1,8 +1,8 @@
-"""`kill -9` in the middle of `docqa ingest`, at random moments, 20 times: after each restart SQLite
-is intact, every document is complete in SQLite and FAISS or failed/absent, nothing is orphaned, no
-finished work is undone, and a last run finishes the job. The kill times are fractions of a timed run
-on the same machine, so that kills land in the work, not only in start-up, on a slow machine too. Embeddings come from the tiny Qwen3-architecture GGUF, so each run
-spends its time ingesting rather than loading a model."""
+"""`kill -9` in the middle of `docqa ingest`, at random moments, 20 times: after each restart SQLite is intact,
+every document is complete in SQLite and FAISS or failed/absent, nothing is orphaned, no finished work is
+undone, and a last run finishes the job. The kill times are fractions of a timed run on the same machine, so
+that kills land in the work, not only in start-up, on a slow machine too. Embeddings come from the tiny
+Qwen3-architecture GGUF, so each run spends its time ingesting rather than loading a model."""
 
 from __future__ import annotations
 

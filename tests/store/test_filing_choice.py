@@ -61,6 +61,16 @@ def test_a_question_naming_no_company_searches_every_filing(tmp_path: Path) -> N
     assert _document(store, top[0][0]) == _document(store, heads["BETA"])
 
 
+def test_a_question_naming_a_period_but_no_company_gets_a_filing_of_that_period(tmp_path: Path) -> None:
+    store, coll, heads = _filings(tmp_path)
+    question = "What is the FY2017 capital expenditure amount in USD millions?"
+    # the first pass picks the 2018 release, dense with the words; the only filing of 2017 is ACME's
+    assert _document(store, bm25(store, coll, question.replace("FY2017", "FY2018"), 3)[0][0]) == _document(
+        store, heads["BETA"]
+    )
+    assert _document(store, bm25(store, coll, question, 3)[0][0]) == _document(store, heads["ACME2017"])
+
+
 def test_a_replaced_filing_is_read_again(tmp_path: Path) -> None:
     store = SqliteStore(tmp_path / "db.sqlite3")
     coll = store.collection("c", create=True).id

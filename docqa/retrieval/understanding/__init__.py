@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from docqa.core.query import Query
-from docqa.retrieval.understanding.filers import named_filings
+from docqa.retrieval.understanding.filers import named_filings, period_filings
 from docqa.retrieval.understanding.periods import asked_period
 from docqa.retrieval.understanding.sections import asked_sections, asks_about_the_cover, past_the_head
 from docqa.retrieval.understanding.statements import FINANCIAL_STATEMENTS, asked_statements
@@ -28,11 +28,13 @@ def understand(question: str, filings: Mapping[int, FilingIdentity] | None = Non
     period = asked_period(question)
     filing_sections, other_sections = asked_sections(question)
     statements, cover = asked_statements(question), asks_about_the_cover(question)
+    named = named_filings(question, period, filings) if filings else frozenset()
     return Query(
         terms=tuple(lexical.query_terms(question)),
         clauses=tuple(tuple(clause) for clause in lexical.word_sequences(question)),
         period=period,
-        filings=named_filings(question, period, filings) if filings else frozenset(),
+        filings=named,
+        period_filings=period_filings(named, period, filings) if filings else frozenset(),
         statements=statements,
         filing_sections=filing_sections,
         other_sections=other_sections,

@@ -32,6 +32,30 @@ def named_filings(question: str, asked: AskedPeriod, identities: Mapping[int, Fi
     # (covers carry trading symbols since 2019), its older filings are named too.
     names = {name for identity in named.values() for name in identity.names}
     named |= {doc: identity for doc, identity in identities.items() if names & set(identity.names)}
+    return _of_period(named, asked)
+
+
+def period_filings(
+    question_filings: frozenset[int], asked: AskedPeriod, identities: Mapping[int, FilingIdentity]
+) -> frozenset[int]:
+    """Where a question names no company (`question_filings` empty) but a fiscal year or period end: the
+    filings, any company's, that report on it (narrowed by quarter and form as `named_filings` narrows);
+    empty where it names a company, no period, or no filing reports on the period."""
+    if question_filings:
+        return frozenset()
+    of_year = {
+        doc: identity
+        for doc, identity in identities.items()
+        if asked.latest_year in identity.years or asked.period_end in identity.period_ends
+    }
+    if not of_year or len(of_year) == len(identities):
+        return frozenset()
+    return _of_period(of_year, asked)
+
+
+def _of_period(named: dict[int, FilingIdentity], asked: AskedPeriod) -> frozenset[int]:
+    """`named` narrowed to the latest fiscal year asked, then its period end, quarter and form, each step
+    only where some filing is left."""
     checks: list[Callable[[FilingIdentity], bool]] = []
     if asked.latest_year is not None:
         checks.append(lambda identity: asked.latest_year in identity.years)

@@ -14,12 +14,15 @@ Passages are written by docqa.store.keyword.passages, with their chunks, in the 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from sqlalchemy import bindparam, text
 from sqlalchemy.orm import Session
 
 from docqa.core.query import Query
 from docqa.store.keyword import lexical, passage_bm25
 from docqa.store.keyword.filing_choice import FilingIdentities
+from docqa.store.keyword.filing_identity import FilingIdentity
 from docqa.store.keyword.ranking import DEFAULT_RANKING, RankingConstants
 from docqa.store.keyword.tables import PASSAGES_PER_CHUNK, chunk_scores
 from docqa.store.keyword.term_stats import TermStats, index_version
@@ -73,6 +76,10 @@ def search(
         else:
             top_document = owners[ranked[0][0]]
             top_document = titles.named_instead(collection_id, query.clauses, top_document, rc) or top_document
+            if query.period_filings and filing_identities.is_filing(top_document):
+                chosen = _of_the_period(query, top_document, filing_identities.of_collection(collection_id))
+                if chosen:  # the period names the filing, as a company's name would
+                    top_document = _best_filing(session, stats, ranked, owners, chosen, terms, rc)
         rows = _document_rows(session, top_document)  # the passage rowid range the second pass re-ranks
         if rows is None:
             return ranked[:limit]
@@ -186,6 +193,18 @@ def _best_filing(
         if scored and (best is None or scored[0][1] > best[0]):
             best = (scored[0][1], document)
     return best[1] if best else min(chosen)
+
+
+def _of_the_period(query: Query, top_document: int, identities: Mapping[int, FilingIdentity]) -> set[int]:
+    """For a question naming no company but a period, whose first-pass pick is a filing of another period:
+    the filings of the period asked to choose from, the same company's where it filed one ("SG&A in FY2023"
+    picked a company's 2017 10-K on its words; its FY2023 10-K holds the answer). Empty when the pick is
+    of that period already."""
+    if top_document in query.period_filings:
+        return set()
+    names = set(identities[top_document].names) if top_document in identities else set()
+    same_company = {doc for doc in query.period_filings if doc in identities and names & set(identities[doc].names)}
+    return same_company or set(query.period_filings)
 
 
 def _with_head(
