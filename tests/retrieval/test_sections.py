@@ -36,6 +36,10 @@ from tests.support.store_rows import bm25, save
         ("Is there substantial doubt about its ability to continue as a going concern?", "going concern"),
         ("What was the CEO's compensation in 2022?", "executive compensation"),
         ("How large is the backlog?", "backlog"),
+        # Item 1 itself (Regulation S-K Item 101: the business, its industry, principal products and services)
+        ("What industry does 3M primarily operate in?", "item 1 business"),
+        ("Describe Acme's business and its main products.", "item 1 business"),
+        ("What are the company's principal products and services?", "item 1 business"),
         ("Which law governs the agreement?", None),
     ],
 )
@@ -163,6 +167,7 @@ def test_item_2s_properties_are_told_from_a_notes_property_and_equipment(tmp_pat
         ("What were Acme's total assets at the end of FY2017?", True),  # the balance sheet's line
         ("What legal proceedings is Acme involved in?", True),  # Item 3
         ("Who are Acme's main competitors?", False),  # Item 1, which opens a 10-K after its cover
+        ("What industry does Acme operate in?", False),  # Item 1's own opening
         ("Who are Acme's competitors, and what legal proceedings is it in?", False),  # Item 1 among them
         ("Which securities does Acme have registered under Section 12(b)?", False),  # the cover itself
         ("What is the date of the agreement?", False),  # nothing a filing's standard parts hold

@@ -24,6 +24,20 @@ from docqa.core.query import Titles
 # (the titles a section's heading may carry, lowercased; what a question says when it asks about it)
 # Form 10-K Item 1 (Business): what the company does. A 10-K opens with it, right after the cover.
 _BUSINESS: tuple[tuple[tuple[str, ...], str], ...] = (
+    # Item 101 of Regulation S-K, the description of the business: its industry, principal products and services
+    (
+        (
+            "item 1 business",
+            "business overview",
+            "company overview",
+            "description of business",
+            "products and services",
+        ),
+        r"industr(?:y|ies)|(?:main|principal|key|core|major) (?:products|services|offerings|lines of business)"
+        r"|products and services|lines? of business|business (?:model|overview|description)"
+        r"|(?:nature|description) of (?:its |the |their )?business(?:es)?|describe \S+ business"
+        r"|what (?:does|do) \S+ (?:do|make|sell)",
+    ),
     (("competition", "competitive conditions"), r"compet(?:e|es|ition|itors?|itive)"),
     (("customers", "major customers", "significant customers"), r"customers?|clients?|customer concentration"),
     (
