@@ -85,3 +85,33 @@ def test_a_replaced_filing_is_read_again(tmp_path: Path) -> None:
     assert bm25(store, coll, asked, 3)[0][0] in strong  # no filing reports on 2019: the first pass decides
     replaced = filing("acme-a.pdf", 2019, "Revenue grew in every segment. ")  # now it does
     assert bm25(store, coll, asked, 3)[0][0] in replaced
+
+
+RETAIL_NOTE = (
+    "Fiscal Year. The Company's fiscal year ends on the Saturday closest to the last day of January. "
+    "Fiscal {named} represented the 52 weeks ended {end}. Revenue in fiscal {named} rose. "
+)
+
+
+def test_a_retailers_fiscal_year_named_for_its_start_picks_its_filing(tmp_path: Path) -> None:
+    """A year that ended January 28, 2023 is the filer's "fiscal 2022" where its text says so: a question about
+    FY2022 gets that 10-K, not the one whose year ended January 29, 2022 (dated 2022 on its cover)."""
+    store = SqliteStore(tmp_path / "db.sqlite3")
+    coll = store.collection("c", create=True).id
+    docs = {}
+    for named, end in ((2021, "January 29, 2022"), (2022, "January 28, 2023")):
+        cover = COVER.replace("December 31, {year}", end).format(name="ACME STORES, INC.", year=0)
+        note = RETAIL_NOTE.format(named=named, end=end)
+        if named == 2021:  # its outlook speaks of the next year: by its words alone it answers about 2022
+            note += (
+                "Capital expenditure planned for 2022: capital expenditure in 2022 of 1,900; 2022 capital expenditure. "
+            )
+        saved = save(
+            store, coll, f"acme-annual-{named}.pdf", [cover + FILLER, STATEMENT + note + FILLER], None, sha=str(named)
+        )
+        docs[named] = _document(store, saved.chunk_ids[0])
+    identities = store.filing_identities(coll)
+    assert [identities[docs[n]].fiscal_years for n in (2021, 2022)] == [frozenset({2021}), frozenset({2022})]
+    for year, expected in ((2022, 2022), (2021, 2021), (2023, 2022)):  # "2023": no filing is named so; dated so
+        question = f"What was Acme's capital expenditure in FY{year}?"
+        assert _document(store, bm25(store, coll, question, 3)[0][0]) == docs[expected], question

@@ -55,9 +55,11 @@ def period_filings(
 
 def _of_period(named: dict[int, FilingIdentity], asked: AskedPeriod) -> frozenset[int]:
     """`named` narrowed to the latest fiscal year asked, then its period end, quarter and form, each step
-    only where some filing is left."""
+    only where some filing is left. The year first as filers name it where their text says ("fiscal 2022"
+    for a year that ended January 28, 2023, which the cover dates 2023), then as any date or name gives it."""
     checks: list[Callable[[FilingIdentity], bool]] = []
     if asked.latest_year is not None:
+        checks.append(lambda identity: asked.latest_year in identity.fiscal_years)
         checks.append(lambda identity: asked.latest_year in identity.years)
     if asked.period_end is not None:
         checks.append(lambda identity: asked.period_end in identity.period_ends)

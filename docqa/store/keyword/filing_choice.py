@@ -9,12 +9,14 @@ judgments) have no identity.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from docqa.store.keyword import filings
+from docqa.store.keyword.fiscal_naming import fiscal_years_named, needs_reading
 from docqa.store.keyword.tables import IndexTotals
 from docqa.store.keyword.term_stats import IndexVersion
 
@@ -52,7 +54,8 @@ class FilingIdentities:
                         text("SELECT substr(text, 1, :n) FROM chunks WHERE id = :id"),
                         {"n": filings.HEAD_CHARS, "id": head},
                     ).scalar()
-                    self._read[doc] = (coll, head, filings.read_identity(name, start or ""))
+                    identity = filings.read_identity(name, start or "")
+                    self._read[doc] = (coll, head, _with_fiscal_naming(session, doc, identity))
             self._version = version
 
     def is_filing(self, document_id: int) -> bool:
@@ -69,3 +72,22 @@ class FilingIdentities:
                 for doc, (coll, _, identity) in self._read.items()
                 if coll == collection_id and identity is not None
             }
+
+
+def _with_fiscal_naming(
+    session: Session, document_id: int, identity: filings.FilingIdentity | None
+) -> filings.FilingIdentity | None:
+    """The identity with the fiscal year its filer names its period by, where the period ends early in a
+    year and the text says so (docqa.store.keyword.fiscal_naming): read from the chunks that define a year."""
+    if identity is None or not needs_reading(identity.period_ends):
+        return identity
+    texts = session.execute(
+        text(
+            "SELECT text FROM chunks WHERE document_id = :d AND (lower(text) LIKE '%weeks ended%' "
+            "OR lower(text) LIKE '%(fiscal%' OR lower(text) LIKE '%(\u201cfiscal%' OR lower(text) LIKE '%(\"fiscal%' "
+            "OR lower(text) LIKE '%fiscal 20%' OR lower(text) LIKE '%fiscal year 20%')"
+        ),
+        {"d": document_id},
+    ).scalars()
+    named = fiscal_years_named(texts, identity.period_ends)
+    return dataclasses.replace(identity, fiscal_years=named, years=identity.years | named) if named else identity

@@ -18,3 +18,6 @@ class FilingIdentity:
     quarter: int | None
     period_ends: frozenset[tuple[int, int]] = frozenset()  # (year, month) of the period or event it reports
     company: str | None = None  # the name as the cover writes it ("BEST BUY CO., INC."), for people to read
+    # the fiscal year as the filer names it where its text says so ("fiscal 2022" for a year that ended
+    # January 28, 2023: docqa.store.keyword.fiscal_naming); also in `years`
+    fiscal_years: frozenset[int] = frozenset()
