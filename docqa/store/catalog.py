@@ -17,6 +17,7 @@ from typing import Any
 
 from docqa.core.catalog_fields import MAX_VALUE_CHARS
 from docqa.store.keyword import filings
+from docqa.store.keyword.fiscal_naming import fiscal_years_named, needs_reading
 
 _FISCAL_YEAR_SAID = re.compile(r"\bfiscal(?:\s+year)?\s+((?:19|20)\d\d)\b", re.IGNORECASE)
 _TITLE_LINE = re.compile(r"[^\W\d_].{2,}")
@@ -35,8 +36,9 @@ _SENTENCE_START = {"THIS", "WHEREAS", "BETWEEN", "DATED", "MADE", "ENTERED", "BY
 MAX_TITLE_WORDS = 16
 
 
-def read_catalog(file_name: str, head: str) -> dict[str, Any]:
-    """What the document's file name and first text say it is."""
+def read_catalog(file_name: str, head: str, texts: Sequence[str] = ()) -> dict[str, Any]:
+    """What the document's file name and first text say it is; `texts`, the whole document's, where it
+    defines a fiscal year that ends early in a calendar year (docqa.store.keyword.fiscal_naming)."""
     identity = filings.read_identity(file_name, head)
     if identity is None:
         title = document_title(head)
@@ -47,7 +49,7 @@ def read_catalog(file_name: str, head: str) -> dict[str, Any]:
     if identity.tickers:
         entry["tickers"] = sorted(identity.tickers)
     if identity.years:
-        entry["fiscal_year"] = _fiscal_year(file_name, identity, head)
+        entry["fiscal_year"] = _fiscal_year(file_name, identity, head, texts)
     if identity.quarter:
         entry["quarter"] = identity.quarter
     if identity.period_ends:
@@ -87,14 +89,20 @@ def _leading_heading(line: str) -> str:
     return " ".join(capitals) if len(capitals) >= 2 else " ".join(words[:MAX_TITLE_WORDS])
 
 
-def _fiscal_year(file_name: str, identity: filings.FilingIdentity, head: str) -> int:
+def _fiscal_year(file_name: str, identity: filings.FilingIdentity, head: str, texts: Sequence[str]) -> int:
     """The fiscal year the filing reports on: the year its file name gives (a company's own count: Best
-    Buy's fiscal 2024 second quarter ended in July 2023); for a quarterly report, else the fiscal year its
-    text first names ("fiscal 2024") where that is the period end's year or the next (a 10-Q's cover gives
-    only the quarter's end); else the latest year its cover names."""
+    Buy's fiscal 2024 second quarter ended in July 2023); else, for a year that ends early in a calendar
+    year, the one its filer names it by where its text says ("Fiscal 2022 represented the 52 weeks ended
+    January 28, 2023"); for a quarterly report, else the fiscal year its text first names ("fiscal 2024")
+    where that is the period end's year or the next (a 10-Q's cover gives only the quarter's end); else the
+    latest year its cover names."""
     named = [int(y) for y in re.findall(r"(?<!\d)((?:19|20)\d\d)(?!\d)", file_name)]
     if named and named[0] in identity.years:
         return named[0]
+    if texts and needs_reading(identity.period_ends):
+        by_filer = fiscal_years_named(texts, identity.period_ends)
+        if len(by_filer) == 1:
+            return next(iter(by_filer))
     latest = max(identity.years)
     if identity.form == "10-Q":
         said = _FISCAL_YEAR_SAID.search(head[:20_000])

@@ -248,7 +248,7 @@ class RelationalStore(ChunkReads, ABC):
             doc.n_chunks, doc.recipe = len(chunks), recipe
             doc.ocr_pages = json.dumps(list(ocr_pages)) if ocr_pages else None
             doc.n_tokens = sum(c.n_tokens for c in chunks)
-            read = catalog.read_catalog(name, chunks[0].text if chunks else "")
+            read = catalog.read_catalog(name, chunks[0].text if chunks else "", [c.text for c in chunks])
             doc.catalog = json.dumps(catalog.merged(read, metadata), ensure_ascii=False)
             s.flush()
             rows = [

@@ -7,7 +7,7 @@ import pytest
 from docqa.core.catalog_fields import parse_metadata, where_pairs
 from docqa.core.errors import InvalidRequestError
 from docqa.store.catalog import matches, merged, read_catalog
-from tests.store.test_filings import CONTRACT, COVER_WITH_SYMBOLS
+from tests.store.test_filings import CONTRACT, COVER_WITH_SYMBOLS, TEN_K
 
 
 def test_a_filing_is_catalogued_by_company_symbols_form_and_period() -> None:
@@ -109,3 +109,12 @@ def test_a_quarterly_report_takes_the_fiscal_year_its_text_names() -> None:
     assert read_catalog("report.pdf", cover)["fiscal_year"] == 2023  # nothing said: the period end's year
     far = cover + "\nOur fiscal 2031 plan.\n"  # not this period's year or the next: not taken
     assert read_catalog("report.pdf", far)["fiscal_year"] == 2023
+
+
+def test_a_year_ending_in_january_takes_the_name_its_filer_gives_it() -> None:
+    """The cover dates the year by its end (January 28, 2023); a filer that names it for its start says so
+    where it defines its fiscal year, and the catalog's fiscal year follows it (a `--where year=2022` filter)."""
+    note = "Fiscal 2022 represented the 52 weeks ended January 28, 2023."
+    assert read_catalog("annual.pdf", TEN_K, [TEN_K, "Item 7. " + note])["fiscal_year"] == 2022
+    assert read_catalog("annual.pdf", TEN_K, [TEN_K])["fiscal_year"] == 2023  # nothing said: the end's year
+    assert read_catalog("ACME_2023_10K.pdf", TEN_K, [TEN_K, note])["fiscal_year"] == 2023  # the file's own count
