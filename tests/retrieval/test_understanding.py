@@ -141,6 +141,23 @@ def test_a_question_naming_a_period_but_no_company_gets_the_filings_of_that_peri
     assert period_filings(frozenset(), asked_period("revenue in 2023"), every_one) == frozenset()
 
 
+def test_a_company_named_whole_is_not_another_sharing_its_first_word() -> None:
+    def filing(names: tuple[tuple[str, ...], ...], year: int = 2022) -> FilingIdentity:
+        return FilingIdentity(names=names, tickers=frozenset(), years=frozenset({year}), form="10-K", quarter=None)
+
+    water, express = filing((("american", "water", "works"),)), filing((("american", "express"),))
+    old_adobe, adobe = filing((("adobe", "systems"),), 2015), filing((("adobe",),), 2022)
+    filings = {1: water, 2: express, 3: old_adobe, 4: adobe}
+    asks = {
+        "What was American Water Works's capital expenditure in FY2022?": {1},
+        "What was American Express's net interest income in FY2022?": {2},
+        "What did American report for FY2022?": {1, 2},  # the first word alone names both
+        "What was Adobe's revenue in FY2015?": {3},  # "Adobe": Adobe Inc. whole, Adobe Systems by its first word
+    }
+    for question, chosen in asks.items():
+        assert named_filings(question, asked_period(question), filings) == chosen, question
+
+
 def test_a_lowercase_word_is_not_a_symbol() -> None:
     lowes = read_identity("lowes.pdf", COVER_WITH_SYMBOLS.replace("JNJ", "LOW").replace("JOHNSON & JOHNSON", "LOWES"))
     assert lowes is not None and lowes.tickers == {"LOW"}

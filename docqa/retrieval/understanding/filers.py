@@ -27,7 +27,15 @@ SAME_PURPOSE = {"10-K": {"10-K", "20-F", "40-F", "annual report"}, "8-K": {"8-K"
 
 def named_filings(question: str, asked: AskedPeriod, identities: Mapping[int, FilingIdentity]) -> frozenset[int]:
     """The filings (document IDs) a question is about: empty when it names no company that filed one of them."""
-    named = {doc: identity for doc, identity in identities.items() if named_in(question, identity)}
+    found = {doc: how_named(question, identity) for doc, identity in identities.items()}
+    # "American Water Works" names that company whole, and American Express by its first word only: another
+    # company's. ("Adobe" names Adobe Inc. whole and its older filings' Adobe Systems by the first word: one.)
+    longer = [name for strength, name in found.values() if strength == WHOLE and len(name) > 1]
+    named = {
+        doc: identity
+        for doc, identity in identities.items()
+        if found[doc][0] and not (found[doc][0] == FIRST_WORD and _another_name(found[doc][1], longer))
+    }
     # A company is one company in all its filings: named by a symbol that only its newer covers list
     # (covers carry trading symbols since 2019), its older filings are named too.
     names = {name for identity in named.values() for name in identity.names}
@@ -76,36 +84,55 @@ def _of_period(named: dict[int, FilingIdentity], asked: AskedPeriod) -> frozense
 
 
 def named_in(question: str, identity: FilingIdentity) -> bool:
-    """Whether a question names the filer: a run of its words that is one of the filer's names, whole
-    ("Best Buy", "Activision Blizzard"), joined ("BESTBUY" in a file name for "Best Buy", "Walmart" for
-    "Wal-Mart Stores", "Pepsi" for "PepsiCo"), the first word of a longer name ("Adobe" for "Adobe
-    Systems"), or that word split ("JP Morgan" for "JPMorgan Chase"), starting with a capital or a digit
-    as a name does ("the best quarter" is not Best Buy); the initials of a name joined by "&" ("J&J",
-    "P&G"); its first two words clipped and joined ("AmEx" for "American Express"); or its trading
-    symbol: as written in capitals, or in any case when it has three letters or more and is no common
-    word ("mmm", "Amzn")."""
+    """Whether a question names the filer (`how_named`)."""
+    return how_named(question, identity)[0] > 0
+
+
+# How closely a question names a filer (how_named): a symbol or a whole name; initials or a clipped name;
+# only the first word of a longer name.
+WHOLE, SHORTENED, FIRST_WORD = 3, 2, 1
+
+
+def _another_name(first_word_of: tuple[str, ...], named_whole: list[tuple[str, ...]]) -> bool:
+    """Whether the name a question gives only the first word of is another company's than the longer names it
+    gives whole: neither is the start of the other ("american express" against "american water works")."""
+    return bool(named_whole) and all(
+        first_word_of[: len(other)] != other and other[: len(first_word_of)] != first_word_of for other in named_whole
+    )
+
+
+def how_named(question: str, identity: FilingIdentity) -> tuple[int, tuple[str, ...]]:
+    """How closely a question names the filer (0 where it does not), and by which of its names: a run of its words that
+    is one of the filer's names, whole ("Best Buy", "Activision Blizzard"), joined ("BESTBUY" in a file name for
+    "Best Buy", "Walmart" for "Wal-Mart Stores", "Pepsi" for "PepsiCo"), the first word of a longer name ("Adobe"
+    for "Adobe Systems"), or that word split ("JP Morgan" for "JPMorgan Chase"), starting with a capital or a digit
+    as a name does ("the best quarter" is not Best Buy); the initials of a name joined by "&" ("J&J", "P&G"); its
+    first two words clipped and joined ("AmEx" for "American Express"); or its trading symbol: as written in
+    capitals, or in any case when it has three letters or more and is no common word ("mmm", "Amzn")."""
     if any(_symbol_in(question, symbol) for symbol in identity.tickers):
-        return True
+        return WHOLE, ()
     words = lexical.words_of(question)
     lowered = [w.lower() for w in words]
+    found: tuple[int, tuple[str, ...]] = (0, ())
     for name in identity.names:
         if len(name) == 1 and lexical.is_cjk(name[0]):
             if len(name[0]) >= 2 and name[0] in question:  # a Chinese name, as written: no spaces to split at
-                return True
+                return WHOLE, name
             continue
         if _initials_in(question, name) or _clipped_in(words, name):
-            return True
+            found = max(found, (SHORTENED, name))
         whole = _whole_forms(name)
         for i, word in enumerate(words):
             if not (word[:1].isupper() or word[:1].isdigit()):
                 continue
             if tuple(lowered[i : i + len(name)]) == name:
-                return True
+                return WHOLE, name
             if any("".join(lowered[i : i + n]) in whole for n in (1, 2, 3)):
-                return True
-            if len(name) > 1 and lowered[i] == name[0] and len(name[0]) >= 3:
-                return True
-    return False
+                # its first word alone is one of the joined forms too ("Adobe" for "Adobe Systems")
+                found = max(found, (WHOLE if len(name) == 1 or lowered[i] != name[0] else FIRST_WORD, name))
+            elif len(name) > 1 and lowered[i] == name[0] and len(name[0]) >= 3:
+                found = max(found, (FIRST_WORD, name))
+    return found
 
 
 def _whole_forms(name: tuple[str, ...]) -> set[str]:
