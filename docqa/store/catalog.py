@@ -99,7 +99,7 @@ def _fiscal_year(file_name: str, identity: filings.FilingIdentity, head: str, te
     named = [int(y) for y in re.findall(r"(?<!\d)((?:19|20)\d\d)(?!\d)", file_name)]
     if named and named[0] in identity.years:
         return named[0]
-    if texts and needs_reading(identity.period_ends):
+    if texts and needs_reading(identity.form, identity.period_ends):
         by_filer = fiscal_years_named(texts, identity.period_ends)
         if len(by_filer) == 1:
             return next(iter(by_filer))

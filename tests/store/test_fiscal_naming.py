@@ -41,6 +41,7 @@ def test_the_fiscal_year_a_filing_names_its_period_by(
     assert fiscal_years_named([text], period_ends) == named
 
 
-def test_only_a_year_ending_early_in_a_calendar_year_is_read() -> None:
-    assert needs_reading({(2023, 1)}) and needs_reading({(2023, 3)})
-    assert not needs_reading({(2022, 12)}) and not needs_reading({(2023, 6)}) and not needs_reading(set())
+def test_only_an_annual_reports_year_ending_early_in_a_calendar_year_is_read() -> None:
+    assert needs_reading("10-K", {(2023, 1)}) and needs_reading("20-F", {(2023, 3)})
+    assert not needs_reading("10-K", {(2022, 12)}) and not needs_reading("10-K", {(2023, 6)})
+    assert not needs_reading("10-Q", {(2023, 3)}) and not needs_reading("10-K", set())

@@ -79,7 +79,7 @@ def _with_fiscal_naming(
 ) -> filings.FilingIdentity | None:
     """The identity with the fiscal year its filer names its period by, where the period ends early in a
     year and the text says so (docqa.store.keyword.fiscal_naming): read from the chunks that define a year."""
-    if identity is None or not needs_reading(identity.period_ends):
+    if identity is None or not needs_reading(identity.form, identity.period_ends):
         return identity
     texts = session.execute(
         text(

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 
 # Months in which a fiscal year ends that filers name for its start year (the retail calendar, Japan's March).
 EARLY_YEAR_MONTHS = frozenset({1, 2, 3})
+ANNUAL_FORMS = frozenset({"10-K", "20-F", "40-F", "annual report"})  # a quarterly report's year is read elsewhere
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _DATE = re.compile(
     r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\s*,?\s*((?:19|20)\d\d)\b", re.I
@@ -32,9 +33,9 @@ MIN_MENTIONS = 5
 MENTIONS_RATIO = 1.5
 
 
-def needs_reading(period_ends: Iterable[tuple[int, int]]) -> bool:
-    """Whether a filing's period may carry a name other than its end year (it ends early in a year)."""
-    return any(month in EARLY_YEAR_MONTHS for _, month in period_ends)
+def needs_reading(form: str | None, period_ends: Iterable[tuple[int, int]]) -> bool:
+    """Whether an annual report's year may carry a name other than its end year (it ends early in a year)."""
+    return form in ANNUAL_FORMS and any(month in EARLY_YEAR_MONTHS for _, month in period_ends)
 
 
 def fiscal_years_named(texts: Iterable[str], period_ends: frozenset[tuple[int, int]]) -> frozenset[int]:
