@@ -25,14 +25,14 @@ from pathlib import Path
 
 import numpy as np
 
-from docqa.core.errors import InvalidRequestError
 from docqa.core.sampling_params import SamplingParams
 from docqa.core.settings import LLMSettings
 from docqa.core.streams import GenerationStream, GenEvent, WaitQueue
 from docqa.core.types import GeneratorInfo, GeneratorStats
+from docqa.engine.admitting import INTERNAL_ERROR, Admitting
 from docqa.engine.prefix_cache import PrefixCache
 from docqa.engine.sampling import SlotSamplers
-from docqa.engine.scheduler import Admission, KVBudget, StepPlanner, admission, twin_in_prefill
+from docqa.engine.scheduler import StepPlanner
 from docqa.engine.sequences import Request, RunningSequence
 from docqa.engine.step_layout import fill_batch, filler_positions, lay_out, passes, remove_fillers
 from docqa.engine.step_order import step_order
@@ -41,14 +41,11 @@ from docqa.engine.step_timing import StepTiming
 from docqa.engine.teacher_forcing import teacher_forced_logits
 from docqa.llama.context import LlamaContext
 from docqa.llama.model_files import batched_sampling_from, detect_prompt_format, model_label, offloaded
-from docqa.llama.output_text import OutputText
 
 logger = logging.getLogger(__name__)
 
-_INTERNAL_ERROR = "generation failed (an internal error; see the server log)"
 
-
-class BatchingGenerator:
+class BatchingGenerator(Admitting):
     """The `Generator` protocol, served by continuous batching over `n_parallel` sequences."""
 
     def __init__(self, model_path: Path, settings: LLMSettings) -> None:
@@ -177,99 +174,10 @@ class BatchingGenerator:
                         logger.exception("a decode step failed: its %d requests end with an error", len(self._active))
                         self.llama.batch.clear()
                         self._launched = None
-                        self._fail(list(self._active), _INTERNAL_ERROR)
+                        self._fail(list(self._active), INTERNAL_ERROR)
                 self.outputs.flush()
                 if self._closing and not self._active:
                     return
-
-    def _kv_budget(self) -> KVBudget:
-        cached = [(seq_id, len(self.cache.entries[seq_id].tokens)) for seq_id in self.cache.evictable()]
-        reserved = sum(s.reserved for s in self._active)
-        return KVBudget(self.kv_cells, self.llama.kv_unified, reserved, cached, len(self._active))
-
-    def _admit(self) -> None:
-        """Admit requests from the head of the queue while slots are free, as `scheduler.admission` decides.
-        A fault while one is admitted (tokenising, its sampler chain, the prefix copy) fails that request
-        alone and gives its slot back; the loop serves on."""
-        while self._free_slots:
-            with self._lock:
-                request = self._waiting.peek()
-            if request is None:
-                return
-            try:
-                if not self._admit_head(request):
-                    return
-            except Exception:
-                logger.exception("admitting a request failed: it ends with an error")
-                self._drop_admission(request)
-
-    def _admit_head(self, request: Request) -> bool:
-        """Start, refuse or keep waiting the request at the head of the queue; False when it waits."""
-        if request.tokens is None:  # once: a request can wait at the head of the queue many steps
-            request.tokens = np.asarray(self.llama.tokenize(request.prompt), dtype=np.int32)
-        prompt = request.tokens
-        entry, shared = self.cache.lookup(prompt)
-        decision = admission(
-            prompt_tokens=len(prompt),
-            max_tokens=request.params.max_tokens,
-            context_tokens=self.info.n_ctx,
-            cached_prefix=(None if entry is None else entry.seq_id, shared),
-            twin_in_prefill=twin_in_prefill([s.prompt for s in self._active if not s.prefilled], prompt, shared),
-            kv=self._kv_budget(),
-        )
-        for victim in decision.evict:
-            self._evict(victim)
-        if decision.verdict == "refuse":
-            self._reject(request, decision.reason)
-        elif decision.verdict == "wait":
-            return False
-        else:
-            self._start(request, prompt, decision)
-        return True
-
-    def _start(self, request: Request, prompt: np.ndarray, decision: Admission) -> None:
-        """Give an admitted request a slot, its sampler chain and the cached prefix it starts from. The
-        sequence is running from the moment it holds the slot, so a fault after that releases the slot."""
-        self._pop_waiting()
-        slot = self.samplers.pick_slot(self._free_slots, request.params)
-        reuse = decision.reuse if decision.reuse_from is not None else 0  # 0 without a prefix to start from
-        seq = RunningSequence(
-            request=request,
-            slot=slot,
-            prompt=prompt,
-            pending=prompt[reuse:].tolist(),
-            n_past=reuse,
-            reserved=decision.need,
-            max_tokens=decision.max_tokens,
-            output=OutputText(request.params.stop),
-        )
-        self._free_slots.remove(slot)
-        self._active.append(seq)
-        self.samplers.for_request(slot, request.params)
-        if decision.reuse_from is not None and reuse > 0:
-            self.llama.seq_copy(decision.reuse_from, slot, reuse)
-            self.prompt_tokens_reused += reuse
-
-    def _drop_admission(self, request: Request) -> None:
-        """Fail a request whose admission raised: release its slot if it took one, else take it off the queue."""
-        seq = next((s for s in self._active if s.request is request), None)
-        if seq is not None:
-            self._fail([seq], _INTERNAL_ERROR)
-            return
-        with self._lock:
-            if self._waiting.peek() is request:
-                self._waiting.pop()
-        self.outputs.emit(request.stream, GenEvent("failed", text=_INTERNAL_ERROR))
-
-    def _pop_waiting(self) -> None:
-        with self._lock:
-            self._waiting.pop()
-
-    def _reject(self, request: Request, reason: str) -> None:
-        """Take the request at the head of the queue and fail it: it can never run."""
-        self._pop_waiting()
-        error = InvalidRequestError(reason)
-        self.outputs.emit(request.stream, GenEvent("failed", text=str(error), error=error))
 
     def _step(self) -> None:
         """One decode step: launch it (unless the last step launched it ahead), make the text of the
