@@ -280,3 +280,18 @@ def test_two_workers_saving_the_same_file_at_once_store_it_once(postgres_url: st
     documents = stores[0].documents(cid)
     assert len(documents) == 1
     assert sum(s.twin is None for s in saved) == 1 and {s.document_id for s in saved} == {documents[0].id}
+
+
+def test_a_retailers_fiscal_year_is_read_from_its_text_on_postgres(postgres_url: str) -> None:
+    """The identity's fiscal-year name comes from the chunks that define the year (LIKE conditions in SQL,
+    docqa.store.keyword.filing_choice), the same on Postgres as on SQLite."""
+    store = PostgresStore(postgres_url)
+    coll = store.collection("retail-fiscal-year", create=True).id
+    cover = (
+        "UNITED STATES\nSECURITIES AND EXCHANGE COMMISSION\nFORM 10-K\nFor the fiscal year ended January 28, 2023\n"
+        "Commission file number 1-1234\nACME STORES, INC.\n(Exact name of registrant as specified in its charter)\n"
+    )
+    note = "Fiscal Year. Fiscal 2022 represented the 52 weeks ended January 28, 2023 (“fiscal 2022”). 100% of it."
+    doc = save(store, coll, "acme-annual.pdf", [cover, note], None, sha="retail").document_id
+    identity = store.filing_identities(coll)[doc]
+    assert identity.fiscal_years == frozenset({2022}) and 2022 in identity.years
