@@ -448,6 +448,11 @@ def main() -> None:
         help="also run the engine with generating rows in one prompt-reading step of this many",
     )
     ap.add_argument(
+        "--fill-prompt-steps-too",
+        action="store_true",
+        help="also run the engine with every prompt step filled to n_batch (a finished prompt's step not ended)",
+    )
+    ap.add_argument(
         "--serving",
         nargs="*",
         default=None,
@@ -489,6 +494,8 @@ def main() -> None:
         n_batch, n_ubatch = (int(x) for x in shape.split(":"))
         variants.append((f"docqa_b{n_batch}_ub{n_ubatch}", {"n_batch": n_batch, "n_ubatch": n_ubatch}))
     variants += [(f"docqa_psd{n}", {"prompt_steps_per_decode": n}) for n in args.prompt_steps_per_decode_too]
+    if args.fill_prompt_steps_too:
+        variants.append(("docqa_filled_prompt_steps", {"prompt_step_ends_with_prompt": False}))
     if args.reverse_variants:  # the same variants, last first: no way of sampling always runs first
         variants.reverse()
     variants = _numbered_repeats(variants)

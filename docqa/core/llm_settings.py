@@ -133,6 +133,13 @@ class LLMSettings(BaseModel):
         "1 on a CPU (a prompt step there takes seconds).",
         json_schema_extra=EXPERIMENTAL,
     )
+    prompt_step_ends_with_prompt: bool = Field(
+        default=True,
+        description="A step that reads the rest of a prompt starts no prompt it cannot finish, so that the finished "
+        "prompt's first token is drawn without waiting for part of another (docqa.engine.scheduler.StepPlanner); "
+        "false: every prompt step filled to n_batch.",
+        json_schema_extra=EXPERIMENTAL,
+    )
     kv_cells: int | None = Field(
         default=None,
         ge=512,

@@ -87,7 +87,9 @@ class BatchingGenerator(Admitting):
         self.launch_ahead = offloaded(settings.n_gpu_layers)
         self._fill_passes = settings.pass_fillers and not self.llama.kv_unified
         self.planner = StepPlanner(
-            self.llama.n_batch, settings.prompt_steps_per_decode or (4 if self.launch_ahead else 1)
+            self.llama.n_batch,
+            settings.prompt_steps_per_decode or (4 if self.launch_ahead else 1),
+            settings.prompt_step_ends_with_prompt,
         )
         self.prompt_tokens_reused = 0  # prompt tokens taken from cached KV instead of evaluated
         self._lock = self._waiting.cond

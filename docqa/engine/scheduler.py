@@ -130,10 +130,16 @@ class StepPlanner:
 
     While a prompt is being read, the generating rows go in only one such step in
     `prompt_steps_per_decode`: llama.cpp evaluates them in a pass of their own, so a step that carries
-    them costs about a decode step more (docs/benchmarks.md, issue 43)."""
+    them costs about a decode step more (docs/benchmarks.md, issue 43).
+
+    With `end_at_prompt_end`, a step that reads the rest of a prompt starts no prompt it cannot finish:
+    a finished prompt's first token is drawn when its step returns, and the slice of a longer prompt that
+    would have filled the step's room only delays it (that prompt's own first token comes no sooner).
+    The GPU does the same work either way, in one step more per prompt."""
 
     n_batch: int
     prompt_steps_per_decode: int = 1
+    end_at_prompt_end: bool = True
     prompt_steps: int = field(default=0)  # steps so far that read a prompt
 
     def plan(self, pending: Sequence[int]) -> StepPlan:
@@ -147,9 +153,12 @@ class StepPlanner:
                 rows = 0
         budget = self.n_batch - rows
         slices: list[tuple[int, int]] = []
+        finishes = False  # some prompt is read to its end this step
         for position in range(leading, len(pending)):
             take = min(pending[position], budget)
-            if take:
-                slices.append((position, take))
-                budget -= take
+            if not take or (finishes and self.end_at_prompt_end and take < pending[position]):
+                break
+            slices.append((position, take))
+            budget -= take
+            finishes = finishes or take == pending[position]
         return StepPlan(rows, tuple(slices))

@@ -73,10 +73,23 @@ def test_a_twin_still_reading_the_same_prompt_makes_the_request_wait() -> None:
 
 
 def test_a_step_puts_every_generating_row_first_then_prompt_slices_within_n_batch() -> None:
-    planner = StepPlanner(n_batch=100)
+    planner = StepPlanner(n_batch=100, end_at_prompt_end=False)
     step = planner.plan([1, 1, 1, 60, 80])
     assert step.rows == 3 and step.slices == ((3, 60), (4, 37))
     assert step.reads_prompt
+
+
+def test_a_step_that_finishes_a_prompt_starts_none_it_cannot_finish() -> None:
+    planner = StepPlanner(n_batch=100)
+    # the 60-token prompt ends here: the 80-token one waits for the next step, not 37 of its tokens
+    assert planner.plan([1, 1, 1, 60, 80]).slices == ((3, 60),)
+    # prompts that end within the step all go in; the first that would not end stays out, and so do the rest
+    assert planner.plan([20, 30, 80, 10]).slices == ((0, 20), (1, 30))
+    # a prompt longer than the step still fills it (nothing ends there), generating rows or not
+    assert planner.plan([1, 250, 300]).slices == ((1, 99),)
+    assert planner.plan([250]).slices == ((0, 100),)
+    # its last part then goes alone, and its first token is drawn at the end of that step
+    assert planner.plan([50, 300]).slices == ((0, 50),)
 
 
 def test_more_generating_rows_than_the_batch_holds_are_cut_to_it() -> None:
