@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from docqa.engine.scheduler import MIN_TWIN_TOKENS, Admission, KVBudget, StepPlanner, admission, twin_in_prefill
+from docqa.engine.step_layout import Entry, passes
 
 
 def _admit(
@@ -114,3 +115,31 @@ def test_a_request_waits_for_a_twin_only_when_it_shares_clearly_more_than_the_ca
     assert twin_in_prefill([twin], prompt, cached=100)  # 50 more than the cache: wait for it
     assert not twin_in_prefill([twin], prompt, cached=150 - MIN_TWIN_TOKENS + 1)  # too little more
     assert not twin_in_prefill([], prompt, cached=0)
+
+
+def _burst(lengths: list[int], planner: StepPlanner, n_ubatch: int = 2048) -> tuple[int, list[int]]:
+    """Passes llama.cpp makes reading a burst of prompts (slots in order, shortest first, no generating
+    rows), and the prompt tokens read by the end of the step that finishes each one."""
+    left = dict(enumerate(lengths))
+    count, read, done = 0, 0, []
+    while left:
+        order = sorted(left, key=lambda slot: (left[slot], slot))
+        step = planner.plan([left[slot] for slot in order])
+        entries = sorted((Entry(order[at], take, "slice", at) for at, take in step.slices), key=lambda e: e.slot)
+        count += passes(entries, n_ubatch)
+        read += sum(take for _, take in step.slices)
+        for at, take in step.slices:
+            left[order[at]] -= take
+            if not left[order[at]]:
+                del left[order[at]]
+                done.append(read)
+    return count, done
+
+
+def test_ending_steps_at_a_prompt_end_costs_no_pass_and_brings_every_first_token_as_soon_or_sooner() -> None:
+    for lengths in ([6144] * 16, [512] * 64, [7208, 7569, 8676, 9375, 9470, 9712, 11099, 12163, 12543]):
+        filled, filled_done = _burst(lengths, StepPlanner(4096, end_at_prompt_end=False))
+        ended, ended_done = _burst(lengths, StepPlanner(4096))
+        assert ended <= filled, lengths
+        assert all(e <= f for e, f in zip(ended_done, filled_done, strict=True)), lengths
+    assert sum(_burst([6144] * 16, StepPlanner(4096))[1]) < sum(_burst([6144] * 16, StepPlanner(4096, 1, False))[1])
