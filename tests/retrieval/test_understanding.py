@@ -40,6 +40,11 @@ from tests.store.test_filings import COVER_WITH_SYMBOLS, TEN_K
         ("In its quarterly report for the quarter ended June 30, 2023", AskedPeriod(2023, None, "10-Q", (2023, 6))),
         ("What did the earnings release for FY23 say?", AskedPeriod(2023, None, "earnings")),
         ("What is the FY2019 earnings per share?", AskedPeriod(2019, None, None)),  # EPS is not a release
+        ("Net sales in FY2022/23 against FY2021/22", AskedPeriod(2023, None, None)),
+        ("Capital spending in fiscal year 2022-23", AskedPeriod(2023, None, None)),
+        ("Revenue for 1999–00", AskedPeriod(2000, None, None)),
+        ("Cash as of 2022-08-31 and the 2022/2023 plan", AskedPeriod(2023, None, None)),  # a date is no span
+        ("Gross margin in the 3rd qtr. of 2022", AskedPeriod(2022, 3, None)),
         ("Which law governs the agreement?", AskedPeriod(None, None, None)),
     ],
 )

@@ -29,6 +29,8 @@ _ASKED_FORM = re.compile(
 )
 _SPLIT_PERIOD = re.compile(r"\b(q[1-4]|fy\s*'?\d{2,4}|(?:19|20)\d\d)(fy|q[1-4]|h[12]|')", re.IGNORECASE)
 _SHORT_YEAR = re.compile(r"\bq[1-4]\s*'(\d\d)\b|\b[1-4]q(\d\d)\b|\b[12]h(\d\d)\b", re.IGNORECASE)
+# a fiscal year written as the two calendar years it spans ("FY2022/23", "fiscal 2022-23", "2018–19"): its end
+_SPANNED_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)\s*[/\-–]\s*(\d\d)(?![\d/\-])")
 _HALF = re.compile(r"\b(?:first|1st)\s+half\b|\bh1\b|\b1h(?:\d\d)?\b|\bsix[- ]months?\b|\bsemi-?annual", re.I)
 _ASKED_DATE = re.compile(
     r"\b((?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\.?\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?((?:19|20)\d\d)\b",
@@ -39,7 +41,8 @@ _ASKED_DATE = re.compile(
 def asked_period(question: str) -> AskedPeriod:
     """The latest fiscal year a question names (a question comparing FY2019 with FY2020 is answered by
     the FY2020 filing, which reports both), its quarter, the form it names and a period-end month, if any.
-    Periods are written many ways: "Q2 of FY2024", "2021 Q1", "Q2'23", "2Q23", "Q2FY23", "FY23", "the
+    Periods are written many ways: "Q2 of FY2024", "2021 Q1", "Q2'23", "2Q23", "Q2FY23", "FY23", "FY2022/23"
+    (the year it ends in), "the
     second quarter of fiscal 2023", "first half of 2023" / "H1 2023" (a half ends with the second quarter,
     "nine months" with the third), "the quarter ended June 30, 2023"."""
     spaced = _SPLIT_PERIOD.sub(r"\1 \2", question)  # "Q2FY23" -> "Q2 FY23", "FY2023Q1", "2023Q1" -> "... Q1"
@@ -50,6 +53,9 @@ def asked_period(question: str) -> AskedPeriod:
         else:
             years.append(int(fiscal or cjk or bare))
     years += [2000 + int(next(y for y in found.groups() if y)) for found in _SHORT_YEAR.finditer(spaced)]
+    for start, end in _SPANNED_YEAR.findall(spaced.replace("‐", "-")):
+        if int(end) == (int(start) + 1) % 100:  # "2022-23", not "2022-08" in a date
+            years.append(int(start) // 100 * 100 + int(end) + (100 if end == "00" else 0))
     quarter = quarter_of(re.sub(r"\bfy\s*\d{2,4}", " ", spaced, flags=re.IGNORECASE).replace("FY", " "))
     quarter = quarter or _half_or_nine_months(spaced)
     dated = _ASKED_DATE.search(spaced)
