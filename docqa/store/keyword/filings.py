@@ -57,7 +57,7 @@ _RELEASE_YEAR = re.compile(r"\b(?:fiscal|full[- ]year|quarter|year)\s+((?:19|20)
 _QUARTER_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
 _QUARTER = re.compile(
     r"\b(first|second|third|fourth|1st|2nd|3rd|4th)[- ](?:quarter\b|qtr\b\.?)|\bq([1-4])\b|\b([1-4])q(?:\d\d)?\b",
-    re.IGNORECASE
+    re.IGNORECASE,
 )
 _FORM_TOKENS = {
     "10k": "10-K",
