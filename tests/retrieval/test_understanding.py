@@ -75,6 +75,7 @@ def test_a_question_names_a_company_as_a_name_is_written() -> None:
         ("What was jnj's revenue?", True),  # a symbol with no vowel is no English word: any case
         ("Did J&J raise its guidance?", True),  # the initials of a name joined by "&"
         ("Johnson & Johnson cash at June 30, 2023", True),
+        ("Johnson and Johnson cash at June 30, 2023", True),  # its "&" written as a word
         ("What was Pfizer's revenue?", False),
     ],
 )
@@ -97,6 +98,8 @@ def test_a_question_names_a_company_by_symbol_initials_or_name(question: str, na
         ("AMERICAN EXPRESS COMPANY", "What did the Americas segment report?", False),  # "Americ" + "as"? no
         ("AMERICAN EXPRESS COMPANY", "What did amex report?", False),  # a name starts with a capital
         ("GENERAL MILLS, INC.", "What did Gemini report?", False),
+        ("EBAY INC.", "What was eBay's revenue in FY2022?", True),  # a capital after a small first letter
+        ("EBAY INC.", "Did the bay area stores grow?", False),
     ],
 )
 def test_a_name_written_as_one_word(cover_name: str, question: str, named: bool) -> None:

@@ -106,9 +106,10 @@ def how_named(question: str, identity: FilingIdentity) -> tuple[int, tuple[str, 
     is one of the filer's names, whole ("Best Buy", "Activision Blizzard"), joined ("BESTBUY" in a file name for
     "Best Buy", "Walmart" for "Wal-Mart Stores", "Pepsi" for "PepsiCo"), the first word of a longer name ("Adobe"
     for "Adobe Systems"), or that word split ("JP Morgan" for "JPMorgan Chase"), starting with a capital or a digit
-    as a name does ("the best quarter" is not Best Buy); the initials of a name joined by "&" ("J&J", "P&G"); its
-    first two words clipped and joined ("AmEx" for "American Express"); or its trading symbol: as written in
-    capitals, or in any case when it has three letters or more and is no common word ("mmm", "Amzn")."""
+    as a name does ("the best quarter" is not Best Buy; "eBay" is eBay), or with "and" for its "&" ("Johnson and
+    Johnson"); the initials of a name joined by "&" ("J&J", "P&G"); its first two words clipped and joined
+    ("AmEx" for "American Express"); or its trading symbol: as written in capitals, or in any case when it has
+    three letters or more and is no common word ("mmm", "Amzn")."""
     if any(_symbol_in(question, symbol) for symbol in identity.tickers):
         return WHOLE, ()
     words = lexical.words_of(question)
@@ -123,9 +124,9 @@ def how_named(question: str, identity: FilingIdentity) -> tuple[int, tuple[str, 
             found = max(found, (SHORTENED, name))
         whole = _whole_forms(name)
         for i, word in enumerate(words):
-            if not (word[:1].isupper() or word[:1].isdigit()):
+            if not _written_as_a_name(word):
                 continue
-            if tuple(lowered[i : i + len(name)]) == name:
+            if tuple(lowered[i : i + len(name)]) == name or _with_and(lowered, i, name):
                 return WHOLE, name
             if any("".join(lowered[i : i + n]) in whole for n in (1, 2, 3)):
                 # its first word alone is one of the joined forms too ("Adobe" for "Adobe Systems")
@@ -133,6 +134,18 @@ def how_named(question: str, identity: FilingIdentity) -> tuple[int, tuple[str, 
             elif len(name) > 1 and lowered[i] == name[0] and len(name[0]) >= 3:
                 found = max(found, (FIRST_WORD, name))
     return found
+
+
+def _written_as_a_name(word: str) -> bool:
+    """A word that starts as a name does: a capital or a digit ("Best", "3M"), or a capital after a small
+    first letter ("eBay", "iRobot")."""
+    return word[:1].isupper() or word[:1].isdigit() or any(c.isupper() for c in word[1:])
+
+
+def _with_and(lowered: list[str], i: int, name: tuple[str, ...]) -> bool:
+    """ "Johnson and Johnson" at word i for "Johnson & Johnson", whose "&" a name's words leave out."""
+    run = tuple(lowered[i : i + len(name) + 1])
+    return any(run == (*name[:k], "and", *name[k:]) for k in range(1, len(name)))
 
 
 def _whole_forms(name: tuple[str, ...]) -> set[str]:
