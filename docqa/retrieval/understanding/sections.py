@@ -140,6 +140,49 @@ _SECTIONS: tuple[tuple[tuple[str, ...], str], ...] = (
         ("disaggregation of revenue", "revenue recognition", "net sales by category", "revenue by category"),
         r"product categor(?:y|ies)|by product|revenue by|sales by|disaggregat\w*",
     ),
+    # Banks and savings institutions: Regulation S-K Subpart 1400 (Items 1402-1406: average balances and net
+    # interest income, the loan book, the allowance for credit losses, deposits) and the capital ratios that
+    # bank holding companies report under the Federal Reserve's capital rules
+    (
+        (
+            "regulatory capital",
+            "capital management",
+            "capital risk management",
+            "capital adequacy",
+            "capital ratios",
+            "regulatory capital ratios",
+        ),
+        # not a bare "capital ratio": a working capital ratio or a debt-to-capital ratio is no bank's
+        r"cet ?1|common equity tier 1|tier 1|tier one|(?:regulatory|risk[- ]based) capital|supplementary leverage"
+        r"|basel(?: iii)?",
+    ),
+    (
+        (
+            "allowance for credit losses",
+            "allowance for loan losses",
+            "credit quality",
+            "credit risk management",
+            "credit losses",
+        ),
+        r"allowance for (?:credit|loan|loan and lease) losses|credit losses|(?:net )?charge[- ]?offs?"
+        r"|non-?performing (?:loans|assets)|delinquenc(?:y|ies)|credit quality",
+    ),
+    (
+        (
+            "net interest income",
+            "average balances and net interest income",
+            "net interest margin",
+            "distribution of assets, liabilities and stockholders' equity",
+        ),
+        r"net interest (?:income|margin|yield|spread)|interest rate spread|average (?:balances?|yields?)",
+    ),
+    (("deposits",), r"(?:total|customer|interest[- ]bearing|noninterest[- ]bearing) deposits|deposit (?:base|growth)"),
+    # Item 101(c)(2)(i): the material effects of government regulation (a utility's rate cases among them)
+    (
+        ("regulation", "government regulation", "regulatory matters", "regulatory environment", "rate matters"),
+        r"government regulations?|regulatory (?:matters|environment|approvals?|proceedings)|rate (?:cases?|base)"
+        r"|public (?:utility|service) commissions?",
+    ),
     # Form 8-K items
     (
         ("submission of matters to a vote of security holders",),
