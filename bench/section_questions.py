@@ -10,7 +10,8 @@ controls, competition, employees, liquidity). This writes such a set for every 1
   topics in other words, held out until the mending was done; `--set C` what an analyst asks of any filer
   about its business, cover, acquisitions, restructuring, segments, lawsuits and dividends (FinanceBench's
   generic wording and an analyst's own), labelled by the cover's Section 12(b) table, Item 1's first pages
-  and the headings of the notes and of MD&A;
+  and the headings of the notes and of MD&A; `--set D` why a line of the results changed, labelled by MD&A's
+  results of operations (up to eight pages from its sub-heading);
 - the evidence pages come from the PDF's own item headings ("Item 3. Legal Proceedings", read by
   pypdfium2's plain text, not by docqa's reader): the pages from the item's heading to the next item's
   heading; a topic that is a sub-heading of Item 1 or 7 (Competition, Employees or Human Capital, Liquidity
@@ -103,6 +104,9 @@ _SEGMENTS = (
     "notes/segment information|segment reporting|segments|business segment information|reportable segments"
     "|segment and geographic information|geographic information|operating segments|business segments"
 )
+_RESULTS_TITLES = "results of operations|consolidated results of operations|results of operations overview"
+_RESULTS = f"7/{_RESULTS_TITLES}"
+_RESULTS_10Q = f"I-2/{_RESULTS_TITLES}"
 # topic -> where it is in a 10-K, and in a 10-Q (None: no such section): an item ("3"), a sub-heading in an
 # item ("1/competition"), an item's first pages ("1#2"), the cover's securities table ("cover"), or a note's
 # heading in the financial statements ("notes/...")
@@ -121,7 +125,12 @@ SECTIONS: dict[str, tuple[str, str | None]] = {
     "acquisitions": (_ACQUISITIONS, _ACQUISITIONS),
     "restructuring": (_RESTRUCTURING, _RESTRUCTURING),
     "segments": (_SEGMENTS, _SEGMENTS),
+    "results_margins": (_RESULTS, _RESULTS_10Q),
+    "results_lines": (_RESULTS, _RESULTS_10Q),
 }
+# How many pages from its sub-heading a topic's section spans at most (_SUB_PAGES where not named): the
+# results of operations run over several pages of tables and the reasons beside them.
+SUB_PAGES_OF = {"results_margins": 8, "results_lines": 8}
 
 
 @dataclass(frozen=True)
@@ -175,9 +184,9 @@ def _squash(text: str) -> str:
     return re.sub(r"[^a-z]", "", text.lower())
 
 
-def section_pages(filing: Filing, where: str, items: dict[str, int]) -> list[int]:
+def section_pages(filing: Filing, where: str, items: dict[str, int], span: int = _SUB_PAGES) -> list[int]:
     """The pages that hold a section: an item's ("3"), or a sub-heading's inside an item ("1/competition", `|`
-    between a title's spellings)."""
+    between a title's spellings; at most `span` pages from it)."""
     order = [k for k, _ in sorted(items.items(), key=lambda kv: kv[1])]
     if where == "cover":  # "Securities registered pursuant to Section 12(b) of the Act"
         return [n for n, text in enumerate(filing.pages[:3], 1) if "12(b)" in text][:1]
@@ -202,7 +211,7 @@ def section_pages(filing: Filing, where: str, items: dict[str, int]) -> list[int
         lines = filing.pages[number - 1].splitlines()
         if any(_squash(line) in titles for line in lines if line.strip()[:1].isalnum()):  # no bullet list
             later = [items[k] for k in order if items[k] > number]
-            end = min(later[0] if later else number, number + _SUB_PAGES - 1)
+            end = min(later[0] if later else number, number + span - 1)
             return list(range(number, max(end, number) + 1))
     return []
 
@@ -272,7 +281,7 @@ def rows_for(
         where = in_10k if filing.form == "10-K" else in_10q
         if where is None:
             continue
-        pages = section_pages(filing, where, items)
+        pages = section_pages(filing, where, items, SUB_PAGES_OF.get(topic, _SUB_PAGES))
         if pages:
             pages = sorted(set(pages) | set(more_pages(filing, topic, items)))
         if not pages:
@@ -347,7 +356,7 @@ def main() -> None:
         "--set",
         default="A",
         choices=sorted(TEMPLATE_SETS),
-        help="A TEMPLATES, B HELD_OUT_TEMPLATES, C FILING_TEMPLATES",
+        help="A TEMPLATES, B HELD_OUT_TEMPLATES, C FILING_TEMPLATES, D REASON_TEMPLATES",
     )
     parser.add_argument(
         "--score", nargs="+", metavar="LABEL=DETAILS", help="Instead: page recall per topic of eval --details files."

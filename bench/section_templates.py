@@ -114,7 +114,20 @@ FILING_TEMPLATES: dict[str, tuple[str, str]] = {
         "Does {co} maintain a stable trend of dividend distribution as of {period}?",
     ),
 }
-TEMPLATE_SETS = {"A": TEMPLATES, "B": HELD_OUT_TEMPLATES, "C": FILING_TEMPLATES}
+# Set D: why a line of the results changed, which Item 7's results of operations explains (S-K Item 303(b)(2))
+# and the statements show as numbers only; written with the section map's entry for it (2026-12-05), so not
+# held out from it.
+REASON_TEMPLATES: dict[str, tuple[str, str]] = {
+    "results_margins": (
+        "What drove the change in {co}'s operating margin in {period}?",
+        "Which factors contributed to the change in {co}'s gross margin in {period}?",
+    ),
+    "results_lines": (
+        "What were the main reasons for the change in {co}'s revenue in {period}?",
+        "Why did {co}'s selling, general and administrative expenses change in {period}?",
+    ),
+}
+TEMPLATE_SETS = {"A": TEMPLATES, "B": HELD_OUT_TEMPLATES, "C": FILING_TEMPLATES, "D": REASON_TEMPLATES}
 
 # How users name these filers; other files fall back to the file name's first part.
 COMPANY_NAMES = {

@@ -40,10 +40,15 @@ from tests.support.store_rows import bm25, save
         ("What industry does 3M primarily operate in?", "item 1 business"),
         ("Describe Acme's business and its main products.", "item 1 business"),
         ("What are the company's principal products and services?", "item 1 business"),
+        # why a line of the results changed: Item 7's results of operations (S-K Item 303(b)(2))
+        ("What drove the change in 3M's operating margin in FY2022?", "results of operations"),
+        ("Why did Acme's SG&A expenses rise in 2023?", "results of operations"),
+        ("What were the main reasons for the decline in net sales?", "results of operations"),
+        ("If gross margin is not useful, state that and explain why.", None),  # FinanceBench's boilerplate
         # a bank's (Regulation S-K Subpart 1400, the capital rules) and a utility's (Item 101's regulation)
         ("What was JPMorgan's CET1 ratio at the end of Q2 2023?", "regulatory capital"),
         ("How did net charge-offs move in 2022?", "credit quality"),
-        ("What drove the change in net interest margin?", "net interest income"),
+        ("How did the net interest margin move in 2022?", "net interest income"),
         ("How much did total deposits grow?", None),  # a balance sheet line: a statement question
         ("Which rate cases were pending at year end?", "regulation"),
         ("What is the FY2020 working capital ratio?", None),  # no bank's capital ratio

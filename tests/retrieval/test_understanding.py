@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from docqa.core.query import AskedPeriod
+from docqa.retrieval.understanding import understand
 from docqa.retrieval.understanding.filers import named_filings, named_in, period_filings
 from docqa.retrieval.understanding.periods import asked_period
 from docqa.store.keyword.filings import FilingIdentity, read_identity
@@ -191,3 +192,10 @@ def test_no_function_of_the_store_reads_the_questions_text() -> None:
         and any(arg.arg == "question" for arg in [*node.args.args, *node.args.kwonlyargs])
     ]
     assert len(list(root.rglob("*.py"))) > 20 and found == []
+
+
+def test_a_question_asking_why_a_line_changed_is_no_statement_question() -> None:
+    why = understand("What drove the change in 3M's operating margin in FY2022?")
+    assert why.statements == () and why.filing_sections == (("results of operations",),) and why.past_head
+    what = understand("What was 3M's operating margin in FY2022?")
+    assert what.statements and not what.filing_sections

@@ -16,7 +16,12 @@ from collections.abc import Mapping
 from docqa.core.query import Query
 from docqa.retrieval.understanding.filers import named_filings, period_filings
 from docqa.retrieval.understanding.periods import asked_period
-from docqa.retrieval.understanding.sections import asked_sections, asks_about_the_cover, past_the_head
+from docqa.retrieval.understanding.sections import (
+    asked_sections,
+    asks_about_the_cover,
+    asks_for_reasons,
+    past_the_head,
+)
 from docqa.retrieval.understanding.statements import FINANCIAL_STATEMENTS, asked_statements
 from docqa.store.keyword import lexical
 from docqa.store.keyword.filings import FilingIdentity
@@ -28,6 +33,8 @@ def understand(question: str, filings: Mapping[int, FilingIdentity] | None = Non
     period = asked_period(question)
     filing_sections, other_sections = asked_sections(question)
     statements, cover = asked_statements(question), asks_about_the_cover(question)
+    if asks_for_reasons(filing_sections):
+        statements = tuple(s for s in statements if s not in FINANCIAL_STATEMENTS)
     named = named_filings(question, period, filings) if filings else frozenset()
     return Query(
         terms=tuple(lexical.query_terms(question)),

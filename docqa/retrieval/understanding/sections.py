@@ -101,6 +101,15 @@ _SECTIONS: tuple[tuple[tuple[str, ...], str], ...] = (
         ("executive compensation", "compensation discussion and analysis"),
         r"executive compensation|named executive officers|(?:ceo|cfo|executives?)(?:'s)? (?:pay|compensation|salary)",
     ),
+    # Item 7's results of operations (S-K Item 303(b)(2)): the reasons for material changes in revenue and
+    # expense lines, which the statements show as numbers only (asks_for_reasons)
+    (
+        ("results of operations",),
+        r"drove|driven|drivers?|what caused|caused (?:the|a|an|its)|reasons? (?:for|behind)"
+        r"|why (?:did|has|have|was|were|is|are|do|does)"
+        r"|factors? (?:behind|driving|that (?:drove|caused|contributed))"
+        r"|contribut(?:ed|ors?) to (?:the |its )?(?:change|increase|decrease|decline|growth|drop|rise|reduction)",
+    ),
     # Item 7A
     (
         ("quantitative and qualitative disclosures about market risk", "market risk", "derivative", "hedging"),
@@ -242,6 +251,15 @@ def _specific(question: str, patterns: tuple[tuple[Titles, re.Pattern[str]], ...
         for (titles, _), found in zip(patterns, spans, strict=True)
         if any(not inside_a_longer(span) for span in found)
     )
+
+
+RESULTS_OF_OPERATIONS = ("results of operations",)
+
+
+def asks_for_reasons(filing_sections: tuple[Titles, ...]) -> bool:
+    """Whether a question asks why a line changed ("What drove the operating margin change?"): Item 7 gives
+    the reasons, the statement only the numbers, so such a question is no statement question."""
+    return RESULTS_OF_OPERATIONS in filing_sections
 
 
 def asks_about_the_cover(question: str) -> bool:
