@@ -42,9 +42,8 @@ def asked_period(question: str) -> AskedPeriod:
     """The latest fiscal year a question names (a question comparing FY2019 with FY2020 is answered by
     the FY2020 filing, which reports both), its quarter, the form it names and a period-end month, if any.
     Periods are written many ways: "Q2 of FY2024", "2021 Q1", "Q2'23", "2Q23", "Q2FY23", "FY23", "FY2022/23"
-    (the year it ends in), "the
-    second quarter of fiscal 2023", "first half of 2023" / "H1 2023" (a half ends with the second quarter,
-    "nine months" with the third), "the quarter ended June 30, 2023"."""
+    (the year it ends in), "the second quarter of fiscal 2023", "first half of 2023" / "H1 2023" (a half ends
+    with the second quarter, "nine months" with the third), "the quarter ended June 30, 2023"."""
     spaced = _SPLIT_PERIOD.sub(r"\1 \2", question)  # "Q2FY23" -> "Q2 FY23", "FY2023Q1", "2023Q1" -> "... Q1"
     years = []
     for fy, fiscal, cjk, bare in _ASKED_YEAR.findall(spaced):
