@@ -44,7 +44,7 @@ def ingest(
     data_dir: Path | None,
     verbose: bool,
 ) -> None:
-    """Index PDF, text and Markdown files (folders are searched recursively)."""
+    """Index PDF, text, Markdown, Word, Excel, PowerPoint and HTML files (folders are searched recursively)."""
     settings = make_settings(data_dir, verbose)
     if queue:
         _enqueue(settings, list(paths), collection, as_json, verbose)
