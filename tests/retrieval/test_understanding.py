@@ -44,8 +44,10 @@ from tests.store.test_filings import COVER_WITH_SYMBOLS, TEN_K
         ("Net sales in FY2022/23 against FY2021/22", AskedPeriod(2023, None, None)),
         ("Capital spending in fiscal year 2022-23", AskedPeriod(2023, None, None)),
         ("Revenue for 1999–00", AskedPeriod(2000, None, None)),
-        ("Cash as of 2022-08-31 and the 2022/2023 plan", AskedPeriod(2023, None, None)),  # a date is no span
+        ("Cash as of 2022-08-31 and the 2022/2023 plan", AskedPeriod(2023, None, None, (2022, 8))),  # a date, no span
         ("Gross margin in the 3rd qtr. of 2022", AskedPeriod(2022, 3, None)),
+        ("What did the 8-K dated 2022-08-19 announce?", AskedPeriod(2022, None, "8-K", (2022, 8))),
+        ("What did the 8-K filed on 8/19/2022 announce?", AskedPeriod(2022, None, "8-K", (2022, 8))),
         ("Which law governs the agreement?", AskedPeriod(None, None, None)),
     ],
 )

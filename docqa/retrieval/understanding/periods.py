@@ -31,6 +31,8 @@ _SPLIT_PERIOD = re.compile(r"\b(q[1-4]|fy\s*'?\d{2,4}|(?:19|20)\d\d)(fy|q[1-4]|h
 _SHORT_YEAR = re.compile(r"\bq[1-4]\s*'(\d\d)\b|\b[1-4]q(\d\d)\b|\b[12]h(\d\d)\b", re.IGNORECASE)
 # a fiscal year written as the two calendar years it spans ("FY2022/23", "fiscal 2022-23", "2018–19"): its end
 _SPANNED_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)\s*[/\-–]\s*(\d\d)(?![\d/\-])")
+# a date in digits: ISO ("2022-08-19") or the US order ("8/19/2022", "08/19/2022")
+_NUMERIC_DATE = re.compile(r"(?<![\d/-])(?:((?:19|20)\d\d)-(\d\d)-\d\d|(\d{1,2})/\d{1,2}/((?:19|20)\d\d))(?![\d/-])")
 _HALF = re.compile(r"\b(?:first|1st)\s+half\b|\bh1\b|\b1h(?:\d\d)?\b|\bsix[- ]months?\b|\bsemi-?annual", re.I)
 _ASKED_DATE = re.compile(
     r"\b((?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\.?\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?((?:19|20)\d\d)\b",
@@ -57,10 +59,8 @@ def asked_period(question: str) -> AskedPeriod:
             years.append(int(start) // 100 * 100 + int(end) + (100 if end == "00" else 0))
     quarter = quarter_of(re.sub(r"\bfy\s*\d{2,4}", " ", spaced, flags=re.IGNORECASE).replace("FY", " "))
     quarter = quarter or _half_or_nine_months(spaced)
-    dated = _ASKED_DATE.search(spaced)
-    period_end = None
-    if dated:
-        period_end = (int(dated.group(2)), MONTHS.index(dated.group(1)[:3].lower()) + 1)
+    period_end = _date_asked(spaced)
+    if period_end is not None:
         years.append(period_end[0])
     return AskedPeriod(max(years) if years else None, quarter, _asked_form(spaced), period_end)
 
@@ -84,6 +84,19 @@ def _asked_form(question: str) -> str | None:
     if sec:
         return form_name(sec)
     return "10-K" if annual else "10-Q" if quarterly else "8-K" if current else "earnings" if release else "proxy"
+
+
+def _date_asked(question: str) -> tuple[int, int] | None:
+    """The (year, month) of a date the question names: "June 30, 2023", "July 2022", "2022-08-19", "8/19/2022"."""
+    dated = _ASKED_DATE.search(question)
+    if dated:
+        return int(dated.group(2)), MONTHS.index(dated.group(1)[:3].lower()) + 1
+    numeric = _NUMERIC_DATE.search(question)
+    if numeric is None:
+        return None
+    iso_year, iso_month, us_month, us_year = numeric.groups()
+    year, month = (int(iso_year), int(iso_month)) if iso_year else (int(us_year), int(us_month))
+    return (year, month) if 1 <= month <= 12 else None
 
 
 def _half_or_nine_months(question: str) -> int | None:
