@@ -61,6 +61,11 @@ def test_a_10k_cover_gives_company_form_and_fiscal_year() -> None:
     assert identity.years == {2023}  # the year its fiscal year ended, as the company names it
 
 
+def test_an_amended_10k_is_a_10k() -> None:
+    identity = read_identity("report.pdf", TEN_K.replace("FORM 10-K", "FORM 10-K/A"))
+    assert identity is not None and identity.form == "10-K" and 2023 in identity.years
+
+
 def test_a_registrant_name_broken_one_word_a_line_is_still_read() -> None:
     identity = read_identity("report.pdf", ONE_WORD_A_LINE)
     assert identity is not None and identity.names == (("square",),) and identity.years == {2016}

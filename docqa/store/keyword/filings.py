@@ -35,7 +35,10 @@ _ANNUAL = re.compile(rf"fiscal\s+year\s+ended\s*:?\s*{_DATE_YEAR}", re.IGNORECAS
 _QUARTERLY = re.compile(rf"quarterly\s+period\s+ended\s*:?\s*{_DATE_YEAR}", re.IGNORECASE)
 _CURRENT = re.compile(rf"date\s+of\s+report[^:]{{0,60}}:\s*{_DATE_YEAR}", re.IGNORECASE)
 # A cover's title line ("FORM 10-K", "____ Form 10-Q"); a release citing "its Form 10-Q filed with ..." is not one.
-_SEC_FORM = re.compile(r"\bform\s+(10-?k|10-?q|8-?k|20-?f|40-?f|6-?k|s-?1|f-?1)[ \t]*$", re.IGNORECASE | re.MULTILINE)
+# An amendment ("FORM 10-K/A") is the same form for a question.
+_SEC_FORM = re.compile(
+    r"\bform\s+(10-?k|10-?q|8-?k|20-?f|40-?f|6-?k|s-?1|f-?1)(?:\s*/\s*a)?[ \t]*$", re.IGNORECASE | re.MULTILINE
+)
 _REGISTRANT = re.compile(r"\(\s*exact\s+name\s+of\s+(?:the\s+)?registrant", re.IGNORECASE)
 _FILE_NUMBER = re.compile(
     r"commission\s+file\s+(?:number|no\.?)\s*:?\s*[\d-]+(?![\d-])\s*\.?[\s_]*([^\n(_]*[A-Za-z][^\n(_]*)\n",
