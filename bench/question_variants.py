@@ -8,6 +8,7 @@ of the rows whose company lists a symbol on one of its covers in the set names i
 "FY2019" becomes "FY19" (the other rows are left out); `docqa eval` then scores it as it scores the set.
 
     python -m bench.question_variants --qa ../shared/data/financebench_dev/qa.jsonl --out /tmp/fb_symbols.jsonl
+    python -m bench.question_variants --qa ../shared/data/financebench_dev/qa.jsonl --out /tmp/fb_low.jsonl --lowercase
     docqa eval /tmp/fb_symbols.jsonl --docs ../shared/data/financebench_dev --doc-field doc_pdf \\
         --no-embeddings --json --data-dir /tmp/fb_variants [--scope document]
 
@@ -58,8 +59,20 @@ def main() -> None:
     parser.add_argument("--qa", type=Path, required=True)
     parser.add_argument("--doc-field", default="doc_pdf")
     parser.add_argument("--out", type=Path, required=True, help="Where the variant set goes (outside the project).")
+    parser.add_argument(
+        "--lowercase",
+        action="store_true",
+        help="Instead: every question as typed without capitals, nothing else changed.",
+    )
     args = parser.parse_args()
     rows = [json.loads(line) for line in args.qa.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if args.lowercase:
+        with args.out.open("w", encoding="utf-8") as out:
+            out.writelines(
+                json.dumps({**row, "question": row["question"].lower()}, ensure_ascii=False) + "\n" for row in rows
+            )
+        print(json.dumps({"rows": len(rows), "lowercased": len(rows), "out": str(args.out)}))
+        return
     companies = symbols_by_company(args.qa.parent, {r[args.doc_field] for r in rows if r.get(args.doc_field)})
     rewritten = kept = 0
     with args.out.open("w", encoding="utf-8") as out:

@@ -102,6 +102,13 @@ def test_a_question_names_a_company_by_symbol_initials_or_name(question: str, na
         ("AMERICAN EXPRESS COMPANY", "What did amex report?", False),  # a name starts with a capital
         ("GENERAL MILLS, INC.", "What did Gemini report?", False),
         ("EBAY INC.", "What was eBay's revenue in FY2022?", True),  # a capital after a small first letter
+        # written without any capital: a whole name names its filer, a first word alone does not
+        ("WAL-MART STORES, INC.", "what was walmart's revenue in fy2020?", True),
+        ("BEST BUY CO., INC.", "what was best buy's revenue in fy2023?", True),
+        ("BEST BUY CO., INC.", "which product category performed the best?", False),
+        ("GENERAL MILLS, INC.", "what were general mills' sg&a expenses?", True),
+        ("GENERAL MILLS, INC.", "what were the general and administrative expenses?", False),
+        ("AMERICAN EXPRESS COMPANY", "what did north american sales do in 2022?", False),
         ("EBAY INC.", "Did the bay area stores grow?", False),
     ],
 )

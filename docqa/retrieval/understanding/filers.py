@@ -109,11 +109,15 @@ def how_named(question: str, identity: FilingIdentity) -> tuple[int, tuple[str, 
     as a name does ("the best quarter" is not Best Buy; "eBay" is eBay), or with "and" for its "&" ("Johnson and
     Johnson"); the initials of a name joined by "&" ("J&J", "P&G"); its first two words clipped and joined
     ("AmEx" for "American Express"); or its trading symbol: as written in capitals, or in any case when it has
-    three letters or more and is no common word ("mmm", "Amzn")."""
+    three letters or more and is no common word ("mmm", "Amzn"). A question written without any capital names a
+    filer by a whole name only ("best buy", "walmart", "pepsi"), never by a first word alone."""
     if any(_symbol_in(question, symbol) for symbol in identity.tickers):
         return WHOLE, ()
     words = lexical.words_of(question)
     lowered = [w.lower() for w in words]
+    # Written without capitals ("what was walmart's revenue in 2020?"), a question still names a filer, by its
+    # name whole only: a lone first word ("general", "american", "best") is no name without its capital.
+    caseless = not any(c.isupper() for c in question)
     found: tuple[int, tuple[str, ...]] = (0, ())
     for name in identity.names:
         if len(name) == 1 and lexical.is_cjk(name[0]):
@@ -124,7 +128,7 @@ def how_named(question: str, identity: FilingIdentity) -> tuple[int, tuple[str, 
             found = max(found, (SHORTENED, name))
         whole = _whole_forms(name)
         for i, word in enumerate(words):
-            if not _written_as_a_name(word):
+            if not (_written_as_a_name(word) or (caseless and not lexical.is_stopword(lowered[i]))):
                 continue
             if tuple(lowered[i : i + len(name)]) == name or _with_and(lowered, i, name):
                 return WHOLE, name
@@ -133,7 +137,7 @@ def how_named(question: str, identity: FilingIdentity) -> tuple[int, tuple[str, 
                 found = max(found, (WHOLE if len(name) == 1 or lowered[i] != name[0] else FIRST_WORD, name))
             elif len(name) > 1 and lowered[i] == name[0] and len(name[0]) >= 3:
                 found = max(found, (FIRST_WORD, name))
-    return found
+    return (0, ()) if caseless and found[0] < WHOLE else found
 
 
 def _written_as_a_name(word: str) -> bool:
