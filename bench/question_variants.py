@@ -9,6 +9,8 @@ of the rows whose company lists a symbol on one of its covers in the set names i
 
     python -m bench.question_variants --qa ../shared/data/financebench_dev/qa.jsonl --out /tmp/fb_symbols.jsonl
     python -m bench.question_variants --qa ../shared/data/financebench_dev/qa.jsonl --out /tmp/fb_low.jsonl --lowercase
+    python -m bench.question_variants --qa ../shared/data/financebench_dev/qa.jsonl --out /tmp/fb_anon.jsonl \
+        --renamed-docs /tmp/fb_anon      # then: docqa eval /tmp/fb_anon.jsonl --docs /tmp/fb_anon ...
     docqa eval /tmp/fb_symbols.jsonl --docs ../shared/data/financebench_dev --doc-field doc_pdf \\
         --no-embeddings --json --data-dir /tmp/fb_variants [--scope document]
 
@@ -54,6 +56,24 @@ def rewrite(question: str, names: set[tuple[str, ...]], symbol: str) -> str | No
     return None
 
 
+def write_renamed(rows: list[dict], root: Path, field: str, folder: Path, out: Path) -> None:
+    """The set with its documents linked under `folder` by names that say nothing about them."""
+    originals = sorted({row[field] for row in rows if row.get(field)})
+    renamed = {}
+    for n, original in enumerate(originals, 1):
+        relative = str(Path(original).parent / f"filing{n:02d}{Path(original).suffix}")
+        link = folder / relative
+        link.parent.mkdir(parents=True, exist_ok=True)
+        if not link.exists():
+            link.symlink_to((root / original).resolve())
+        renamed[original] = relative
+    with out.open("w", encoding="utf-8") as handle:
+        for row in rows:
+            name = renamed.get(row.get(field) or "")
+            handle.write(json.dumps({**row, field: name, "doc": name or row["doc"]}, ensure_ascii=False) + "\n")
+    print(json.dumps({"rows": len(rows), "documents": len(renamed), "folder": str(folder), "out": str(out)}))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--qa", type=Path, required=True)
@@ -64,8 +84,17 @@ def main() -> None:
         action="store_true",
         help="Instead: every question as typed without capitals, nothing else changed.",
     )
+    parser.add_argument(
+        "--renamed-docs",
+        type=Path,
+        help="Instead: link every document under this folder as filing01.pdf, ... (a file name that says nothing, as "
+        "EDGAR's or a user's may), and write the set naming them; then `docqa eval OUT --docs THIS_FOLDER ...`.",
+    )
     args = parser.parse_args()
     rows = [json.loads(line) for line in args.qa.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if args.renamed_docs:
+        write_renamed(rows, args.qa.parent, args.doc_field, args.renamed_docs, args.out)
+        return
     if args.lowercase:
         with args.out.open("w", encoding="utf-8") as out:
             out.writelines(

@@ -102,6 +102,9 @@ def test_a_question_names_a_company_by_symbol_initials_or_name(question: str, na
         ("AMERICAN EXPRESS COMPANY", "What did amex report?", False),  # a name starts with a capital
         ("GENERAL MILLS, INC.", "What did Gemini report?", False),
         ("EBAY INC.", "What was eBay's revenue in FY2022?", True),  # a capital after a small first letter
+        ("ADVANCED MICRO DEVICES, INC.", "What was AMD's gross margin in FY2015?", True),  # initials run together
+        ("ADVANCED MICRO DEVICES, INC.", "What was amd's gross margin in FY2015?", False),  # in capitals only
+        ("GENERAL MILLS, INC.", "What did GM report?", False),  # two words: too short to be sure
         # written without any capital: a whole name names its filer, a first word alone does not
         ("WAL-MART STORES, INC.", "what was walmart's revenue in fy2020?", True),
         ("BEST BUY CO., INC.", "what was best buy's revenue in fy2023?", True),

@@ -115,3 +115,36 @@ def test_a_retailers_fiscal_year_named_for_its_start_picks_its_filing(tmp_path: 
     for year, expected in ((2022, 2022), (2021, 2021), (2023, 2022)):  # "2023": no filing is named so; dated so
         question = f"What was Acme's capital expenditure in FY{year}?"
         assert _document(store, bm25(store, coll, question, 3)[0][0]) == docs[expected], question
+
+
+TEN_Q = """UNITED STATES
+SECURITIES AND EXCHANGE COMMISSION
+FORM 10-Q
+For the quarterly period ended {end}
+Commission file number 1-1234
+ACME PLC
+(Exact name of registrant as specified in its charter)
+"""
+
+
+def test_a_10q_named_by_edgar_is_chosen_by_the_fiscal_quarter_its_balance_sheet_gives(tmp_path: Path) -> None:
+    """A June year end: the 10-Q for the quarter ended December 31, 2022 is "Q2 of FY2023", the one for March 31,
+    2023 "Q3"; their file names say nothing, their covers only the calendar dates."""
+    store = SqliteStore(tmp_path / "db.sqlite3")
+    coll = store.collection("c", create=True).id
+    docs = {}
+    for accession, end, year_end in (
+        ("0001748790-23-000011", "December 31, 2022", "June 30, 2022"),
+        ("0001748790-23-000031", "March 31, 2023", "June 30, 2022"),
+    ):
+        sheet = f"Condensed Consolidated Balance Sheets (Unaudited) {end} {year_end} Assets Cash 837 775. "
+        saved = save(store, coll, f"{accession}.pdf", [TEN_Q.format(end=end) + FILLER, sheet + FILLER], None, sha=end)
+        docs[end] = _document(store, saved.chunk_ids[0])
+    identities = store.filing_identities(coll)
+    assert identities[docs["December 31, 2022"]].quarter == 2 and 2023 in identities[docs["December 31, 2022"]].years
+    assert identities[docs["March 31, 2023"]].quarter == 3
+    for question, expected in (
+        ("What was Acme's cash at the end of Q2 of FY2023?", "December 31, 2022"),
+        ("What was Acme's cash at the end of Q3 FY23?", "March 31, 2023"),
+    ):
+        assert _document(store, bm25(store, coll, question, 3)[0][0]) == docs[expected], question

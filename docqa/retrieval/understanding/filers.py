@@ -179,11 +179,15 @@ def _symbol_in(question: str, symbol: str) -> bool:
 
 def _initials_in(question: str, name: tuple[str, ...]) -> bool:
     """ "J&J" for "Johnson & Johnson", "P&G" for "Procter & Gamble": a name of two words or more whose
-    initials, joined by "&", the question writes in capitals."""
+    initials, joined by "&", the question writes in capitals; "AMD" for "Advanced Micro Devices", "IBM": a name
+    of three words or more whose initials, run together, it writes as a word in capitals."""
     if len(name) < 2 or len(name) > 4 or any(not w[:1].isalpha() for w in name):
         return False
-    initials = "&".join(w[0] for w in name if w not in ("and", "of")).upper()
-    return initials.count("&") >= 1 and re.search(rf"(?<!\w){re.escape(initials)}(?!\w)", question) is not None
+    letters = [w[0].upper() for w in name if w not in ("and", "of")]
+    forms = ["&".join(letters)] + (["".join(letters)] if len(letters) >= 3 else [])
+    return any(
+        len(form) >= 3 and re.search(rf"(?<![\w&]){re.escape(form)}(?![\w&])", question) is not None for form in forms
+    )
 
 
 def _clipped_in(words: list[str], name: tuple[str, ...]) -> bool:

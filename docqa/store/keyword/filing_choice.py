@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 
 from docqa.store.keyword import filings
 from docqa.store.keyword.fiscal_naming import fiscal_years_named, needs_reading
+from docqa.store.keyword.fiscal_quarter import quarter_from_balance_sheet
 from docqa.store.keyword.tables import IndexTotals
 from docqa.store.keyword.term_stats import IndexVersion
 
@@ -54,8 +55,8 @@ class FilingIdentities:
                         text("SELECT substr(text, 1, :n) FROM chunks WHERE id = :id"),
                         {"n": filings.HEAD_CHARS, "id": head},
                     ).scalar()
-                    identity = filings.read_identity(name, start or "")
-                    self._read[doc] = (coll, head, _with_fiscal_naming(session, doc, identity))
+                    identity = _with_fiscal_naming(session, doc, filings.read_identity(name, start or ""))
+                    self._read[doc] = (coll, head, _with_fiscal_quarter(session, doc, identity))
             self._version = version
 
     def is_filing(self, document_id: int) -> bool:
@@ -91,3 +92,25 @@ def _with_fiscal_naming(
     ).scalars()
     named = fiscal_years_named(texts, identity.period_ends)
     return dataclasses.replace(identity, fiscal_years=named, years=identity.years | named) if named else identity
+
+
+def _with_fiscal_quarter(
+    session: Session, document_id: int, identity: filings.FilingIdentity | None
+) -> filings.FilingIdentity | None:
+    """A quarterly report's fiscal quarter and year where its file name does not give them, from its balance
+    sheet's dates (docqa.store.keyword.fiscal_quarter): read from the chunks that name a balance sheet."""
+    if identity is None or identity.form != "10-Q" or identity.quarter is not None or len(identity.period_ends) != 1:
+        return identity
+    texts = session.execute(
+        text(
+            "SELECT text FROM chunks WHERE document_id = :d AND (lower(text) LIKE '%balance sheet%' "
+            "OR lower(text) LIKE '%statement of financial position%' OR lower(text) LIKE '%statements of financial%') "
+            "ORDER BY id"
+        ),
+        {"d": document_id},
+    ).scalars()
+    found = quarter_from_balance_sheet(texts, next(iter(identity.period_ends)))
+    if found is None:
+        return identity
+    quarter, fiscal_year = found
+    return dataclasses.replace(identity, quarter=quarter, years=identity.years | {fiscal_year})
