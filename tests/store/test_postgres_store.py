@@ -295,3 +295,18 @@ def test_a_retailers_fiscal_year_is_read_from_its_text_on_postgres(postgres_url:
     doc = save(store, coll, "acme-annual.pdf", [cover, note], None, sha="retail").document_id
     identity = store.filing_identities(coll)[doc]
     assert identity.fiscal_years == frozenset({2022}) and 2022 in identity.years
+
+
+def test_a_10qs_fiscal_quarter_is_read_from_its_balance_sheet_on_postgres(postgres_url: str) -> None:
+    """A 10-Q named by nothing: its quarter and fiscal year come from the chunks that name a balance sheet
+    (LIKE conditions in SQL, docqa.store.keyword.filing_choice), the same on Postgres as on SQLite."""
+    store = PostgresStore(postgres_url)
+    coll = store.collection("fiscal-quarter", create=True).id
+    cover = (
+        "UNITED STATES\nSECURITIES AND EXCHANGE COMMISSION\nFORM 10-Q\nFor the quarterly period ended December 31, "
+        "2022\nCommission file number 1-1234\nACME PLC\n(Exact name of registrant as specified in its charter)\n"
+    )
+    sheet = "Condensed Consolidated Balance Sheets (Unaudited) December 31, 2022 June 30, 2022 Assets Cash 837 775."
+    doc = save(store, coll, "0001748790-23-000011.pdf", [cover, sheet], None, sha="quarter").document_id
+    identity = store.filing_identities(coll)[doc]
+    assert identity.quarter == 2 and 2023 in identity.years
