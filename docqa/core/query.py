@@ -21,6 +21,7 @@ class AskedPeriod:
     quarter: int | None = None
     form: str | None = None  # "10-K", "10-Q", "8-K", "20-F", "earnings", "proxy"
     period_end: tuple[int, int] | None = None  # (year, month): "as of June 30, 2023", "the quarter ended July 2023"
+    most_recent: bool = False  # "last year", "the latest 10-K", "most recent quarter": no period named, the newest
 
 
 @dataclass(frozen=True)

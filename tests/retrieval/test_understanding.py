@@ -48,6 +48,10 @@ from tests.store.test_filings import COVER_WITH_SYMBOLS, TEN_K
         ("Gross margin in the 3rd qtr. of 2022", AskedPeriod(2022, 3, None)),
         ("What did the 8-K dated 2022-08-19 announce?", AskedPeriod(2022, None, "8-K", (2022, 8))),
         ("What did the 8-K filed on 8/19/2022 announce?", AskedPeriod(2022, None, "8-K", (2022, 8))),
+        ("What was Walmart's revenue last year?", AskedPeriod(None, None, "10-K", None, True)),
+        ("What was Walmart's revenue in the most recent quarter?", AskedPeriod(None, None, None, None, True)),
+        ("What does the latest 10-K say about leases?", AskedPeriod(None, None, "10-K", None, True)),
+        ("Revenue in FY2022 against last year", AskedPeriod(2022, None, None)),  # a year named: that one
         ("Which law governs the agreement?", AskedPeriod(None, None, None)),
     ],
 )
@@ -211,3 +215,18 @@ def test_a_question_asking_why_a_line_changed_is_no_statement_question() -> None
     assert why.statements == () and why.filing_sections == (("results of operations",),) and why.past_head
     what = understand("What was 3M's operating margin in FY2022?")
     assert what.statements and not what.filing_sections
+
+
+def test_the_most_recent_period_asked_is_each_filers_newest_filing() -> None:
+    def filing(year: int, form: str, month: int = 12) -> FilingIdentity:
+        return FilingIdentity(names=(("acme",),), tickers=frozenset(), years=frozenset({year}), form=form,
+                              quarter=None, period_ends=frozenset({(year, month)}))  # fmt: skip
+
+    identities = {1: filing(2018, "10-K"), 2: filing(2020, "10-K"), 3: filing(2021, "10-Q", 6)}
+    assert named_filings("What was Acme's revenue last year?", asked_period("... last year?"), identities) == {2}
+    question = "What was Acme's revenue in the most recent quarter?"
+    assert named_filings(question, asked_period(question), identities) == {3}
+    question = "What does Acme's latest 10-K say about leases?"
+    assert named_filings(question, asked_period(question), identities) == {2}
+    question = "What did Acme say about leases?"  # no period: every filing of the filer
+    assert named_filings(question, asked_period(question), identities) == {1, 2, 3}

@@ -80,7 +80,22 @@ def _of_period(named: dict[int, FilingIdentity], asked: AskedPeriod) -> frozense
         narrowed = {doc: identity for doc, identity in named.items() if check(identity)}
         if narrowed:
             named = narrowed
+    if asked.most_recent and asked.latest_year is None and asked.period_end is None:
+        named = _newest_of_each_filer(named)
     return frozenset(named)
+
+
+def _newest_of_each_filer(named: dict[int, FilingIdentity]) -> dict[int, FilingIdentity]:
+    """Each filer's filings that report on its latest period ("last year", "the latest 10-K"), by their period
+    ends (else their years); a filer is told by its names."""
+
+    def newest(identity: FilingIdentity) -> tuple[int, int]:
+        return max(identity.period_ends, default=(max(identity.years, default=0), 0))
+
+    latest: dict[tuple[tuple[str, ...], ...], tuple[int, int]] = {}
+    for identity in named.values():
+        latest[identity.names] = max(latest.get(identity.names, (0, 0)), newest(identity))
+    return {doc: identity for doc, identity in named.items() if newest(identity) == latest[identity.names]}
 
 
 def named_in(question: str, identity: FilingIdentity) -> bool:

@@ -33,6 +33,12 @@ _SHORT_YEAR = re.compile(r"\bq[1-4]\s*'(\d\d)\b|\b[1-4]q(\d\d)\b|\b[12]h(\d\d)\b
 _SPANNED_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)\s*[/\-–]\s*(\d\d)(?![\d/\-])")
 # a date in digits: ISO ("2022-08-19") or the US order ("8/19/2022", "08/19/2022")
 _NUMERIC_DATE = re.compile(r"(?<![\d/-])(?:((?:19|20)\d\d)-(\d\d)-\d\d|(\d{1,2})/\d{1,2}/((?:19|20)\d\d))(?![\d/-])")
+# a period named by its place, not its year: the newest filing of the filer asked about
+_MOST_RECENT = re.compile(
+    r"\b(?:latest|most recent|newest|last (?:fiscal )?(?:year|quarter)"
+    r"|(?:this|the current) (?:fiscal )?(?:year|quarter))\b",
+    re.IGNORECASE,
+)
 _HALF = re.compile(r"\b(?:first|1st)\s+half\b|\bh1\b|\b1h(?:\d\d)?\b|\bsix[- ]months?\b|\bsemi-?annual", re.I)
 _ASKED_DATE = re.compile(
     r"\b((?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\.?\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?((?:19|20)\d\d)\b",
@@ -62,7 +68,11 @@ def asked_period(question: str) -> AskedPeriod:
     period_end = _date_asked(spaced)
     if period_end is not None:
         years.append(period_end[0])
-    return AskedPeriod(max(years) if years else None, quarter, _asked_form(spaced), period_end)
+    recent = None if years else _MOST_RECENT.search(spaced)
+    form = _asked_form(spaced)
+    if recent is not None and form is None and re.match(r"last (?:fiscal )?year", recent.group(), re.IGNORECASE):
+        form = "10-K"  # the last whole year: an annual report's
+    return AskedPeriod(max(years) if years else None, quarter, form, period_end, recent is not None)
 
 
 _ASKED_FORM_ZH = (  # the forms of Chinese filings (docqa.store.keyword.csrc_filings), as questions name them
