@@ -56,6 +56,10 @@ _SYMBOLS_END = re.compile(r"section\s+12\s*\(g\)|indicate\s+by\s+check", re.IGNO
 _EXCHANGE = r"(?:the\s+)?(?:new\s+york\s+stock|nyse|nasdaq|chicago\s+stock|cboe|boston\s+stock|nyse\s+american)"
 _LISTED_SYMBOL = re.compile(rf"(?<![\w$.])([A-Z]{{1,5}}(?:\.[A-Z])?)\s+(?i:{_EXCHANGE})")
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+# A date as a filing writes it ("January 28, 2023", "Dec. 31 2022"): groups month (its first three letters), day, year
+DATE = re.compile(
+    r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})\s*,?\s*((?:19|20)\d\d)\b", re.I
+)
 _RELEASE_YEAR = re.compile(r"\b(?:fiscal|full[- ]year|quarter|year)\s+((?:19|20)\d\d)\b", re.IGNORECASE)
 _QUARTER_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
 _QUARTER = re.compile(

@@ -17,13 +17,11 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
+from docqa.store.keyword.filings import DATE, MONTHS
+
 # Months in which a fiscal year ends that filers name for its start year (the retail calendar, Japan's March).
 EARLY_YEAR_MONTHS = frozenset({1, 2, 3})
 ANNUAL_FORMS = frozenset({"10-K", "20-F", "40-F", "annual report"})  # a quarterly report's year is read elsewhere
-_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-_DATE = re.compile(
-    r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\s*,?\s*((?:19|20)\d\d)\b", re.I
-)
 _NAMED = re.compile(r"\b(?:fiscal\s+(?:year\s+)?|FY\s?)((?:19|20)\d\d)\b", re.I)
 _NAMED_AFTER = re.compile(r"\s*\(\s*(?:the\s+)?[\"“']?\s*(?:fiscal\s+(?:year\s+)?|FY\s?)((?:19|20)\d\d)\b", re.I)
 _BEFORE_CHARS = 100  # "Fiscal 2022 represented the 52 weeks ended ": the name precedes the date closely
@@ -71,10 +69,10 @@ def _most_mentioned(texts: list[str], period_ends: frozenset[tuple[int, int]]) -
 def _tied_to_dates(texts: list[str], period_ends: frozenset[tuple[int, int]]) -> Counter[int]:
     named: Counter[int] = Counter()
     for text in texts:
-        dates = list(_DATE.finditer(text))
+        dates = list(DATE.finditer(text))
         for i, date in enumerate(dates):
-            year = int(date.group(2))
-            if (year, _MONTHS.index(date.group(1).lower()) + 1) not in period_ends:
+            year = int(date.group(3))
+            if (year, MONTHS.index(date.group(1).lower()) + 1) not in period_ends:
                 continue
             after = _NAMED_AFTER.match(text, date.end())
             start = max(date.start() - _BEFORE_CHARS, dates[i - 1].end() if i else 0)

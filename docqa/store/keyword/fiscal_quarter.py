@@ -18,11 +18,9 @@ import re
 from collections.abc import Iterable
 from datetime import date, timedelta
 
-_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+from docqa.store.keyword.filings import DATE, MONTHS
+
 _BALANCE_SHEET = re.compile(r"balance\s+sheets?|statements?\s+of\s+financial\s+(?:position|condition)", re.I)
-_DATE = re.compile(
-    r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})\s*,?\s*((?:19|20)\d\d)\b", re.I
-)
 _WINDOW = 300  # the dates follow the heading closely: "Balance Sheets (Unaudited) ($ in millions) December 31, ..."
 # days from the last fiscal year's end to the quarter's end, per quarter (13 weeks a quarter, give or take)
 _QUARTER_DAYS = ((1, 80, 100), (2, 170, 195), (3, 260, 285))
@@ -42,9 +40,9 @@ def quarter_from_balance_sheet(texts: Iterable[str], period_end: tuple[int, int]
 
 def _dates(text: str) -> list[date]:
     out = []
-    for month, day, year in _DATE.findall(text):
+    for month, day, year in DATE.findall(text):
         try:
-            out.append(date(int(year), _MONTHS.index(month[:3].lower()) + 1, int(day)))
+            out.append(date(int(year), MONTHS.index(month.lower()) + 1, int(day)))
         except ValueError:  # "February 30": no date
             continue
     return out
