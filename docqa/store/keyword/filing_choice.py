@@ -82,14 +82,9 @@ def _with_fiscal_naming(
     year and the text says so (docqa.store.keyword.fiscal_naming): read from the chunks that define a year."""
     if identity is None or not needs_reading(identity.form, identity.period_ends):
         return identity
-    texts = session.execute(
-        text(
-            "SELECT text FROM chunks WHERE document_id = :d AND (lower(text) LIKE '%weeks ended%' "
-            "OR lower(text) LIKE '%(fiscal%' OR lower(text) LIKE '%(\u201cfiscal%' OR lower(text) LIKE '%(\"fiscal%' "
-            "OR lower(text) LIKE '%fiscal 20%' OR lower(text) LIKE '%fiscal year 20%')"
-        ),
-        {"d": document_id},
-    ).scalars()
+    texts = _chunks_saying(
+        session, document_id, ("weeks ended", "(fiscal", "(\u201cfiscal", '("fiscal', "fiscal 20", "fiscal year 20")
+    )
     named = fiscal_years_named(texts, identity.period_ends)
     return dataclasses.replace(identity, fiscal_years=named, years=identity.years | named) if named else identity
 
@@ -101,16 +96,20 @@ def _with_fiscal_quarter(
     sheet's dates (docqa.store.keyword.fiscal_quarter): read from the chunks that name a balance sheet."""
     if identity is None or identity.form != "10-Q" or identity.quarter is not None or len(identity.period_ends) != 1:
         return identity
-    texts = session.execute(
-        text(
-            "SELECT text FROM chunks WHERE document_id = :d AND (lower(text) LIKE '%balance sheet%' "
-            "OR lower(text) LIKE '%statement of financial position%' OR lower(text) LIKE '%statements of financial%') "
-            "ORDER BY id"
-        ),
-        {"d": document_id},
-    ).scalars()
+    texts = _chunks_saying(
+        session, document_id, ("balance sheet", "statement of financial position", "statements of financial")
+    )
     found = quarter_from_balance_sheet(texts, next(iter(identity.period_ends)))
     if found is None:
         return identity
     quarter, fiscal_year = found
     return dataclasses.replace(identity, quarter=quarter, years=identity.years | {fiscal_year})
+
+
+def _chunks_saying(session: Session, document_id: int, phrases: tuple[str, ...]) -> list[str]:
+    """The texts of the document's chunks, in order, whose lowercased text holds one of `phrases` (lowercase);
+    the phrases are bound as LIKE patterns, so SQLite and Postgres read them alike."""
+    patterns = {f"p{n}": f"%{phrase}%" for n, phrase in enumerate(phrases)}
+    condition = " OR ".join(f"lower(text) LIKE :{name}" for name in patterns)
+    query = text(f"SELECT text FROM chunks WHERE document_id = :d AND ({condition}) ORDER BY id")
+    return list(session.execute(query, {"d": document_id, **patterns}).scalars())
