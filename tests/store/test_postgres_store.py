@@ -18,6 +18,7 @@ from docqa.store import schema
 from docqa.store.audit import document_problems, orphan_problems
 from docqa.store.db import SqliteStore
 from docqa.store.keyword import lexical
+from docqa.store.keyword.filing_identity import FilingIdentity
 from docqa.store.keyword.passage_stems import Stemmer
 from docqa.store.keyword.ranking import DEFAULT_RANKING
 from docqa.store.models import SavedDocument
@@ -282,31 +283,31 @@ def test_two_workers_saving_the_same_file_at_once_store_it_once(postgres_url: st
     assert sum(s.twin is None for s in saved) == 1 and {s.document_id for s in saved} == {documents[0].id}
 
 
+def _identity_on_postgres(postgres_url: str, file_name: str, form_line: str, name: str, body: str) -> FilingIdentity:
+    """The identity a Postgres store keeps for a filing of two chunks: an SEC cover, then `body`."""
+    store = PostgresStore(postgres_url)
+    coll = store.collection(f"identity-{file_name}", create=True).id
+    cover = (
+        f"UNITED STATES\nSECURITIES AND EXCHANGE COMMISSION\n{form_line}\nCommission file number 1-1234\n{name}\n"
+        "(Exact name of registrant as specified in its charter)\n"
+    )
+    doc = save(store, coll, file_name, [cover, body], None, sha=file_name).document_id
+    return store.filing_identities(coll)[doc]
+
+
 def test_a_retailers_fiscal_year_is_read_from_its_text_on_postgres(postgres_url: str) -> None:
     """The identity's fiscal-year name comes from the chunks that define the year (LIKE conditions in SQL,
     docqa.store.keyword.filing_choice), the same on Postgres as on SQLite."""
-    store = PostgresStore(postgres_url)
-    coll = store.collection("retail-fiscal-year", create=True).id
-    cover = (
-        "UNITED STATES\nSECURITIES AND EXCHANGE COMMISSION\nFORM 10-K\nFor the fiscal year ended January 28, 2023\n"
-        "Commission file number 1-1234\nACME STORES, INC.\n(Exact name of registrant as specified in its charter)\n"
-    )
     note = "Fiscal Year. Fiscal 2022 represented the 52 weeks ended January 28, 2023 (“fiscal 2022”). 100% of it."
-    doc = save(store, coll, "acme-annual.pdf", [cover, note], None, sha="retail").document_id
-    identity = store.filing_identities(coll)[doc]
+    form_line = "FORM 10-K\nFor the fiscal year ended January 28, 2023"
+    identity = _identity_on_postgres(postgres_url, "acme-annual.pdf", form_line, "ACME STORES, INC.", note)
     assert identity.fiscal_years == frozenset({2022}) and 2022 in identity.years
 
 
 def test_a_10qs_fiscal_quarter_is_read_from_its_balance_sheet_on_postgres(postgres_url: str) -> None:
     """A 10-Q named by nothing: its quarter and fiscal year come from the chunks that name a balance sheet
     (LIKE conditions in SQL, docqa.store.keyword.filing_choice), the same on Postgres as on SQLite."""
-    store = PostgresStore(postgres_url)
-    coll = store.collection("fiscal-quarter", create=True).id
-    cover = (
-        "UNITED STATES\nSECURITIES AND EXCHANGE COMMISSION\nFORM 10-Q\nFor the quarterly period ended December 31, "
-        "2022\nCommission file number 1-1234\nACME PLC\n(Exact name of registrant as specified in its charter)\n"
-    )
     sheet = "Condensed Consolidated Balance Sheets (Unaudited) December 31, 2022 June 30, 2022 Assets Cash 837 775."
-    doc = save(store, coll, "0001748790-23-000011.pdf", [cover, sheet], None, sha="quarter").document_id
-    identity = store.filing_identities(coll)[doc]
+    form_line = "FORM 10-Q\nFor the quarterly period ended December 31, 2022"
+    identity = _identity_on_postgres(postgres_url, "0001748790-23-000011.pdf", form_line, "ACME PLC", sheet)
     assert identity.quarter == 2 and 2023 in identity.years
