@@ -21,6 +21,7 @@ import re
 
 from docqa.core.query import Titles
 
+RESULTS_OF_OPERATIONS = ("results of operations",)  # Item 7's part that gives the reasons (asks_for_reasons)
 # (the titles a section's heading may carry, lowercased; what a question says when it asks about it)
 # Form 10-K Item 1 (Business): what the company does. A 10-K opens with it, right after the cover.
 _BUSINESS: tuple[tuple[tuple[str, ...], str], ...] = (
@@ -104,7 +105,7 @@ _SECTIONS: tuple[tuple[tuple[str, ...], str], ...] = (
     # Item 7's results of operations (S-K Item 303(b)(2)): the reasons for material changes in revenue and
     # expense lines, which the statements show as numbers only (asks_for_reasons)
     (
-        ("results of operations",),
+        RESULTS_OF_OPERATIONS,
         r"drove|driven|drivers?|what caused|caused (?:the|a|an|its)|reasons? (?:for|behind)"
         r"|why (?:did|has|have|was|were|is|are|do|does)"
         r"|factors? (?:behind|driving|that (?:drove|caused|contributed))"
@@ -251,9 +252,6 @@ def _specific(question: str, patterns: tuple[tuple[Titles, re.Pattern[str]], ...
         for (titles, _), found in zip(patterns, spans, strict=True)
         if any(not inside_a_longer(span) for span in found)
     )
-
-
-RESULTS_OF_OPERATIONS = ("results of operations",)
 
 
 def asks_for_reasons(filing_sections: tuple[Titles, ...]) -> bool:
