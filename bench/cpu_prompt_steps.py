@@ -17,12 +17,14 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import threading
 import time
 from pathlib import Path
 
 from bench.result_files import new_result_path
 from docqa.core.sampling_params import SamplingParams
 from docqa.core.settings import LLMSettings
+from docqa.core.streams import GenerationStream
 from docqa.engine.batching import BatchingGenerator
 from docqa.llama.model_files import demo_model_path
 
@@ -50,19 +52,27 @@ def one_run(model: Path, lengths: list[int], ends: bool, n_batch: int) -> dict[s
     try:
         params = SamplingParams(temperature=0.0, top_p=1.0, top_k=1, min_p=0.0, max_tokens=8, ignore_eos=True)
         prompts = [prompt_of(n, engine, i) for i, n in enumerate(lengths)]
-        engine.submit("warm up", SamplingParams(temperature=0.0, top_p=1.0, top_k=1, min_p=0.0, max_tokens=1))
-        time.sleep(2)
+        for _ in engine.submit("warm up", SamplingParams(temperature=0.0, top_p=1.0, top_k=1, min_p=0.0, max_tokens=1)):
+            pass
         with engine._step_lock:  # queued together: admitted in one step
             start = time.perf_counter()
             streams = [engine.submit(p, params) for p in prompts]
         first: list[float] = []
-        for stream in streams:
+
+        def read(stream: GenerationStream) -> None:
+            """Each stream in a thread of its own: a stream holds its events until read, so reading them one
+            after another would time a later stream's first token when the earlier ones are done."""
+            timed = False
             for event in stream:
-                if event.kind == "text":
+                if event.kind == "text" and not timed:
                     first.append(time.perf_counter() - start)
-                    break
-            for _ in stream:  # the rest of the answer
-                pass
+                    timed = True
+
+        readers = [threading.Thread(target=read, args=(stream,)) for stream in streams]
+        for reader in readers:
+            reader.start()
+        for reader in readers:
+            reader.join()
         wall = time.perf_counter() - start
     finally:
         engine.close()
