@@ -30,7 +30,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -64,10 +64,14 @@ def questions(folder: Path, contracts: set[str], count: int) -> list[str]:
 SHAPE = {"top_k": 3, "max_tokens": 256}  # --top-k and --answer-tokens change them (a CPU smoke run)
 
 
-def ask(base: str, question: str, trace: Trace, out: dict[str, int]) -> None:
+def ask(base: str, question: str, trace: Trace, out: dict[str, int], client: httpx.Client | None = None) -> None:
+    """One streamed ask, timed from before its request is made. client: the run's shared client (its
+    connections kept open, as a browser's or an application's are); None: a client of its own, made in the
+    ask's time (the runs before 2026-12-06 did so: 16 made at once cost up to ~0.25 s of the client's CPU)."""
     body = {"question": question, **SHAPE, "stream": True, "cache": False, "ignore_eos": True}
     trace.submitted = time.perf_counter()
-    with httpx.stream("POST", f"{base}/v1/ask", json=body, timeout=900) as r:
+    opened = (client or httpx).stream("POST", f"{base}/v1/ask", json=body, timeout=900)
+    with opened as r:
         r.raise_for_status()
         for kind, data in sse(r):
             if kind == "error":
@@ -80,18 +84,27 @@ def ask(base: str, question: str, trace: Trace, out: dict[str, int]) -> None:
                     timings = json.loads(data)["timings"]
                     trace.tokens = int(timings["completion_tokens"])
                     out[question] = int(timings["prompt_tokens"])
+                    trace.retrieval_ms = float(timings["retrieval_ms"])
+
+
+CLIENT = {"per_ask": False}  # --client-per-ask: every ask makes its own HTTP client, as runs before 2026-12-06
 
 
 def run_at_once(base: str, asked: list[str], tag: str) -> dict[str, Any]:
-    ask(base, asked[0] + " (warm-up)", Trace(0.0), {})
-    traces = [Trace(0.0) for _ in asked]
-    seen: dict[str, int] = {}
-    threads = [threading.Thread(target=ask, args=(base, q, t, seen)) for q, t in zip(asked, traces, strict=True)]
-    start = time.perf_counter()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    limits = httpx.Limits(max_connections=len(asked) + 1, max_keepalive_connections=len(asked) + 1)
+    with httpx.Client(limits=limits) as shared:
+        client = None if CLIENT["per_ask"] else shared
+        ask(base, asked[0] + " (warm-up)", Trace(0.0), {}, client)
+        traces = [Trace(0.0) for _ in asked]
+        seen: dict[str, int] = {}
+        threads = [
+            threading.Thread(target=ask, args=(base, q, t, seen, client)) for q, t in zip(asked, traces, strict=True)
+        ]
+        start = time.perf_counter()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
     figures: dict[str, Any] = stream_figures(f"{tag}_16", traces, time.perf_counter() - start)
     figures[f"{tag}_16_prompt_tokens_max"] = max(seen.values())
     # each ask's prompt tokens and first-token time, in the order they were read: the median's make-up
@@ -102,6 +115,9 @@ def run_at_once(base: str, asked: list[str], tag: str) -> dict[str, Any]:
     sent = sorted((round((t.sources or start) - start, 3), seen[q]) for q, t in zip(asked, traces, strict=True))
     figures[f"{tag}_16_sources_s_and_prompt_tokens"] = sent
     figures[f"{tag}_16_tokens_each"] = statistics.median(t.tokens for t in traces)
+    # the API process's own time for each ask's retrieval (docqa's timings), in arrival order
+    figures[f"{tag}_16_retrieval_ms"] = [round(t.retrieval_ms, 1) for t in sorted(traces, key=lambda t: t.sources or 0)]
+    figures[f"{tag}_16_client"] = "per_ask" if CLIENT["per_ask"] else "shared"
     return figures
 
 
@@ -129,10 +145,33 @@ def docqa_pair(env: dict[str, str], data: str, asked: list[str], module: str, ta
     return out
 
 
+def variant_in_process(env: dict[str, str], asked: list[str], spec: str) -> dict[str, Any]:
+    """Set-up 1 again with other settings: spec "NAME:KEY=VALUE,..." (environment variables; `client=per_ask`
+    makes every ask make its own HTTP client), its figures under "NAME_in_process"."""
+    name, _, pairs = spec.partition(":")
+    settings = dict(pair.split("=", 1) for pair in pairs.split(",") if pair)
+    per_ask = settings.pop("client", "shared") == "per_ask"
+    before, CLIENT["per_ask"] = CLIENT["per_ask"], per_ask
+    try:
+        with docqa_server({**env, **settings}) as (base, _):
+            return run_at_once(base, asked, f"{name}_in_process")
+    finally:
+        CLIENT["per_ask"] = before
+
+
 def one_round(
-    env: dict[str, str], data: str, asked: list[str], bin_dir: Path | None, model: Path, fifo: bool, threads: list[int]
+    env: dict[str, str],
+    data: str,
+    asked: list[str],
+    bin_dir: Path | None,
+    model: Path,
+    fifo: bool,
+    threads: list[int],
+    variants: Sequence[str] = (),
 ) -> dict[str, Any]:
     out = docqa_pair(env, data, asked, "docqa", "")
+    for spec in variants:
+        out.update(variant_in_process(env, asked, spec))
     for n in threads:  # llama.cpp's CPU threads: all cores by default, spinning beside the node's API process
         out.update(docqa_pair({**env, "DOCQA_LLM_N_THREADS": str(n)}, data, asked, "docqa", f"threads{n}_"))
     if fifo:
@@ -181,11 +220,21 @@ def main() -> None:
     parser.add_argument(
         "--threads", default="", help="also 1 and 2 with llama.cpp on this many CPU threads each (comma-separated)"
     )
+    parser.add_argument(
+        "--client-per-ask", action="store_true", help="each ask makes its own HTTP client (the runs before 2026-12-06)"
+    )
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        help="also set-up 1 with other settings, each round: NAME:KEY=VALUE,... (environment; client=per_ask)",
+    )
     args = parser.parse_args()
+    CLIENT["per_ask"] = args.client_per_ask
     threads = [int(count) for count in args.threads.split(",") if count.strip()]
     with contracts_ingested(args) as (data, env, asked, out):
         for n in range(args.rounds):
-            figures = one_round(env, data, asked, args.bin, args.model, args.fifo, threads)
+            figures = one_round(env, data, asked, args.bin, args.model, args.fifo, threads, args.variant)
             out.update({f"r{n + 1}_{key}": value for key, value in figures.items()})
             print(json.dumps(figures), flush=True)
     text = json.dumps(out, indent=1)

@@ -13,6 +13,7 @@ class Trace:
     stamps: list[float] = field(default_factory=list)  # arrival time of every streamed piece
     tokens: int = 0
     sources: float | None = None  # when docqa said its citations: retrieval done, the prompt about to be sent
+    retrieval_ms: float = 0.0  # docqa's own timing of the ask's retrieval (its `done` event)
 
     @property
     def ttft(self) -> float:

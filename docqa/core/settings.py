@@ -151,6 +151,15 @@ class RetrievalSettings(BaseModel):
         "docs/benchmarks/settings-defaults.md).",
         json_schema_extra=EXPERIMENTAL,
     )
+    workers: int = Field(
+        default=4,
+        ge=1,
+        le=64,
+        description="Questions whose retrieval and prompt are prepared at once (threads of the API process). "
+        "Preparing is mostly Python, which holds the GIL: more threads finish a burst of asks no sooner, they "
+        "finish every ask late together; a few finish them one after another, so the generator starts on the "
+        "first while the rest are retrieved (docs/benchmarks/gpu-engine.md).",
+    )
 
 
 class RerankSettings(BaseModel):

@@ -31,6 +31,7 @@ from docqa.core.streams import GenerationStream, GenEvent, WaitQueue
 from docqa.core.types import GeneratorInfo, GeneratorStats
 from docqa.engine.admitting import INTERNAL_ERROR, Admitting
 from docqa.engine.prefix_cache import PrefixCache
+from docqa.engine.prompt_tokens import TokenizedPrompts
 from docqa.engine.sampling import SlotSamplers
 from docqa.engine.scheduler import StepPlanner
 from docqa.engine.sequences import Request, RunningSequence
@@ -92,6 +93,7 @@ class BatchingGenerator(Admitting):
             settings.prompt_step_ends_with_prompt,
         )
         self.prompt_tokens_reused = 0  # prompt tokens taken from cached KV instead of evaluated
+        self.tokenized = TokenizedPrompts(self.llama.tokenize)  # counted in the asker's thread, used at admission
         self._lock = self._waiting.cond
         self._step_lock = threading.Lock()
         self._closing = False
@@ -112,7 +114,7 @@ class BatchingGenerator(Admitting):
     # --- the Generator protocol ----------------------------------------------------------------
 
     def count_tokens(self, prompt: str) -> int:
-        return len(self.llama.tokenize(prompt))
+        return self.tokenized.count(prompt)
 
     def submit(
         self,
@@ -122,7 +124,8 @@ class BatchingGenerator(Admitting):
     ) -> GenerationStream:
         stream = GenerationStream(loop)
         # Requests that a free slot will take at the next step are not waiting in the queue.
-        self._waiting.put(Request(prompt, params, stream), spare=len(self._free_slots))
+        request = Request(prompt, params, stream, tokens=self.tokenized.take(prompt))
+        self._waiting.put(request, spare=len(self._free_slots))
         return stream
 
     def close(self) -> None:

@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
 
@@ -33,7 +34,7 @@ from docqa.core.streams import GenerationStream
 from docqa.core.types import Answer, GeneratorInfo, RetrievedChunk
 from docqa.retrieval.retriever import Retriever
 from docqa.service import node
-from docqa.service.asking import Asker
+from docqa.service.asking import Asker, AskRun
 from docqa.service.conversations import ConversationService
 from docqa.service.jobs import IngestQueue
 from docqa.service.liveness import Liveness
@@ -71,6 +72,8 @@ class DocQA:
         self._asker = Asker(
             settings, self.store, self.retriever, self.answer_cache, generator, self.collection, self._notify
         )
+        # where asks are retrieved and their prompts built: a few threads (settings.retrieval.workers)
+        self._preparing = ThreadPoolExecutor(settings.retrieval.workers, thread_name_prefix="docqa-ask")
         self._queue: IngestQueue | None = None  # ingestion jobs (a database URL), opened at first use
         self.conversations = ConversationService(self)  # kept on the server, per collection and API key
         # uploaded files, for the page's viewer; also in the database or object store a deployment shares
@@ -90,6 +93,7 @@ class DocQA:
         return qa
 
     def close(self) -> None:
+        self._preparing.shutdown(wait=True, cancel_futures=True)
         if self._queue is not None:
             self._queue.close()
         self.indexes.save_all()
@@ -329,7 +333,7 @@ class DocQA:
         """ask() for the API: the thread is held for retrieval only (the generator's queue bound, not a thread
         pool, decides who waits: a full queue is BusyError), and when `gone()` says the client went away, the
         answer is cancelled (its sequence freed, or its place in the queue) instead of generated for nobody."""
-        run = await asyncio.to_thread(self._asker.start, request)
+        run = await self._start(request)
 
         async def drain() -> None:
             async for _ in run.aevents():
@@ -348,9 +352,13 @@ class DocQA:
 
     async def astream(self, request: AskRequest) -> AsyncIterator[AskEvent]:
         """The async twin of stream(), for the API: retrieval runs in a thread, tokens arrive on the loop."""
-        run = await asyncio.to_thread(self._asker.start, request)
+        run = await self._start(request)
         async for event in run.aevents():
             yield event
+
+    async def _start(self, request: AskRequest) -> AskRun:
+        """Retrieval and the prompt, in one of the preparing threads (asks beyond them wait their turn)."""
+        return await asyncio.get_running_loop().run_in_executor(self._preparing, self._asker.start, request)
 
     def _notify(self, outcome: AnswerOutcome) -> None:
         for callback in self.on_answer:

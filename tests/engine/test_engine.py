@@ -384,6 +384,30 @@ def test_a_long_prompt_reports_how_far_it_has_read_before_the_first_token(engine
     assert "progress" not in kinds[kinds.index("text") :]
 
 
+def test_a_prompt_counted_before_it_is_submitted_is_not_tokenized_again(
+    engine: BatchingGenerator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An ask counts its prompt's tokens and then submits it: the engine's loop takes the tokens counted
+    (docqa.engine.prompt_tokens) instead of tokenizing the prompt again between steps, to the same text."""
+    prompt = PROMPTS[2] + " Say which."
+    calls: list[str] = []
+    tokenize = engine.llama.tokenize
+
+    def counting(text: str, special: bool = True) -> list[int]:
+        calls.append(text)
+        return tokenize(text, special)
+
+    monkeypatch.setattr(engine.llama, "tokenize", counting)
+    uncounted, _ = run(engine, prompt)
+    assert calls.count(prompt) == 1  # tokenized at admission
+    calls.clear()
+    assert engine.count_tokens(prompt) == len(tokenize(prompt))
+    counted, _ = run(engine, prompt)
+    assert prompt not in calls, "the counted prompt was tokenized again at admission"
+    assert counted == uncounted
+    assert engine.tokenized.take(prompt) is None  # its entry went with the request
+
+
 def test_a_short_prompt_that_arrives_behind_a_long_one_is_read_first(engine: BatchingGenerator) -> None:
     """Shortest remaining prompt first (step_order): the long prompt, admitted first, needs 6 steps of
     256 tokens; the short one's first token comes while the long is still being read (first come, first

@@ -5,6 +5,8 @@ generator."""
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -155,3 +157,41 @@ def test_an_asks_thinking_budget_reaches_the_generator_and_files_another_answer(
     finally:
         qa.close()
         generator.close()
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_asks_are_prepared_by_at_most_the_workers_setting_at_once(
+    fake_generator: FakeGenerator, tmp_path: Path, workers: int
+) -> None:
+    """Retrieval and the prompt run in `retrieval.workers` threads: a burst of asks beyond them waits its
+    turn, so the first asks reach the generator while the rest are still being retrieved."""
+    qa = DocQA(make_settings(tmp_path / "data", retrieval={"workers": workers}), None, fake_generator)
+    qa.ingest([SAMPLE_DOCS / "services_agreement_en.txt"])
+    start = qa._asker.start
+    busy, most = [0], [0]
+    lock = threading.Lock()
+
+    def counted_start(request: AskRequest):  # type: ignore[no-untyped-def]
+        with lock:
+            busy[0] += 1
+            most[0] = max(most[0], busy[0])
+        try:
+            time.sleep(0.05)
+            return start(request)
+        finally:
+            with lock:
+                busy[0] -= 1
+
+    qa._asker.start = counted_start  # type: ignore[method-assign]
+
+    async def burst() -> None:
+        async def one(i: int) -> None:
+            [e async for e in qa.astream(AskRequest(f"{QUESTION} ({i})", use_cache=False))]
+
+        await asyncio.gather(*(one(i) for i in range(6)))
+
+    try:
+        asyncio.run(burst())
+    finally:
+        qa.close()
+    assert most[0] == workers
