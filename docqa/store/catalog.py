@@ -18,6 +18,7 @@ from typing import Any
 from docqa.core.catalog_fields import MAX_VALUE_CHARS
 from docqa.store.keyword import filings
 from docqa.store.keyword.fiscal_naming import fiscal_years_named, needs_reading
+from docqa.store.keyword.fiscal_quarter import needs_quarter, quarter_from_balance_sheet
 
 _FISCAL_YEAR_SAID = re.compile(r"\bfiscal(?:\s+year)?\s+((?:19|20)\d\d)\b", re.IGNORECASE)
 _TITLE_LINE = re.compile(r"[^\W\d_].{2,}")
@@ -52,6 +53,10 @@ def read_catalog(file_name: str, head: str, texts: Sequence[str] = ()) -> dict[s
         entry["fiscal_year"] = _fiscal_year(file_name, identity, head, texts)
     if identity.quarter:
         entry["quarter"] = identity.quarter
+    elif needs_quarter(identity) and (read := quarter_from_balance_sheet(texts, max(identity.period_ends))):
+        # a 10-Q named by nothing: its quarter and fiscal year as its balance sheet dates them, as retrieval
+        # reads them (docqa.store.keyword.fiscal_quarter)
+        entry["quarter"], entry["fiscal_year"] = read
     if identity.period_ends:
         year, month = max(identity.period_ends)
         entry["period_end"] = f"{year:04d}-{month:02d}" if month else f"{year:04d}"

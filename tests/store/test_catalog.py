@@ -118,3 +118,15 @@ def test_a_year_ending_in_january_takes_the_name_its_filer_gives_it() -> None:
     assert read_catalog("annual.pdf", TEN_K, [TEN_K, "Item 7. " + note])["fiscal_year"] == 2022
     assert read_catalog("annual.pdf", TEN_K, [TEN_K])["fiscal_year"] == 2023  # nothing said: the end's year
     assert read_catalog("ACME_2023_10K.pdf", TEN_K, [TEN_K, note])["fiscal_year"] == 2023  # the file's own count
+
+
+def test_a_quarterly_report_named_by_nothing_takes_its_quarter_from_its_balance_sheet() -> None:
+    """The same reading retrieval does (docqa.store.keyword.fiscal_quarter): a June year end, so the quarter
+    ended December 31, 2022 is the second of fiscal 2023. Its cover and file name give only the date."""
+    cover = COVER_WITH_SYMBOLS.replace("June 30, 2023", "December 31, 2022")
+    sheet = "Condensed Consolidated Balance Sheets (Unaudited) December 31, 2022 June 30, 2022 Assets Cash 837 775."
+    entry = read_catalog("0001748790-23-000011.pdf", cover, [cover, sheet])
+    assert (entry["quarter"], entry["fiscal_year"], entry["period_end"]) == (2, 2023, "2022-12")
+    named = read_catalog("ACME_2023Q1_10Q.pdf", cover, [cover, sheet])  # the file name's quarter stands
+    assert named["quarter"] == 1
+    assert "quarter" not in read_catalog("0001748790-23-000011.pdf", cover, [cover])  # no balance sheet read

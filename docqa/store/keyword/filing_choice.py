@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from docqa.store.keyword import filings
 from docqa.store.keyword.fiscal_naming import fiscal_years_named, needs_reading
-from docqa.store.keyword.fiscal_quarter import quarter_from_balance_sheet
+from docqa.store.keyword.fiscal_quarter import needs_quarter, quarter_from_balance_sheet
 from docqa.store.keyword.tables import IndexTotals
 from docqa.store.keyword.term_stats import IndexVersion
 
@@ -94,7 +94,7 @@ def _with_fiscal_quarter(
 ) -> filings.FilingIdentity | None:
     """A quarterly report's fiscal quarter and year where its file name does not give them, from its balance
     sheet's dates (docqa.store.keyword.fiscal_quarter): read from the chunks that name a balance sheet."""
-    if identity is None or identity.form != "10-Q" or identity.quarter is not None or len(identity.period_ends) != 1:
+    if identity is None or not needs_quarter(identity):
         return identity
     texts = _chunks_saying(
         session, document_id, ("balance sheet", "statement of financial position", "statements of financial")

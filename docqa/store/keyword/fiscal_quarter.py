@@ -18,12 +18,21 @@ import re
 from collections.abc import Iterable
 from datetime import date, timedelta
 
+from docqa.store.keyword.filing_identity import FilingIdentity
 from docqa.store.keyword.filings import DATE, MONTHS
 
 _BALANCE_SHEET = re.compile(r"balance\s+sheets?|statements?\s+of\s+financial\s+(?:position|condition)", re.I)
 _WINDOW = 300  # the dates follow the heading closely: "Balance Sheets (Unaudited) ($ in millions) December 31, ..."
 # days from the last fiscal year's end to the quarter's end, per quarter (13 weeks a quarter, give or take)
 _QUARTER_DAYS = ((1, 80, 100), (2, 170, 195), (3, 260, 285))
+
+
+def needs_quarter(identity: FilingIdentity | None) -> bool:
+    """Whether the filing is a quarterly report whose file name gave no quarter, with one period end to read
+    its quarter against: retrieval and the catalog both read it then, from the same chunks' text."""
+    return (
+        identity is not None and identity.form == "10-Q" and identity.quarter is None and len(identity.period_ends) == 1
+    )
 
 
 def quarter_from_balance_sheet(texts: Iterable[str], period_end: tuple[int, int]) -> tuple[int, int] | None:
