@@ -30,7 +30,13 @@ class TokenizedPrompts:
         self._lock = threading.Lock()
 
     def count(self, text: str) -> int:
-        """The text's token count; its tokens are kept for `take`."""
+        """The text's token count; its tokens are kept for `take` (a text held already is not tokenized again:
+        a node counts a prompt for its `/tokenize` route and again before it submits it)."""
+        with self._lock:
+            held = self._held.get(text)
+            if held is not None:
+                self._held.move_to_end(text)
+                return len(held)
         tokens = np.asarray(self._tokenize(text), dtype=np.int32)
         with self._lock:
             previous = self._held.pop(text, None)

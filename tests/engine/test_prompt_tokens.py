@@ -47,11 +47,11 @@ def test_one_text_longer_than_the_bound_is_still_kept_for_its_submit() -> None:
     assert memo.take("a long prompt") is not None
 
 
-def test_counting_the_same_text_twice_holds_it_once() -> None:
-    memo = TokenizedPrompts(CountingTokenizer())
-    memo.count("same")
-    memo.count("same")
-    assert memo.held_tokens == 4
+def test_counting_the_same_text_twice_holds_it_once_and_tokenizes_it_once() -> None:
+    tokenizer = CountingTokenizer()
+    memo = TokenizedPrompts(tokenizer)
+    assert memo.count("same") == memo.count("same") == 4
+    assert memo.held_tokens == 4 and tokenizer.calls == 1
 
 
 def test_many_threads_count_and_take_without_losing_track() -> None:
