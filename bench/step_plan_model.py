@@ -10,23 +10,42 @@ Every prompt arrives at once and is read shortest first (docqa.engine.step_order
 
     python -m bench.step_plan_model                          # 16 x 6,144 and 64 x 512
     python -m bench.step_plan_model --lengths 7208 7569 9375 12543 ...
+    python -m bench.step_plan_model --lengths ... --arrive 0.45 0.83   # prompts reaching the engine over a span
+
+With --arrive FROM TO, the prompts reach the engine over that span (seconds from the burst's start), in a
+random order of lengths, and the figures are medians over --orders such orders.
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 
 from docqa.engine.scheduler import StepPlanner
 from docqa.engine.step_layout import Entry, passes
 
 
-def modelled(lengths: list[int], planner: StepPlanner, n_ubatch: int, args: argparse.Namespace) -> dict[str, float]:
-    """Wall, median and mean first token (s), steps and passes of one burst under the cost model."""
-    reading = dict(enumerate(lengths))  # slot -> prompt tokens left
+def modelled(
+    lengths: list[int],
+    planner: StepPlanner,
+    n_ubatch: int,
+    args: argparse.Namespace,
+    arrivals: list[float] | None = None,
+) -> dict[str, float]:
+    """Wall, median and mean first token (s, from the burst's start), steps and passes of one burst under the
+    cost model. arrivals: when each prompt reaches the engine (s); None: all at once, at 0."""
+    waiting = sorted(zip(arrivals or [0.0] * len(lengths), range(len(lengths)), strict=True))
+    reading: dict[int, int] = {}  # slot -> prompt tokens left
     answering: dict[int, int] = {}  # slot -> answer tokens left
     clock, first_tokens, steps, count = 0.0, [], 0, 0
-    while reading or answering:
+    while waiting or reading or answering:
+        while waiting and waiting[0][0] <= clock:
+            slot = waiting.pop(0)[1]
+            reading[slot] = lengths[slot]
+        if not reading and not answering:  # idle until the next prompt arrives
+            clock = waiting[0][0]
+            continue
         order = sorted(answering) + sorted(reading, key=lambda slot: (reading[slot], slot))
         plan = planner.plan([1] * len(answering) + [reading[slot] for slot in order[len(answering) :]])
         entries = [Entry(order[at], 1, "row", at) for at in range(plan.rows)]
@@ -67,7 +86,12 @@ def main() -> None:
     ap.add_argument("--step-ms", type=float, default=4.0)
     ap.add_argument("--pass-ms", type=float, default=6.0)
     ap.add_argument("--rows-ms", type=float, default=12.0)
+    ap.add_argument("--arrive", type=float, nargs=2, metavar=("FROM", "TO"), help="arrivals spread over a span (s)")
+    ap.add_argument("--orders", type=int, default=200, help="random orders of arrival (with --arrive)")
     args = ap.parse_args()
+    if args.arrive:
+        arrivals_compared(args)
+        return
     loads = {"given": args.lengths} if args.lengths else {"16 x 6144": [6144] * 16, "64 x 512": [512] * 64}
     print("| load | prompt steps | wall | TTFT p50 | TTFT mean | steps | passes |\n|---|---|---|---|---|---|---|")
     for name, lengths in loads.items():
@@ -79,6 +103,23 @@ def main() -> None:
                 f"| {name} | {policy} | {m['wall_s']} s | {m['ttft_p50_s']} s | {m['ttft_mean_s']} s "
                 f"| {m['steps']} | {m['passes']} |"
             )
+
+
+def arrivals_compared(args: argparse.Namespace) -> None:
+    """The burst's prompts arriving evenly over --arrive, in --orders random orders (seeded): median figures."""
+    lengths = args.lengths or [6144] * 16
+    start, end = args.arrive
+    step = (end - start) / max(1, len(lengths) - 1)
+    arrivals = [start + i * step for i in range(len(lengths))]
+    rng = random.Random(1)
+    runs = []
+    for _ in range(args.orders):
+        shuffled = rng.sample(lengths, len(lengths))
+        planner = StepPlanner(args.n_batch, args.prompt_steps_per_decode)
+        runs.append(modelled(shuffled, planner, args.n_ubatch, args, arrivals))
+    wall = statistics.median(r["wall_s"] for r in runs)
+    ttft = statistics.median(r["ttft_p50_s"] for r in runs)
+    print(f"arriving over {start}-{end} s: wall {wall:.2f} s, TTFT p50 {ttft:.2f} s (medians of {len(runs)} orders)")
 
 
 if __name__ == "__main__":
