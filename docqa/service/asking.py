@@ -240,7 +240,7 @@ class AskRun:
             for event in self._replay():
                 yield event
             return
-        stream = self._submit(asyncio.get_running_loop())
+        stream = await self._submit_off_loop()
         try:
             yield self._builder.opening()
             if stream is None:
@@ -267,6 +267,19 @@ class AskRun:
             raise self._builder.failure or DocqaError(self._builder.error)
         return self._builder.result()
 
+    async def _submit_off_loop(self) -> GenerationStream | None:
+        """_submit in a worker thread: an endpoint generator's submit waits for its server's response headers
+        (their status decides a 429), and an event loop held there stalls every other answer it streams (a
+        server that sends its headers with the first token held it for the whole prompt). A client gone
+        meanwhile cancels the stream once it is there."""
+        loop = asyncio.get_running_loop()
+        submitting = loop.run_in_executor(None, self._submit, loop)
+        try:
+            return await asyncio.shield(submitting)
+        except asyncio.CancelledError:
+            submitting.add_done_callback(_cancel_submitted)
+            raise
+
     def _submit(self, loop: asyncio.AbstractEventLoop | None = None) -> GenerationStream | None:
         """Queue the prompt before any event goes out: a full queue raises BusyError while the API can
         still answer 429 (after a streamed answer's first event its status is 200). None: no sources."""
@@ -292,3 +305,9 @@ class AskRun:
         if self._key is not None:
             self._asker.answer_cache.put(self._key, answer)
         self._asker.notify(AnswerOutcome(answer.mode, False, answer.timings, answer.finish_reason))
+
+
+def _cancel_submitted(submitted: asyncio.Future[GenerationStream | None]) -> None:
+    """A stream submitted for a client that went away while it was submitted: cancelled, so it frees its place."""
+    if not submitted.cancelled() and submitted.exception() is None and (stream := submitted.result()) is not None:
+        stream.cancel()

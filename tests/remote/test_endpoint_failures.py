@@ -133,3 +133,64 @@ def test_a_client_that_leaves_frees_its_place(upstream: Callable[[Behaviour], st
         time.sleep(0.02)
     assert generator.stats().running == 0
     generator.submit("prompt", NON_THINKING_SAMPLING).cancel()  # its place is free again
+
+
+def test_an_upstream_slow_to_answer_does_not_hold_the_api_back(
+    upstream: Callable[[Behaviour], str], tmp_path: Path
+) -> None:
+    """A server that sends its headers only with its first token (after reading the whole prompt) held the
+    API's event loop for that long: every other answer and request waited. The submit now runs in a thread."""
+
+    def slow_headers(handler: BaseHTTPRequestHandler) -> None:
+        time.sleep(1.5)
+        _stream(handler, ["Sixty", " days."])
+
+    qa = DocQA(make_settings(tmp_path / "data"), None, _generator(upstream(slow_headers)))
+    qa.ingest([SAMPLE_DOCS / "services_agreement_en.txt"])
+    answered: list[str] = []
+    try:
+        with serve_app(qa.settings, qa, free_port()) as base:
+            body = {"question": "Which law governs?", "cache": False, "stream": True}
+
+            def ask() -> None:
+                with httpx.stream("POST", f"{base}/v1/ask", json=body, timeout=30) as r:
+                    answered.append("".join(r.iter_text()))
+
+            asking = threading.Thread(target=ask)
+            asking.start()
+            time.sleep(0.3)  # the ask is waiting for the upstream's headers
+            started = time.monotonic()
+            listed = httpx.get(f"{base}/v1/collections", timeout=30)
+            waited = time.monotonic() - started
+            asking.join(30)
+    finally:
+        qa.close()
+    assert listed.status_code == 200
+    assert waited < 0.5, f"a listing waited {waited:.2f} s behind an ask's upstream"
+    assert answered and "Sixty" in answered[0] and "days." in answered[0]
+
+
+def test_a_client_gone_while_its_prompt_is_submitted_frees_the_upstream(
+    upstream: Callable[[Behaviour], str], tmp_path: Path
+) -> None:
+    """The submit runs in a thread; a non-streamed ask whose client leaves meanwhile is cancelled, and the
+    stream that arrives after is cancelled too, instead of generating for nobody."""
+    closed = threading.Event()
+
+    def slow_long_answer(handler: BaseHTTPRequestHandler) -> None:
+        time.sleep(1.0)
+        try:
+            _stream(handler, ["word "] * 300, pause_s=0.02)
+        except (BrokenPipeError, ConnectionResetError):
+            closed.set()
+
+    generator = _generator(upstream(slow_long_answer), max_in_flight=1)
+    qa = DocQA(make_settings(tmp_path / "data"), None, generator)
+    qa.ingest([SAMPLE_DOCS / "services_agreement_en.txt"])
+    try:
+        with serve_app(qa.settings, qa, free_port()) as base:
+            with pytest.raises(httpx.ReadTimeout):  # the client leaves while the prompt is being submitted
+                httpx.post(f"{base}/v1/ask", json={"question": "Which law governs?", "cache": False}, timeout=0.4)
+            assert closed.wait(4), "the upstream kept generating for a client that had left"
+    finally:
+        qa.close()
