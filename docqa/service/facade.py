@@ -330,9 +330,10 @@ class DocQA:
         yield from self._asker.start(request).events()
 
     async def aask(self, request: AskRequest, gone: Callable[[], Awaitable[bool]] | None = None) -> Answer:
-        """ask() for the API: the thread is held for retrieval only (the generator's queue bound, not a thread
-        pool, decides who waits: a full queue is BusyError), and when `gone()` says the client went away, the
-        answer is cancelled (its sequence freed, or its place in the queue) instead of generated for nobody."""
+        """ask() for the API: a preparing thread is held for retrieval only (asks beyond `retrieval.workers` wait
+        their turn; the generator's queue bound decides who is refused: a full queue is BusyError), and when
+        `gone()` says the client went away, the answer is cancelled (its sequence freed, or its place in the
+        queue) instead of generated for nobody."""
         run = await self._start(request)
 
         async def drain() -> None:
