@@ -14,7 +14,8 @@ Pure functions of the question's text and the identities.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from docqa.core.query import AskedPeriod
 from docqa.store.keyword import lexical
@@ -27,7 +28,8 @@ SAME_PURPOSE = {"10-K": {"10-K", "20-F", "40-F", "annual report"}, "8-K": {"8-K"
 
 def named_filings(question: str, asked: AskedPeriod, identities: Mapping[int, FilingIdentity]) -> frozenset[int]:
     """The filings (document IDs) a question is about: empty when it names no company that filed one of them."""
-    found = {doc: how_named(question, identity) for doc, identity in identities.items()}
+    read = QuestionWords.of(question)  # split once, matched against every filing's names
+    found = {doc: how_named(read, identity) for doc, identity in identities.items()}
     # "American Water Works" names that company whole, and American Express by its first word only: another
     # company's. ("Adobe" names Adobe Inc. whole and its older filings' Adobe Systems by the first word: one.)
     longer = [name for strength, name in found.values() if strength == WHOLE and len(name) > 1]
@@ -100,7 +102,7 @@ def _newest_of_each_filer(named: dict[int, FilingIdentity]) -> dict[int, FilingI
 
 def named_in(question: str, identity: FilingIdentity) -> bool:
     """Whether a question names the filer (`how_named`)."""
-    return how_named(question, identity)[0] > 0
+    return how_named(QuestionWords.of(question), identity)[0] > 0
 
 
 # How closely a question names a filer (how_named): a symbol or a whole name; initials or a clipped name;
@@ -116,7 +118,22 @@ def _another_name(first_word_of: tuple[str, ...], named_whole: list[tuple[str, .
     )
 
 
-def how_named(question: str, identity: FilingIdentity) -> tuple[int, tuple[str, ...]]:
+@dataclass(frozen=True)
+class QuestionWords:
+    """A question as `how_named` reads it, split once for all the filings it is matched against."""
+
+    text: str
+    words: tuple[str, ...]
+    lowered: tuple[str, ...]
+    caseless: bool  # written without any capital
+
+    @classmethod
+    def of(cls, question: str) -> QuestionWords:
+        words = tuple(lexical.words_of(question))
+        return cls(question, words, tuple(w.lower() for w in words), not any(c.isupper() for c in question))
+
+
+def how_named(read: QuestionWords, identity: FilingIdentity) -> tuple[int, tuple[str, ...]]:
     """How closely a question names the filer (0 where it does not), and by which of its names: a run of its words that
     is one of the filer's names, whole ("Best Buy", "Activision Blizzard"), joined ("BESTBUY" in a file name for
     "Best Buy", "Walmart" for "Wal-Mart Stores", "Pepsi" for "PepsiCo"), the first word of a longer name ("Adobe"
@@ -126,13 +143,11 @@ def how_named(question: str, identity: FilingIdentity) -> tuple[int, tuple[str, 
     ("AmEx" for "American Express"); or its trading symbol: as written in capitals, or in any case when it has
     three letters or more and is no common word ("mmm", "Amzn"). A question written without any capital names a
     filer by a whole name only ("best buy", "walmart", "pepsi"), never by a first word alone."""
+    question, words, lowered, caseless = read.text, read.words, read.lowered, read.caseless
     if any(_symbol_in(question, symbol) for symbol in identity.tickers):
         return WHOLE, ()
-    words = lexical.words_of(question)
-    lowered = [w.lower() for w in words]
     # Written without capitals ("what was walmart's revenue in 2020?"), a question still names a filer, by its
     # name whole only: a lone first word ("general", "american", "best") is no name without its capital.
-    caseless = not any(c.isupper() for c in question)
     found: tuple[int, tuple[str, ...]] = (0, ())
     for name in identity.names:
         if len(name) == 1 and lexical.is_cjk(name[0]):
@@ -161,7 +176,7 @@ def _written_as_a_name(word: str) -> bool:
     return word[:1].isupper() or word[:1].isdigit() or any(c.isupper() for c in word[1:])
 
 
-def _with_and(lowered: list[str], i: int, name: tuple[str, ...]) -> bool:
+def _with_and(lowered: Sequence[str], i: int, name: tuple[str, ...]) -> bool:
     """ "Johnson and Johnson" at word i for "Johnson & Johnson", whose "&" a name's words leave out."""
     run = tuple(lowered[i : i + len(name) + 1])
     return any(run == (*name[:k], "and", *name[k:]) for k in range(1, len(name)))
@@ -205,7 +220,7 @@ def _initials_in(question: str, name: tuple[str, ...]) -> bool:
     )
 
 
-def _clipped_in(words: list[str], name: tuple[str, ...]) -> bool:
+def _clipped_in(words: Sequence[str], name: tuple[str, ...]) -> bool:
     """ "AmEx" for "American Express", "FedEx" for "Federal Express": a capitalised word of four letters or
     more made of the starts (two letters or more each) of a name's first two words, shorter than both
     joined ("AmericanExpress" is the joined form, `_whole_forms`)."""
