@@ -31,6 +31,7 @@ from docqa.core.llm_settings import (
     LLMSettings,
     PromptFormat,
 )
+from docqa.core.settings_errors import describe_errors
 
 __all__ = [
     "CPU_MAX_TOKENS",
@@ -368,7 +369,7 @@ class Settings(BaseSettings):
         try:
             return cls(**overrides)
         except ValidationError as exc:
-            raise ConfigError(f"invalid settings: {describe_errors(exc)}") from None
+            raise ConfigError(f"invalid settings: {describe_errors(exc, _GROUPS)}") from None
         except tomllib.TOMLDecodeError as exc:  # a syntax error in docqa.toml: where, not a traceback
             toml_path = os.environ.get("DOCQA_CONFIG", "docqa.toml")
             raise ConfigError(f"invalid settings: {toml_path} is not valid TOML: {exc}") from None
@@ -393,33 +394,6 @@ class Settings(BaseSettings):
 
 
 _POSTGRES_URL = re.compile(r"postgres(?:ql)?(?:\+\w+)?://", re.IGNORECASE)
-# Settings whose values may hold credentials (a database URL's password, an API key, an object store's
-# secret): an error names them without their value.
-_SECRET_FIELD = re.compile(r"(keys?|secrets?|passwords?|url|store|endpoint)$")
-
-
-def _may_hold_a_secret(loc: list[str]) -> bool:
-    """A field named like a credential (DOCQA_API_KEYS, an item of it), or a whole group given at once
-    (DOCQA_API='...': it may hold the keys)."""
-    return any(_SECRET_FIELD.search(part) for part in loc) or (len(loc) == 1 and loc[0] in _GROUPS)
-
-
-def describe_errors(exc: ValidationError) -> str:
-    """Each error as DOCQA_<GROUP>_<FIELD>=<value>: <pydantic's reason>; a rule across fields by its reason."""
-    parts = []
-    for error in exc.errors():
-        reason = str(error["msg"]).removeprefix("Value error, ")
-        loc = [str(part) for part in error["loc"]]
-        name = "DOCQA_" + "_".join(loc).upper()
-        if not loc:
-            parts.append(reason)
-        elif error["type"] == "value_error" or _may_hold_a_secret(loc):  # a rule's own words; no secret
-            parts.append(f"{name}: {reason}")
-        else:
-            parts.append(f"{name}={error.get('input')!r}: {reason}")
-    return "; ".join(parts)
-
-
 _GROUPS = frozenset(
     name
     for name, field in Settings.model_fields.items()
