@@ -22,8 +22,9 @@ from docqa.store.keyword.filing_identity import FilingIdentity
 from docqa.store.keyword.passage_stems import Stemmer
 from docqa.store.keyword.ranking import DEFAULT_RANKING
 from docqa.store.models import SavedDocument
-from docqa.store.postgres.keyword_tables import PostgresKeywordTables, tsquery_literal, tsvector_literal
+from docqa.store.postgres.keyword_tables import PostgresKeywordTables
 from docqa.store.postgres.store import PostgresStore
+from docqa.store.postgres.tsvectors import tsquery_literal, tsvector_literal
 from docqa.store.postgres.vectors import PgVectorIndexes
 from docqa.store.protocol import Store
 from tests.store.test_passage_bm25 import CLAUSES
