@@ -145,12 +145,22 @@ def docqa_pair(env: dict[str, str], data: str, asked: list[str], module: str, ta
     return out
 
 
+def parse_variant(spec: str) -> tuple[str, dict[str, str], bool]:
+    """ "NAME:KEY=VALUE,..." -> (name, the environment it sets, whether each ask makes its own client)."""
+    name, _, pairs = spec.partition(":")
+    if not name or any("=" not in pair for pair in pairs.split(",") if pair):
+        raise ValueError(f"--variant {spec!r}: expected NAME:KEY=VALUE,...")
+    settings = dict(pair.split("=", 1) for pair in pairs.split(",") if pair)
+    client = settings.pop("client", "shared")
+    if client not in ("shared", "per_ask"):
+        raise ValueError(f"--variant {spec!r}: client is shared or per_ask")
+    return name, settings, client == "per_ask"
+
+
 def variant_in_process(env: dict[str, str], asked: list[str], spec: str) -> dict[str, Any]:
     """Set-up 1 again with other settings: spec "NAME:KEY=VALUE,..." (environment variables; `client=per_ask`
     makes every ask make its own HTTP client), its figures under "NAME_in_process"."""
-    name, _, pairs = spec.partition(":")
-    settings = dict(pair.split("=", 1) for pair in pairs.split(",") if pair)
-    per_ask = settings.pop("client", "shared") == "per_ask"
+    name, settings, per_ask = parse_variant(spec)
     before, CLIENT["per_ask"] = CLIENT["per_ask"], per_ask
     try:
         with docqa_server({**env, **settings}) as (base, _):
@@ -230,6 +240,8 @@ def main() -> None:
         help="also set-up 1 with other settings, each round: NAME:KEY=VALUE,... (environment; client=per_ask)",
     )
     args = parser.parse_args()
+    for spec in args.variant:  # a malformed one fails now, not after minutes of device time
+        parse_variant(spec)
     CLIENT["per_ask"] = args.client_per_ask
     threads = [int(count) for count in args.threads.split(",") if count.strip()]
     with contracts_ingested(args) as (data, env, asked, out):
