@@ -170,6 +170,39 @@ def test_an_upstream_slow_to_answer_does_not_hold_the_api_back(
     assert answered and "Sixty" in answered[0] and "days." in answered[0]
 
 
+def test_an_upstream_slow_to_answer_a_raw_completion_does_not_hold_the_api_back(
+    upstream: Callable[[Behaviour], str], tmp_path: Path
+) -> None:
+    """The same through the API's own /v1/completions (a raw prompt passed on to the endpoint)."""
+
+    def slow_headers(handler: BaseHTTPRequestHandler) -> None:
+        time.sleep(1.5)
+        _stream(handler, ["Sixty", " days."])
+
+    qa = DocQA(make_settings(tmp_path / "data"), None, _generator(upstream(slow_headers)))
+    completed: list[str] = []
+    try:
+        with serve_app(qa.settings, qa, free_port()) as base:
+            body = {"prompt": "Which law governs?", "max_tokens": 8, "stream": True}
+
+            def complete() -> None:
+                with httpx.stream("POST", f"{base}/v1/completions", json=body, timeout=30) as r:
+                    completed.append("".join(r.iter_text()))
+
+            completing = threading.Thread(target=complete)
+            completing.start()
+            time.sleep(0.3)  # the completion is waiting for the upstream's headers
+            started = time.monotonic()
+            listed = httpx.get(f"{base}/v1/collections", timeout=30)
+            waited = time.monotonic() - started
+            completing.join(30)
+    finally:
+        qa.close()
+    assert listed.status_code == 200
+    assert waited < 0.5, f"a listing waited {waited:.2f} s behind a completion's upstream"
+    assert completed and "Sixty" in completed[0]
+
+
 def test_a_client_gone_while_its_prompt_is_submitted_frees_the_upstream(
     upstream: Callable[[Behaviour], str], tmp_path: Path
 ) -> None:
