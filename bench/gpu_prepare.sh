@@ -4,7 +4,8 @@
 #   .whl/   cp312 manylinux wheels of what the device image lacks for docqa's engine, API and a fresh
 #           SQLite store (faiss-cpu left out: the GPU benches never import it); numpy in .whl/opt/
 #   .cuad/  the first 100 CUAD contracts' text and their questions (for `serve`)
-# All three are git-ignored; together they stay under the 64 MiB a device call carries.
+#   .baseline/  with BASELINE=<commit> only: that commit's docqa/ and ingest/ (`serve`'s --baseline-code)
+# All are git-ignored; together they stay under the 64 MiB a device call carries.
 set -euo pipefail
 V=${LLAMA_CPP_VERSION:-0.3.36}
 D=${DATA:-../shared/data}
@@ -31,4 +32,9 @@ rows = [line for line in open(sys.argv[1], encoding="utf-8") if json.loads(line)
 open(".cuad/qa.jsonl", "w", encoding="utf-8").writelines(rows)
 PY
 fi
-du -sh .gpu .whl .cuad
+if [ -n "${BASELINE:-}" ]; then
+  rm -rf .baseline && mkdir .baseline
+  git archive "$BASELINE" docqa ingest | tar -x -C .baseline
+  git rev-parse --short "$BASELINE" > .baseline/COMMIT
+fi
+du -sh .gpu .whl .cuad ${BASELINE:+.baseline}

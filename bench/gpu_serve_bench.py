@@ -9,7 +9,9 @@ the answer cache off), in three set-ups:
 
 With --rounds N the three run N times, one after the other each round, so that drift on the host shows.
 With --fifo, 1 and 2 run again with the engine reading prompts first come, first read (bench/fifo_docqa.py),
-the order before shortest-first; with --threads 4, again with llama.cpp on 4 CPU threads.
+the order before shortest-first; with --threads 4, again with llama.cpp on 4 CPU threads. With
+--baseline-code DIR, set-up 1 again with an older commit's code (`BASELINE=<commit> bash bench/gpu_prepare.sh`
+writes it to .baseline/), which ingests the contracts itself: an issue's figures re-measured on the host at hand.
 
 Each ask is timed at the client: time to the first answer token (the first `answer` or `reasoning` event),
 gaps between events after it, and the wall time of all 16. Contracts and questions come from a folder with
@@ -157,16 +159,30 @@ def parse_variant(spec: str) -> tuple[str, dict[str, str], bool]:
     return name, settings, client == "per_ask"
 
 
-def variant_in_process(env: dict[str, str], asked: list[str], spec: str) -> dict[str, Any]:
+def variant_in_process(env: dict[str, str], asked: list[str], spec: str, cwd: str | None = None) -> dict[str, Any]:
     """Set-up 1 again with other settings: spec "NAME:KEY=VALUE,..." (environment variables; `client=per_ask`
-    makes every ask make its own HTTP client), its figures under "NAME_in_process"."""
+    makes every ask make its own HTTP client), its figures under "NAME_in_process"; cwd: where the server
+    runs (an older checkout's folder runs that code)."""
     name, settings, per_ask = parse_variant(spec)
     before, CLIENT["per_ask"] = CLIENT["per_ask"], per_ask
     try:
-        with docqa_server({**env, **settings}) as (base, _):
+        with docqa_server({**env, **settings}, cwd=cwd) as (base, _):
             return run_at_once(base, asked, f"{name}_in_process")
     finally:
         CLIENT["per_ask"] = before
+
+
+def baseline_ingested(code: Path, env: dict[str, str], data: str, files: list[Path]) -> dict[str, Any]:
+    """The contracts ingested again by an older checkout's code (`code`: a folder holding its docqa/ and
+    ingest/, and COMMIT naming it) into a data home of its own, which that code's schema and readers made:
+    its server's environment, its folder and the ingest's figures."""
+    home = os.path.join(data, "baseline")
+    baseline_env = {**env, "DOCQA_DATA_DIR": home}
+    started = time.perf_counter()
+    command = [sys.executable, "-m", "docqa", "ingest", *(str(f.resolve()) for f in files), "--no-embeddings"]
+    subprocess.run(command, env=baseline_env, cwd=code, check=True)
+    commit = (code / "COMMIT").read_text().strip() if (code / "COMMIT").exists() else str(code)
+    return {"env": baseline_env, "cwd": str(code), "ingest_s": time.perf_counter() - started, "commit": commit}
 
 
 def one_round(
@@ -178,10 +194,13 @@ def one_round(
     fifo: bool,
     threads: list[int],
     variants: Sequence[str] = (),
+    baseline: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     out = docqa_pair(env, data, asked, "docqa", "")
     for spec in variants:
         out.update(variant_in_process(env, asked, spec))
+    if baseline is not None:  # the older code as its runs were made: each ask its own client
+        out.update(variant_in_process(baseline["env"], asked, "baseline:client=per_ask", baseline["cwd"]))
     for n in threads:  # llama.cpp's CPU threads: all cores by default, spinning beside the node's API process
         out.update(docqa_pair({**env, "DOCQA_LLM_N_THREADS": str(n)}, data, asked, "docqa", f"threads{n}_"))
     if fifo:
@@ -203,12 +222,17 @@ def add_load_options(parser: argparse.ArgumentParser, out: str) -> None:
     parser.add_argument("--answer-tokens", type=int, default=256)
 
 
+def contract_files(args: argparse.Namespace) -> list[Path]:
+    """The first --contracts CUAD contracts, in name order."""
+    return sorted((args.cuad / "txt").glob("*.txt"))[: args.contracts]
+
+
 @contextmanager
 def contracts_ingested(args: argparse.Namespace) -> Iterator[tuple[str, dict[str, str], list[str], dict[str, Any]]]:
     """A temporary data home with the first --contracts CUAD contracts ingested (BM25): the data home, the
     docqa servers' environment, the 16 questions, and the figures so far (counts, the ingest's time)."""
     SHAPE.update(top_k=args.top_k, max_tokens=args.answer_tokens)
-    files = sorted((args.cuad / "txt").glob("*.txt"))[: args.contracts]
+    files = contract_files(args)
     asked = questions(args.cuad, {f"txt/{f.name}" for f in files}, 16)
     out: dict[str, Any] = {"contracts": len(files), "questions": len(asked)}
     with tempfile.TemporaryDirectory() as data:
@@ -239,14 +263,25 @@ def main() -> None:
         default=[],
         help="also set-up 1 with other settings, each round: NAME:KEY=VALUE,... (environment; client=per_ask)",
     )
+    parser.add_argument(
+        "--baseline-code",
+        type=Path,
+        default=None,
+        help="also set-up 1, each round, with an older checkout's code (a folder with its docqa/, ingest/ and "
+        "COMMIT), which ingests the contracts itself; each ask its own client, as its runs were made",
+    )
     args = parser.parse_args()
     for spec in args.variant:  # a malformed one fails now, not after minutes of device time
         parse_variant(spec)
     CLIENT["per_ask"] = args.client_per_ask
     threads = [int(count) for count in args.threads.split(",") if count.strip()]
     with contracts_ingested(args) as (data, env, asked, out):
+        baseline = None
+        if args.baseline_code is not None:
+            baseline = baseline_ingested(args.baseline_code.resolve(), env, data, contract_files(args))
+            out.update(baseline_commit=baseline["commit"], baseline_ingest_s=baseline["ingest_s"])
         for n in range(args.rounds):
-            figures = one_round(env, data, asked, args.bin, args.model, args.fifo, threads, args.variant)
+            figures = one_round(env, data, asked, args.bin, args.model, args.fifo, threads, args.variant, baseline)
             out.update({f"r{n + 1}_{key}": value for key, value in figures.items()})
             print(json.dumps(figures), flush=True)
     text = json.dumps(out, indent=1)

@@ -22,12 +22,16 @@ def free_port() -> int:
 
 
 @contextmanager
-def docqa_server(env: dict[str, str], *options: str, module: str = "docqa") -> Iterator[tuple[str, int]]:
+def docqa_server(
+    env: dict[str, str], *options: str, module: str = "docqa", cwd: str | None = None
+) -> Iterator[tuple[str, int]]:
     """(base URL, server PID) once /health says ok; the server is stopped (SIGTERM) on exit. options: more
-    of `docqa serve`'s (--generator-only); module: what `python -m` runs (a bench's variant of the CLI)."""
+    of `docqa serve`'s (--generator-only); module: what `python -m` runs (a bench's variant of the CLI); cwd:
+    where it runs, which `python -m` puts first on the import path (an older checkout's folder)."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen([sys.executable, "-m", module, "serve", "--port", str(port), *options], env=env)
+    command = [sys.executable, "-m", module, "serve", "--port", str(port), *options]
+    server = subprocess.Popen(command, env=env, cwd=cwd)
     try:
         wait_healthy(base, server)
         yield base, server.pid
