@@ -4,7 +4,8 @@
 #   .whl/   cp312 manylinux wheels of what the device image lacks for docqa's engine, API and a fresh
 #           SQLite store (faiss-cpu left out: the GPU benches never import it); numpy in .whl/opt/
 #   .cuad/  the first 100 CUAD contracts' text and their questions (for `serve`)
-#   .baseline/  with BASELINE=<commit> only: that commit's docqa/ and ingest/ (`serve`'s --baseline-code)
+#   .baseline/  with BASELINE=<commit> only: that commit's docqa/, ingest/ and bench/ (`serve`'s --baseline-code;
+#           `CODE=.baseline bash bench/gpu_run.sh bench` runs its engine bench)
 # All are git-ignored; together they stay under the 64 MiB a device call carries.
 set -euo pipefail
 V=${LLAMA_CPP_VERSION:-0.3.36}
@@ -34,7 +35,7 @@ PY
 fi
 if [ -n "${BASELINE:-}" ]; then
   rm -rf .baseline && mkdir .baseline
-  git archive "$BASELINE" docqa ingest | tar -x -C .baseline
+  git archive "$BASELINE" docqa ingest bench | tar -x -C .baseline --exclude=bench/results
   git rev-parse --short "$BASELINE" > .baseline/COMMIT
 fi
 du -sh .gpu .whl .cuad ${BASELINE:+.baseline}

@@ -11,6 +11,7 @@
 # --generator-only`, through HTTP (bench/gpu_node_bench.py). `bash bench/gpu_run.sh serve`: the whole path
 # (bench/gpu_serve_bench.py: in-process, through a node, through llama-server), CUAD contracts in .cuad/;
 # `bash bench/gpu_run.sh same_prompts`: the engine alone on the whole path's prompts, then the whole path.
+# CODE=.baseline bash bench/gpu_run.sh bench: the same stage with an older commit's bench and code (OUT absolute).
 # `bash bench/gpu_run.sh scale`: retrieval latency at 100k chunks on this box's CPU (no build needed;
 # carry .scale_inputs, written here by `retrieval_scale_bench.py --write-inputs .scale_inputs/cuad_inputs.json`).
 set -u
@@ -18,6 +19,9 @@ W=/root/w B=/root/w/lcp/vendor/llama.cpp/build/bin
 export LD_LIBRARY_PATH=$B LLAMA_CPP_LIB_PATH=$B PYTHONPATH=/tmp/site:$W/lcp:$W/lcp/vendor/llama.cpp/gguf-py:$PWD
 python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl 2>/dev/null
 python3 -c "import numpy" 2>/dev/null || python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/opt/*.whl
+if [ -n "${CODE:-}" ]; then  # an older commit's benches and code (BASELINE=<commit> bash bench/gpu_prepare.sh: .baseline)
+  cd "$CODE" && export PYTHONPATH=/tmp/site:$W/lcp:$W/lcp/vendor/llama.cpp/gguf-py:$PWD && echo "code: $(cat COMMIT)"
+fi
 if [ "${1:-bench}" = build ]; then
   WAIT=560 bash .gpu/build_on_device.sh
   [ -n "${SKIP_Q14:-}" ] || [ -f $W/q14.gguf ] || python3 $W/make_qwen3_gguf.py --preset 14b --vocab $W/lcp/vendor/llama.cpp/models/ggml-vocab-qwen2.gguf --out $W/q14.gguf
