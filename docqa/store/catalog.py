@@ -49,14 +49,16 @@ def read_catalog(file_name: str, head: str, texts: Sequence[str] = ()) -> dict[s
         entry["company"] = identity.company[:MAX_VALUE_CHARS]
     if identity.tickers:
         entry["tickers"] = sorted(identity.tickers)
-    if identity.years:
-        entry["fiscal_year"] = _fiscal_year(file_name, identity, head, texts)
-    if identity.quarter:
-        entry["quarter"] = identity.quarter
-    elif needs_quarter(identity) and (read := quarter_from_balance_sheet(texts, max(identity.period_ends))):
-        # a 10-Q named by nothing: its quarter and fiscal year as its balance sheet dates them, as retrieval
-        # reads them (docqa.store.keyword.fiscal_quarter)
-        entry["quarter"], entry["fiscal_year"] = read
+    # a 10-Q named by nothing: its quarter and fiscal year as its balance sheet dates them, as retrieval
+    # reads them (docqa.store.keyword.fiscal_quarter)
+    dated = quarter_from_balance_sheet(texts, max(identity.period_ends)) if needs_quarter(identity) else None
+    if dated is not None:
+        entry["fiscal_year"], entry["quarter"] = dated[1], dated[0]
+    else:
+        if identity.years:
+            entry["fiscal_year"] = _fiscal_year(file_name, identity, head, texts)
+        if identity.quarter:
+            entry["quarter"] = identity.quarter
     if identity.period_ends:
         year, month = max(identity.period_ends)
         entry["period_end"] = f"{year:04d}-{month:02d}" if month else f"{year:04d}"

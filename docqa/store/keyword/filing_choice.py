@@ -94,7 +94,7 @@ def _with_fiscal_quarter(
 ) -> filings.FilingIdentity | None:
     """A quarterly report's fiscal quarter and year where its file name does not give them, from its balance
     sheet's dates (docqa.store.keyword.fiscal_quarter): read from the chunks that name a balance sheet."""
-    if identity is None or not needs_quarter(identity):
+    if not needs_quarter(identity):
         return identity
     texts = _chunks_saying(
         session, document_id, ("balance sheet", "statement of financial position", "statements of financial")

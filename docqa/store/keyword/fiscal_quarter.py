@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from datetime import date, timedelta
+from typing import TypeGuard
 
 from docqa.store.keyword.filing_identity import FilingIdentity
 from docqa.store.keyword.filings import DATE, MONTHS
@@ -27,7 +28,7 @@ _WINDOW = 300  # the dates follow the heading closely: "Balance Sheets (Unaudite
 _QUARTER_DAYS = ((1, 80, 100), (2, 170, 195), (3, 260, 285))
 
 
-def needs_quarter(identity: FilingIdentity | None) -> bool:
+def needs_quarter(identity: FilingIdentity | None) -> TypeGuard[FilingIdentity]:
     """Whether the filing is a quarterly report whose file name gave no quarter, with one period end to read
     its quarter against: retrieval and the catalog both read it then, from the same chunks' text."""
     return (
