@@ -91,6 +91,7 @@ def _endpoint_generator(settings: Settings) -> Generator:
         api_key=llm.endpoint_api_key,
         timeout_s=llm.endpoint_timeout_s,
         max_in_flight=llm.endpoint_max_in_flight,
+        status_wait_s=llm.endpoint_status_wait_s,
         n_ctx=llm.n_ctx,
         prompt_format=prompt_format,
         count_tokens=count,

@@ -88,6 +88,14 @@ class LLMSettings(BaseModel):
         "s); past it the ask fails with a 504 naming the endpoint. Sized for a busy CPU node reading a long prompt; a "
         "docqa node says each prompt slice's progress, which resets the wait.",
     )
+    endpoint_status_wait_s: float = Field(
+        default=1.0,
+        ge=0,
+        description="Longest wait for the endpoint's response status before an ask's stream opens with its "
+        "citations: a refusal (429, 503) or failure within it is docqa's own HTTP status, one after it ends the "
+        "stream with an error event. vLLM and docqa nodes answer it at once; llama.cpp's server answers it when it "
+        "starts on the prompt, which under a burst is after the prompts ahead of it.",
+    )
     endpoint_max_in_flight: int = Field(
         default=32,
         ge=1,

@@ -6,11 +6,12 @@ sends it to the server's `/completions` route, streamed; the server only samples
 serve several API processes, and FP8 weights or tensor parallelism are the server's business.
 
 How a request goes: `submit` takes one of DOCQA_LLM_ENDPOINT_MAX_IN_FLIGHT places (none free: BusyError,
-HTTP 429, at once: vLLM's own queue has no bound), opens the request and waits for the server's status (a
-connection refused is tried again once, before any token; the server's 429 or 503 becomes docqa's 429 with
-its Retry-After; a wait past DOCQA_LLM_ENDPOINT_TIMEOUT_S fails naming the endpoint), then a thread reads
-the server-sent events into the request's stream. A client that goes away cancels the stream, and the
-thread closes the upstream request within one event.
+HTTP 429, at once: vLLM's own queue has no bound); a thread opens the request (a connection refused is tried
+again once, before any token) and reads the server-sent events into the request's stream. `submit` waits up to
+DOCQA_LLM_ENDPOINT_STATUS_WAIT_S for the server's status (docqa.remote.opening): a 429 or 503 within it
+becomes docqa's 429 with its Retry-After, a failure an error naming the endpoint; after it, they end the
+stream with an error event instead. A wait past DOCQA_LLM_ENDPOINT_TIMEOUT_S fails naming the endpoint. A
+client that goes away cancels the stream, and the thread closes the upstream request within one event.
 
 Not done here: a server that offers only chat completions, and the thinking budget (the in-process batching
 engine closes </think> itself at the budget; here the server's max_tokens bounds reasoning and answer).
@@ -35,6 +36,7 @@ from docqa.core.sampling_params import THINKING_CUTOFF, SamplingParams
 from docqa.core.streams import GenerationStream, GenEvent
 from docqa.core.types import GeneratorInfo, GeneratorStats
 from docqa.remote.chat_messages import ReasoningText, to_messages
+from docqa.remote.opening import Opening
 
 logger = logging.getLogger(__name__)
 
@@ -61,12 +63,14 @@ class OpenAIGenerator:
         count_tokens: Callable[[str], int],
         tokenizer_label: str,
         api: str = "completions",
+        status_wait_s: float = 1.0,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.chat = api == "chat"  # a chat-only server: messages out, reasoning deltas in (chat_messages)
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._timeout = httpx.Timeout(timeout_s, connect=min(timeout_s, 10.0))
         self._timeout_s = timeout_s
+        self._status_wait_s = status_wait_s
         self._client = httpx.Client(headers=headers, timeout=self._timeout)
         self.model = model or self._first_model()
         if prompt_format == "auto":  # the served model's own format, where the server is a docqa node
@@ -96,17 +100,23 @@ class OpenAIGenerator:
         if not self._places.acquire(blocking=False):
             raise BusyError(f"{self._max_in_flight} requests are already open on {self.base_url}; retry shortly")
         try:
-            response = self._open(self._chat_body(prompt, params) if self.chat else self._body(prompt, params))
+            body = self._chat_body(prompt, params) if self.chat else self._body(prompt, params)
         except BaseException:
             self._places.release()
             raise
-        stream = GenerationStream(loop)
+        stream, opening = GenerationStream(loop), Opening()
         with self._lock:
             self._running += 1
         relay = threading.Thread(
-            target=self._relay, args=(response, stream, prompt, params), name="docqa-endpoint", daemon=True
+            target=self._open_and_relay,
+            args=(body, stream, prompt, params, opening),
+            name="docqa-endpoint",
+            daemon=True,
         )
         relay.start()
+        error = opening.wait(self._status_wait_s)
+        if error is not None:
+            raise error
         return stream
 
     def stats(self) -> GeneratorStats:
@@ -185,6 +195,27 @@ class OpenAIGenerator:
             f"LLM endpoint {self.base_url} did not {what} within {self._timeout_s:g} s (DOCQA_LLM_ENDPOINT_TIMEOUT_S)"
         )
 
+    def _open_and_relay(
+        self, body: dict[str, Any], stream: GenerationStream, prompt: str, params: SamplingParams, opening: Opening
+    ) -> None:
+        """Open the request, say how that went to the submitter still waiting (docqa.remote.opening), or else
+        to the stream, then relay its events."""
+        try:
+            response = self._open(body)
+        except Exception as exc:
+            failure = exc if isinstance(exc, DocqaError) else EndpointError(f"LLM endpoint {self.base_url}: {exc}")
+            self._release()
+            if not opening.settle(failure):
+                stream.put(GenEvent("failed", text=str(failure), error=failure))
+            return
+        opening.settle()
+        self._relay(response, stream, prompt, params)
+
+    def _release(self) -> None:
+        with self._lock:
+            self._running -= 1
+        self._places.release()
+
     def _relay(self, response: httpx.Response, stream: GenerationStream, prompt: str, params: SamplingParams) -> None:
         """Server-sent events to the stream, until [DONE], an error or the stream's cancellation. Token counts
         are the server's usage; a server that sends none (llama-cpp-python's) is counted here: the prompt by
@@ -226,9 +257,7 @@ class OpenAIGenerator:
             stream.put(GenEvent("failed", text=str(failed), error=failed))
         finally:
             response.close()  # a cancelled request is closed upstream too
-            with self._lock:
-                self._running -= 1
-            self._places.release()
+            self._release()
 
     def _read(self, response: httpx.Response, stream: GenerationStream, segment: _Segment) -> None:
         """One upstream request's events into the stream (until its end, a cancel or the budget)."""

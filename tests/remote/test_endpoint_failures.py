@@ -37,7 +37,7 @@ def _stream(handler: BaseHTTPRequestHandler, pieces: list[str], pause_s: float =
     handler.wfile.write(f"data: {json.dumps(usage)}\n\ndata: [DONE]\n\n".encode())
 
 
-def _generator(url: str, timeout_s: float = 5.0, max_in_flight: int = 4) -> OpenAIGenerator:
+def _generator(url: str, timeout_s: float = 5.0, max_in_flight: int = 4, status_wait_s: float = 1.0) -> OpenAIGenerator:
     return OpenAIGenerator(
         url,
         model="m",
@@ -48,7 +48,16 @@ def _generator(url: str, timeout_s: float = 5.0, max_in_flight: int = 4) -> Open
         prompt_format="chatml",
         count_tokens=lambda text: len(text) // 4,
         tokenizer_label="a test's estimate",
+        status_wait_s=status_wait_s,
     )
+
+
+def _busy(handler: BaseHTTPRequestHandler) -> None:
+    handler.send_response(429)
+    handler.send_header("Retry-After", "7")
+    handler.send_header("Content-Type", "application/json")
+    handler.end_headers()
+    handler.wfile.write(b'{"error": {"message": "queue full"}}')
 
 
 def test_a_streamed_answer_comes_through_with_its_usage(upstream: Callable[[Behaviour], str]) -> None:
@@ -60,14 +69,7 @@ def test_a_streamed_answer_comes_through_with_its_usage(upstream: Callable[[Beha
 
 
 def test_an_upstream_429_is_docqa_s_429_with_its_retry_after(upstream: Callable[[Behaviour], str]) -> None:
-    def busy(handler: BaseHTTPRequestHandler) -> None:
-        handler.send_response(429)
-        handler.send_header("Retry-After", "7")
-        handler.send_header("Content-Type", "application/json")
-        handler.end_headers()
-        handler.wfile.write(b'{"error": {"message": "queue full"}}')
-
-    url = upstream(busy)
+    url = upstream(_busy)
     with pytest.raises(BusyError, match=f"LLM endpoint {url} is busy \\(429\\): queue full") as caught:
         _generator(url).submit("prompt", NON_THINKING_SAMPLING)
     assert caught.value.retry_after_s == 7
@@ -104,6 +106,90 @@ def test_a_timeout_mid_answer_is_a_504_on_every_non_streamed_ask_route(
     for r in (asked, chatted):
         assert r.status_code == 504, r.text
         assert r.json()["error"]["type"] == "EndpointTimeoutError" and "did not send the next token" in r.text
+
+
+def test_an_upstream_slow_to_answer_its_status_gets_its_stream_at_the_status_wait(
+    upstream: Callable[[Behaviour], str],
+) -> None:
+    """llama.cpp's server sends a streamed request's status only when it starts on that prompt: submit stops
+    waiting for it after status_wait_s (an ask's citations go out then), and the answer follows."""
+
+    def slow_headers(handler: BaseHTTPRequestHandler) -> None:
+        time.sleep(1.5)
+        _stream(handler, ["Sixty", " days."])
+
+    generator = _generator(upstream(slow_headers), status_wait_s=0.2)
+    started = time.monotonic()
+    stream = generator.submit("prompt", NON_THINKING_SAMPLING)
+    returned_s = time.monotonic() - started
+    events = list(stream)
+    assert 0.15 < returned_s < 1.0, f"submit returned after {returned_s:.2f} s"
+    assert [e.text for e in events if e.kind == "text"] == ["Sixty", " days."] and events[-1].kind == "finished"
+    assert generator.stats().running == 0
+
+
+def test_a_refusal_after_the_status_wait_ends_the_stream_naming_the_endpoint(
+    upstream: Callable[[Behaviour], str],
+) -> None:
+    """A 429 that comes after submit stopped waiting cannot be docqa's status any more: it ends the stream,
+    typed (a non-streamed ask still answers 429), and the request's place is free again."""
+
+    def slow_refusal(handler: BaseHTTPRequestHandler) -> None:
+        time.sleep(0.8)
+        _busy(handler)
+
+    url = upstream(slow_refusal)
+    generator = _generator(url, max_in_flight=1, status_wait_s=0.1)
+    events = list(generator.submit("prompt", NON_THINKING_SAMPLING))
+    assert [e.kind for e in events] == ["failed"]
+    assert isinstance(events[0].error, BusyError) and f"LLM endpoint {url} is busy (429): queue full" in events[0].text
+    assert generator.stats().running == 0
+    generator.submit("prompt", NON_THINKING_SAMPLING).cancel()  # its one place was given back
+
+
+def test_a_non_streamed_ask_refused_after_the_status_wait_is_still_a_429(
+    upstream: Callable[[Behaviour], str], tmp_path: Path
+) -> None:
+    def slow_refusal(handler: BaseHTTPRequestHandler) -> None:
+        time.sleep(0.8)
+        _busy(handler)
+
+    qa = DocQA(make_settings(tmp_path / "data"), None, _generator(upstream(slow_refusal), status_wait_s=0.1))
+    qa.ingest([SAMPLE_DOCS / "services_agreement_en.txt"])
+    try:
+        with serve_app(qa.settings, qa, free_port()) as base:
+            asked = httpx.post(f"{base}/v1/ask", json={"question": "Which law governs?", "cache": False}, timeout=30)
+    finally:
+        qa.close()
+    assert asked.status_code == 429, asked.text
+    assert "is busy (429): queue full" in asked.text and asked.headers.get("retry-after") == "7"
+
+
+def test_an_ask_s_citations_go_out_before_a_slow_upstream_s_status(
+    upstream: Callable[[Behaviour], str], tmp_path: Path
+) -> None:
+    """Through an upstream that answers its status late, the ask's citations event comes at the status wait,
+    not with the upstream's status (the user sees the sources while the prompt waits its turn there)."""
+
+    def slow_headers(handler: BaseHTTPRequestHandler) -> None:
+        time.sleep(2.0)
+        _stream(handler, ["Sixty", " days."])
+
+    qa = DocQA(make_settings(tmp_path / "data"), None, _generator(upstream(slow_headers), status_wait_s=0.2))
+    qa.ingest([SAMPLE_DOCS / "services_agreement_en.txt"])
+    seen: dict[str, float] = {}
+    try:
+        with serve_app(qa.settings, qa, free_port()) as base:
+            body = {"question": "Which law governs?", "cache": False, "stream": True}
+            started = time.monotonic()
+            with httpx.stream("POST", f"{base}/v1/ask", json=body, timeout=30) as r:
+                for line in r.iter_lines():
+                    if line.startswith("event: "):
+                        seen.setdefault(line[7:], time.monotonic() - started)
+    finally:
+        qa.close()
+    assert seen["citations"] < 1.5, f"the citations came after {seen['citations']:.2f} s"
+    assert seen["answer"] >= 2.0 and "done" in seen
 
 
 def test_an_unreachable_endpoint_is_named() -> None:
