@@ -10,7 +10,10 @@ context (the 64 x 512 shape of bench.gpu_engine_bench: 64 sequences of up to 800
   graph by the block top-k, the host drawing all rows at once), the drawn tokens fed back;
 - `engine`: the engine itself, 64 requests of 512 prompt tokens and 256 answer tokens (Qwen's
   non-thinking sampling), tokens/s over the window in which all 64 generate, and its step parts.
-Each loop reports tokens/s and, a step, the llama_decode call and the wait after it.
+Each loop reports tokens/s and, a step, the llama_decode call and the wait after it. With --switch-interval-too
+S, the engine again with Python's thread switch interval at S seconds (5 ms by default): a call that returns
+while the event loop's thread holds the GIL waits up to that long for it, one suspect for the engine's call
+taking ~0.7 ms longer than the bare loop's (docs/benchmarks/gpu-engine.md, "the 64 x 512 step taken apart").
 
 usage: python -m bench.gpu_batch_step_probe --model q14.gguf --bin build/bin [--out probe.json]
 """
@@ -125,6 +128,9 @@ def main() -> None:
     ap.add_argument("--prompt", type=int, default=PROMPT)
     ap.add_argument("--steps", type=int, default=STEPS)
     ap.add_argument("--n-gpu-layers", type=int, default=None, help="LLMSettings.n_gpu_layers (0: a CPU smoke run)")
+    ap.add_argument(
+        "--switch-interval-too", type=float, default=None, help="also the engine with sys.setswitchinterval(S)"
+    )
     args = ap.parse_args()
     params = replace(NON_THINKING_SAMPLING, max_tokens=args.steps, ignore_eos=True, seed=1)
     fields: dict[str, object] = {
@@ -153,6 +159,11 @@ def main() -> None:
         engine.launch_ahead = False  # each step launched after the last step's text, not before
         figures.update({f"engine_not_ahead_{k}": v for k, v in engine_window(engine, prompts, params).items()})
         engine.launch_ahead = True
+        if args.switch_interval_too is not None:
+            default_interval = sys.getswitchinterval()
+            sys.setswitchinterval(args.switch_interval_too)
+            figures.update({f"engine_switch_{k}": v for k, v in engine_window(engine, prompts, params).items()})
+            sys.setswitchinterval(default_interval)
         for key, value in figures.items():
             runs.setdefault(key, []).append(value)
         print(json.dumps(figures), file=sys.stderr, flush=True)
