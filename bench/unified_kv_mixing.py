@@ -1,0 +1,61 @@
+"""Reproduces the unified-KV finding of 2026-12-05 (docs/status.md; docs/benchmarks/gpu-engine.md, "tried, taken
+back"): with one KV pool for all sequences and the prefix cache on, four prompts run alone, then counted and
+submitted a few milliseconds apart, come back with a token far below its own greedy choice (greedy shortfall:
+how far below its position's best logit the least likely token falls, as a share of the logit range; the
+batching tests allow 5%). Per round: the worst shortfall of the four.
+
+    python -m bench.unified_kv_mixing --model DEMO.gguf [--pause 0.003] [--no-unified] [--cache-slots 0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from docqa.core.sampling_params import NON_THINKING_SAMPLING
+from docqa.core.settings import LLMSettings
+from docqa.engine.batching import BatchingGenerator
+from tests.engine.test_engine import greedy_shortfall, wait_idle
+from tests.support.engines import PROMPTS
+
+GREEDY = replace(NON_THINKING_SAMPLING, temperature=0.0, max_tokens=12, seed=1)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", type=Path, required=True)
+    ap.add_argument("--pause", type=float, default=0.003, help="seconds between the four submits")
+    ap.add_argument("--no-unified", action="store_true", help="a KV stream per sequence (the default engine)")
+    ap.add_argument("--cache-slots", type=int, default=4)
+    ap.add_argument("--rounds", type=int, default=4)
+    args = ap.parse_args()
+    settings = LLMSettings(
+        n_ctx=2048,
+        n_parallel=6,
+        n_batch=256,
+        max_queue=3,
+        prefix_cache_slots=args.cache_slots,
+        kv_unified=not args.no_unified,
+    )
+    engine = BatchingGenerator(args.model, settings)
+    worst = []
+    for _ in range(args.rounds):
+        for prompt in PROMPTS[:4]:
+            list(engine.submit(prompt, GREEDY))
+        streams = {}
+        for prompt in PROMPTS[:4]:
+            engine.count_tokens(prompt)
+            streams[prompt] = engine.submit(prompt, GREEDY)
+            time.sleep(args.pause)
+        texts = {p: "".join(e.text for e in s if e.kind == "text") for p, s in streams.items()}
+        wait_idle(engine)
+        worst.append(round(max(greedy_shortfall(engine, p, t) for p, t in texts.items()), 3))
+    engine.close()
+    print(json.dumps({"worst_shortfall_per_round": worst, "rounds_over_5%": sum(w > 0.05 for w in worst)}))
+
+
+if __name__ == "__main__":
+    main()
