@@ -31,6 +31,9 @@ def main() -> None:
     ap.add_argument("--no-unified", action="store_true", help="a KV stream per sequence (the default engine)")
     ap.add_argument("--cache-slots", type=int, default=4)
     ap.add_argument("--rounds", type=int, default=4)
+    ap.add_argument(
+        "--flash-attn", action="store_true", help="flash attention on (off by default for one pool on a CPU)"
+    )
     args = ap.parse_args()
     settings = LLMSettings(
         n_ctx=2048,
@@ -39,6 +42,7 @@ def main() -> None:
         max_queue=3,
         prefix_cache_slots=args.cache_slots,
         kv_unified=not args.no_unified,
+        flash_attn=True if args.flash_attn else None,
     )
     engine = BatchingGenerator(args.model, settings)
     worst = []
