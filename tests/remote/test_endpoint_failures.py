@@ -60,6 +60,39 @@ def _busy(handler: BaseHTTPRequestHandler) -> None:
     handler.wfile.write(b'{"error": {"message": "queue full"}}')
 
 
+def _late(seconds: float, then: Behaviour) -> Behaviour:
+    """An upstream that sends its status (and all after it) only `seconds` after the request."""
+
+    def behaviour(handler: BaseHTTPRequestHandler) -> None:
+        time.sleep(seconds)
+        then(handler)
+
+    return behaviour
+
+
+def _answer(handler: BaseHTTPRequestHandler) -> None:
+    _stream(handler, ["Sixty", " days."])
+
+
+def _listing_behind_a_stream(base: str, route: str, body: dict[str, object]) -> tuple[httpx.Response, float, str]:
+    """Stream `body` to `route` in a thread; while it waits for its upstream's headers, list the collections:
+    (the listing, how long it waited, the streamed text)."""
+    streamed: list[str] = []
+
+    def stream() -> None:
+        with httpx.stream("POST", f"{base}{route}", json=body, timeout=30) as r:
+            streamed.append("".join(r.iter_text()))
+
+    streaming = threading.Thread(target=stream)
+    streaming.start()
+    time.sleep(0.3)  # the stream is waiting for the upstream's headers
+    started = time.monotonic()
+    listed = httpx.get(f"{base}/v1/collections", timeout=30)
+    waited = time.monotonic() - started
+    streaming.join(30)
+    return listed, waited, streamed[0] if streamed else ""
+
+
 def test_a_streamed_answer_comes_through_with_its_usage(upstream: Callable[[Behaviour], str]) -> None:
     generator = _generator(upstream(lambda h: _stream(h, ["Sixty", " days."])))
     events = list(generator.submit("prompt", NON_THINKING_SAMPLING))
@@ -114,11 +147,7 @@ def test_an_upstream_slow_to_answer_its_status_gets_its_stream_at_the_status_wai
     """llama.cpp's server sends a streamed request's status only when it starts on that prompt: submit stops
     waiting for it after status_wait_s (an ask's citations go out then), and the answer follows."""
 
-    def slow_headers(handler: BaseHTTPRequestHandler) -> None:
-        time.sleep(1.5)
-        _stream(handler, ["Sixty", " days."])
-
-    generator = _generator(upstream(slow_headers), status_wait_s=0.2)
+    generator = _generator(upstream(_late(1.5, _answer)), status_wait_s=0.2)
     started = time.monotonic()
     stream = generator.submit("prompt", NON_THINKING_SAMPLING)
     returned_s = time.monotonic() - started
@@ -134,11 +163,7 @@ def test_a_refusal_after_the_status_wait_ends_the_stream_naming_the_endpoint(
     """A 429 that comes after submit stopped waiting cannot be docqa's status any more: it ends the stream,
     typed (a non-streamed ask still answers 429), and the request's place is free again."""
 
-    def slow_refusal(handler: BaseHTTPRequestHandler) -> None:
-        time.sleep(0.8)
-        _busy(handler)
-
-    url = upstream(slow_refusal)
+    url = upstream(_late(0.8, _busy))
     generator = _generator(url, max_in_flight=1, status_wait_s=0.1)
     events = list(generator.submit("prompt", NON_THINKING_SAMPLING))
     assert [e.kind for e in events] == ["failed"]
@@ -150,11 +175,7 @@ def test_a_refusal_after_the_status_wait_ends_the_stream_naming_the_endpoint(
 def test_a_non_streamed_ask_refused_after_the_status_wait_is_still_a_429(
     upstream: Callable[[Behaviour], str], tmp_path: Path
 ) -> None:
-    def slow_refusal(handler: BaseHTTPRequestHandler) -> None:
-        time.sleep(0.8)
-        _busy(handler)
-
-    qa = DocQA(make_settings(tmp_path / "data"), None, _generator(upstream(slow_refusal), status_wait_s=0.1))
+    qa = DocQA(make_settings(tmp_path / "data"), None, _generator(upstream(_late(0.8, _busy)), status_wait_s=0.1))
     qa.ingest([SAMPLE_DOCS / "services_agreement_en.txt"])
     try:
         with serve_app(qa.settings, qa, free_port()) as base:
@@ -171,11 +192,7 @@ def test_an_ask_s_citations_go_out_before_a_slow_upstream_s_status(
     """Through an upstream that answers its status late, the ask's citations event comes at the status wait,
     not with the upstream's status (the user sees the sources while the prompt waits its turn there)."""
 
-    def slow_headers(handler: BaseHTTPRequestHandler) -> None:
-        time.sleep(2.0)
-        _stream(handler, ["Sixty", " days."])
-
-    qa = DocQA(make_settings(tmp_path / "data"), None, _generator(upstream(slow_headers), status_wait_s=0.2))
+    qa = DocQA(make_settings(tmp_path / "data"), None, _generator(upstream(_late(2.0, _answer)), status_wait_s=0.2))
     qa.ingest([SAMPLE_DOCS / "services_agreement_en.txt"])
     seen: dict[str, float] = {}
     try:
@@ -227,33 +244,17 @@ def test_an_upstream_slow_to_answer_does_not_hold_the_api_back(
     """A server that sends its headers only with its first token (after reading the whole prompt) held the
     API's event loop for that long: every other answer and request waited. The submit now runs in a thread."""
 
-    def slow_headers(handler: BaseHTTPRequestHandler) -> None:
-        time.sleep(1.5)
-        _stream(handler, ["Sixty", " days."])
-
-    qa = DocQA(make_settings(tmp_path / "data"), None, _generator(upstream(slow_headers)))
+    qa = DocQA(make_settings(tmp_path / "data"), None, _generator(upstream(_late(1.5, _answer))))
     qa.ingest([SAMPLE_DOCS / "services_agreement_en.txt"])
-    answered: list[str] = []
     try:
         with serve_app(qa.settings, qa, free_port()) as base:
             body = {"question": "Which law governs?", "cache": False, "stream": True}
-
-            def ask() -> None:
-                with httpx.stream("POST", f"{base}/v1/ask", json=body, timeout=30) as r:
-                    answered.append("".join(r.iter_text()))
-
-            asking = threading.Thread(target=ask)
-            asking.start()
-            time.sleep(0.3)  # the ask is waiting for the upstream's headers
-            started = time.monotonic()
-            listed = httpx.get(f"{base}/v1/collections", timeout=30)
-            waited = time.monotonic() - started
-            asking.join(30)
+            listed, waited, answered = _listing_behind_a_stream(base, "/v1/ask", body)
     finally:
         qa.close()
     assert listed.status_code == 200
     assert waited < 0.5, f"a listing waited {waited:.2f} s behind an ask's upstream"
-    assert answered and "Sixty" in answered[0] and "days." in answered[0]
+    assert "Sixty" in answered and "days." in answered
 
 
 def test_an_upstream_slow_to_answer_a_raw_completion_does_not_hold_the_api_back(
@@ -261,32 +262,16 @@ def test_an_upstream_slow_to_answer_a_raw_completion_does_not_hold_the_api_back(
 ) -> None:
     """The same through the API's own /v1/completions (a raw prompt passed on to the endpoint)."""
 
-    def slow_headers(handler: BaseHTTPRequestHandler) -> None:
-        time.sleep(1.5)
-        _stream(handler, ["Sixty", " days."])
-
-    qa = DocQA(make_settings(tmp_path / "data"), None, _generator(upstream(slow_headers)))
-    completed: list[str] = []
+    qa = DocQA(make_settings(tmp_path / "data"), None, _generator(upstream(_late(1.5, _answer))))
     try:
         with serve_app(qa.settings, qa, free_port()) as base:
             body = {"prompt": "Which law governs?", "max_tokens": 8, "stream": True}
-
-            def complete() -> None:
-                with httpx.stream("POST", f"{base}/v1/completions", json=body, timeout=30) as r:
-                    completed.append("".join(r.iter_text()))
-
-            completing = threading.Thread(target=complete)
-            completing.start()
-            time.sleep(0.3)  # the completion is waiting for the upstream's headers
-            started = time.monotonic()
-            listed = httpx.get(f"{base}/v1/collections", timeout=30)
-            waited = time.monotonic() - started
-            completing.join(30)
+            listed, waited, completed = _listing_behind_a_stream(base, "/v1/completions", body)
     finally:
         qa.close()
     assert listed.status_code == 200
     assert waited < 0.5, f"a listing waited {waited:.2f} s behind a completion's upstream"
-    assert completed and "Sixty" in completed[0]
+    assert "Sixty" in completed
 
 
 def test_a_client_gone_while_its_prompt_is_submitted_frees_the_upstream(
