@@ -1,8 +1,9 @@
-"""Reproduces the unified-KV finding of 2026-12-05 (docs/status.md; docs/benchmarks/gpu-engine.md, "tried, taken
-back"): with one KV pool for all sequences and the prefix cache on, four prompts run alone, then counted and
-submitted a few milliseconds apart, come back with a token far below its own greedy choice (greedy shortfall:
-how far below its position's best logit the least likely token falls, as a share of the logit range; the
-batching tests allow 5%). Per round: the worst shortfall of the four.
+"""The unified-KV check of 2026-12-05 (docs/benchmarks/gpu-engine.md, "tried, taken back", and what it was): with
+one KV pool for all sequences and the prefix cache on, four prompts run alone, then counted and submitted a few
+milliseconds apart; per round, the worst greedy shortfall of the four texts (how far below its step's best logit
+the likeliest token spelling the text falls, as a share of the logit range; the batching tests allow 5%). It
+read 24.7% in every round while the shortfall scored the text tokenized again; scored over the tokens a stream
+can have written, 0.2-0.3%.
 
     python -m bench.unified_kv_mixing --model DEMO.gguf [--pause 0.003] [--no-unified] [--cache-slots 0]
 """
