@@ -18,8 +18,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from docqa.core.sampling_params import NON_THINKING_SAMPLING
 from docqa.core.settings import LLMSettings
 from docqa.engine.batching import BatchingGenerator
@@ -29,7 +27,7 @@ from tests.support.engines import PROMPTS
 
 GREEDY = replace(NON_THINKING_SAMPLING, temperature=0.0, max_tokens=12, seed=1)
 SETTINGS: dict[str, Any] = dict(n_ctx=2048, n_parallel=6, n_batch=256, max_queue=3, prefix_cache_slots=4)
-KINDS = {
+KINDS: dict[str, dict[str, Any]] = {
     "one_pool": dict(kv_unified=True, flash_attn=False),
     "one_pool_flash_attn": dict(kv_unified=True, flash_attn=True),
     "per_sequence": dict(kv_unified=False, flash_attn=False),
@@ -41,7 +39,8 @@ def record(model: Path, rounds: int, pause: float) -> list[tuple[Any, ...]]:
     """The engine's calls, in order: ("decode", tokens, positions, sequences, outputs), ("copy", src, dst,
     end), ("remove", seq, start, end), ("draw", [(slot, batch index)], tokens)."""
     engine = BatchingGenerator(model, LLMSettings(**SETTINGS, **KINDS["one_pool"]))
-    llama, calls = engine.llama, []
+    llama = engine.llama
+    calls: list[tuple[Any, ...]] = []
     decode, copy, remove, draw = llama.decode, llama.seq_copy, llama.seq_remove, engine.samplers.sample
 
     def recorded_decode() -> int:
@@ -63,7 +62,9 @@ def record(model: Path, rounds: int, pause: float) -> list[tuple[Any, ...]]:
         calls.append(("draw", list(ready), list(tokens)))
         return tokens
 
-    llama.decode, llama.seq_copy, llama.seq_remove = recorded_decode, recorded_copy, recorded_remove  # type: ignore[method-assign]
+    llama.decode = recorded_decode  # type: ignore[method-assign]
+    llama.seq_copy = recorded_copy  # type: ignore[method-assign]
+    llama.seq_remove = recorded_remove  # type: ignore[method-assign,assignment]
     engine.samplers.sample = recorded_draw  # type: ignore[method-assign]
     for _ in range(rounds):
         for prompt in PROMPTS[:4]:
