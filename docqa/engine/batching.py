@@ -93,7 +93,8 @@ class BatchingGenerator(Admitting):
             settings.prompt_step_ends_with_prompt,
         )
         self.prompt_tokens_reused = 0  # prompt tokens taken from cached KV instead of evaluated
-        self.tokenized = TokenizedPrompts(self.llama.tokenize)  # counted in the asker's thread, used at admission
+        # counted or made in the submitting thread, used at admission (through self.llama, which tests replace)
+        self.tokenized = TokenizedPrompts(lambda text: self.llama.tokenize(text))
         self._lock = self._waiting.cond
         self._step_lock = threading.Lock()
         self._closing = False
@@ -124,7 +125,7 @@ class BatchingGenerator(Admitting):
     ) -> GenerationStream:
         stream = GenerationStream(loop)
         # Requests that a free slot will take at the next step are not waiting in the queue.
-        request = Request(prompt, params, stream, tokens=self.tokenized.take(prompt))
+        request = Request(prompt, params, stream, tokens=self.tokenized.take_or_make(prompt))
         self._waiting.put(request, spare=len(self._free_slots))
         return stream
 

@@ -4,7 +4,8 @@ An ask counts its prompt's tokens while it is prepared (the prompt must fit the 
 that prompt. Tokenizing it again at admission ran in the engine's loop thread, between steps: ~10 ms for a
 12k-token prompt on the development VM, so a burst of 16 RAG prompts held the GPU idle for the time of 16
 tokenizations while it was reading their prompts (docs/benchmarks/gpu-engine.md, "Asks reach the engine
-sooner"). Kept by text, the newest last, within a bound on the tokens held; a text submitted takes its entry.
+sooner"). Kept by text, the newest last, within a bound on the tokens held; a text submitted takes its entry,
+and one submitted uncounted is tokenized in the submitting thread.
 """
 
 from __future__ import annotations
@@ -56,6 +57,18 @@ class TokenizedPrompts:
             if tokens is not None:
                 self._held_tokens -= len(tokens)
             return tokens
+
+    def take_or_make(self, text: str) -> np.ndarray | None:
+        """The tokens `count` made of this text, else made now, in the caller's thread (a prompt submitted
+        uncounted: a node's raw completion, a bench's), so that the engine's loop does not tokenize between its
+        steps. None where the tokenizer fails: admission tries once more and fails that request alone."""
+        tokens = self.take(text)
+        if tokens is not None:
+            return tokens
+        try:
+            return np.asarray(self._tokenize(text), dtype=np.int32)
+        except Exception:  # admission meets the fault again, logs it and ends the request with an error
+            return None
 
     @property
     def held_tokens(self) -> int:

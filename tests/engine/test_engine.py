@@ -401,8 +401,9 @@ def test_a_long_prompt_reports_how_far_it_has_read_before_the_first_token(engine
 def test_a_prompt_counted_before_it_is_submitted_is_not_tokenized_again(
     engine: BatchingGenerator, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An ask counts its prompt's tokens and then submits it: the engine's loop takes the tokens counted
-    (docqa.engine.prompt_tokens) instead of tokenizing the prompt again between steps, to the same text."""
+    """An ask counts its prompt's tokens and then submits it: the engine takes the tokens counted
+    (docqa.engine.prompt_tokens) instead of tokenizing the prompt again, to the same text; one submitted
+    uncounted is tokenized once, at submit."""
     prompt = PROMPTS[2] + " Say which."
     calls: list[str] = []
     tokenize = engine.llama.tokenize
@@ -413,11 +414,11 @@ def test_a_prompt_counted_before_it_is_submitted_is_not_tokenized_again(
 
     monkeypatch.setattr(engine.llama, "tokenize", counting)
     uncounted, _ = run(engine, prompt)
-    assert calls.count(prompt) == 1  # tokenized at admission
-    calls.clear()
+    assert calls.count(prompt) == 1  # tokenized once, at submit
     assert engine.count_tokens(prompt) == len(tokenize(prompt))
+    calls.clear()
     counted, _ = run(engine, prompt)
-    assert prompt not in calls, "the counted prompt was tokenized again at admission"
+    assert prompt not in calls, "the counted prompt was tokenized again"
     assert counted == uncounted
     assert engine.tokenized.take(prompt) is None  # its entry went with the request
 
@@ -541,11 +542,12 @@ def test_a_fault_in_a_step_fails_the_requests_it_held_and_the_engine_serves_on(t
 def test_a_fault_while_admitting_fails_that_request_gives_its_slot_back_and_the_engine_serves_on(
     tiny_qwen3: Path,
 ) -> None:
-    """Tokenising (before the request holds a slot) and its sampler chain (after) each fail once."""
+    """Tokenising (before the request holds a slot) and its sampler chain (after) each fail. The tokenizer
+    fails twice: at submit (the request goes on uncounted) and again at admission, in the loop."""
     eng = four_sequences(tiny_qwen3)
     try:
         real_tokenize, real_chain = eng.llama.tokenize, eng.samplers.for_request
-        faults = {"tokenize": 1, "chain": 1}
+        faults = {"tokenize": 2, "chain": 1}
 
         def tokenize_once_faulty(text: str, special: bool = True) -> list[int]:
             if faults["tokenize"]:

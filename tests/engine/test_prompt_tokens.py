@@ -69,3 +69,18 @@ def test_many_threads_count_and_take_without_losing_track() -> None:
     for t in threads:
         t.join()
     assert memo.held_tokens == 0
+
+
+def test_a_text_submitted_uncounted_is_tokenized_by_the_submitter() -> None:
+    tokenizer = CountingTokenizer()
+    memo = TokenizedPrompts(tokenizer)
+    made = memo.take_or_make("never counted")
+    assert made is not None and len(made) == memo.count("never counted") and tokenizer.calls == 2
+    assert memo.take_or_make("never counted") is not None and tokenizer.calls == 2  # that count's tokens, taken
+
+
+def test_a_tokenizer_fault_at_submit_leaves_the_request_to_admission() -> None:
+    def broken(text: str) -> list[int]:
+        raise RuntimeError("a tokenizer bug")
+
+    assert TokenizedPrompts(broken).take_or_make("any prompt") is None

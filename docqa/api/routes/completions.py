@@ -136,13 +136,10 @@ class EmbeddingsBody(BaseModel):
 
 @router.post("/completions", response_model=None)
 async def completions(body: CompletionBody, qa: ServerDep) -> StreamingResponse | dict[str, Any]:
-    # Counted here, in a worker thread, the prompt's tokens are what the engine takes at admission
-    # (docqa.engine.prompt_tokens): otherwise its loop tokenizes each prompt between steps, ~0.4 s of a
-    # 16-ask burst of 12k-token prompts on a GPU node (docs/benchmarks/gpu-engine.md).
-    await run_in_threadpool(qa.count_tokens, body.prompt)
-    # Submitted in a worker thread too: an endpoint generator's submit waits for its server's headers, which
-    # must not hold this loop (docqa.service.asking.AskRun._submit_off_loop, the ask path's twin). Busy: 429
-    # before any byte.
+    # Submitted in a worker thread: the engine tokenizes an uncounted prompt in the submitting thread
+    # (docqa.engine.prompt_tokens; in its loop, between steps, that cost a GPU node ~0.4 s of a 16-ask burst of
+    # 12k-token prompts), and an endpoint generator's submit waits for its server's headers, which must not
+    # hold this loop (docqa.service.asking.AskRun._submit_off_loop, the ask path's twin). Busy: 429 before any byte.
     stream = await run_in_threadpool(qa.complete, body.prompt, body.params(), asyncio.get_running_loop())
     model = qa.status().generator or "docqa"
     head = {"id": f"cmpl-{uuid.uuid4().hex}", "object": "text_completion", "created": int(time.time()), "model": model}
