@@ -1,5 +1,5 @@
 """Readers: turn a file into pages of text. PDFs page by page (PDFium), text and Markdown as UTF-8; Word,
-Excel, PowerPoint and HTML by their own readers (ingest.formats).
+Excel, PowerPoint, HTML and CSV/TSV by their own readers (ingest.formats).
 
 Every failure is a ReadError whose message names the problem, so the pipeline can record it against
 that file and go on with the others.
@@ -14,8 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from docqa.core.errors import ReadError
-from docqa.core.files import HTML_SUFFIXES, PDF_SUFFIXES, SUPPORTED_SUFFIXES, TEXT_SUFFIXES
+from docqa.core.files import HTML_SUFFIXES, PDF_SUFFIXES, SUPPORTED_SUFFIXES, TABLE_SUFFIXES, TEXT_SUFFIXES
 from docqa.core.types import Page, ParsedDocument
+from ingest.formats.csv_reader import read_table_text
 from ingest.formats.docx_reader import read_docx
 from ingest.formats.html_reader import read_html
 from ingest.formats.pptx_reader import read_pptx
@@ -39,8 +40,9 @@ READER_VERSION = 10
 # Text and Markdown: one number with PDFs' until 6, though their reading last changed before it. Their own
 # since, so that a PDF-only change leaves a stored text file as it is (read, chunked and embedded once).
 TEXT_READER_VERSION = 6
-# Word, Excel, PowerPoint and HTML (ingest.formats): one number for the four
-FORMATS_READER_VERSION = 1
+# Word, Excel, PowerPoint, HTML and CSV/TSV (ingest.formats): one number for the five. 2: a table cell's own
+# line breaks read as spaces, so that its row stays one line (ingest.formats.text_units.row_line)
+FORMATS_READER_VERSION = 2
 
 
 def reader_version(path: Path) -> int:
@@ -83,6 +85,8 @@ def read_document(path: Path, password: str | None = None, ocr: OcrOptions | Non
         return ParsedDocument(
             [Page(p.number, text) for p, text in zip(parsed.pages, pages, strict=True)], parsed.warnings
         )
+    if suffix in TABLE_SUFFIXES:
+        return read_table(path)
     if suffix in _FORMAT_READERS:
         return _FORMAT_READERS[suffix](path)
     raise ReadError(
@@ -222,6 +226,13 @@ def _reads_as_text(sample: str) -> bool:
         1 for c in sample if (c.isprintable() or c in "\n\r\t\f") and unicodedata.category(c) not in ("Co", "Cn")
     )
     return bool(sample) and good >= 0.97 * len(sample)
+
+
+def read_table(path: Path) -> ParsedDocument:
+    """A CSV or TSV file, decoded as text files are, as pages of rows under their header (csv_reader)."""
+    text, warnings = decode_text(path.read_bytes())
+    parsed = read_table_text(text, path.name, tab_separated=path.suffix.lower() == ".tsv")
+    return ParsedDocument(parsed.pages, [*warnings, *parsed.warnings])
 
 
 def read_text(path: Path) -> ParsedDocument:

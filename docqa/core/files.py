@@ -19,9 +19,10 @@ def sha256_file(path: Path) -> str:
 TEXT_SUFFIXES = frozenset({".txt", ".text", ".md", ".markdown"})
 PDF_SUFFIXES = frozenset({".pdf"})
 HTML_SUFFIXES = frozenset({".html", ".htm"})
+TABLE_SUFFIXES = frozenset({".csv", ".tsv"})
 # Office packages (ZIPs of XML parts), by the name their readers' errors use
 PACKAGE_KINDS = {".docx": "Word", ".xlsx": "Excel", ".pptx": "PowerPoint"}
-SUPPORTED_SUFFIXES = TEXT_SUFFIXES | PDF_SUFFIXES | HTML_SUFFIXES | frozenset(PACKAGE_KINDS)
+SUPPORTED_SUFFIXES = TEXT_SUFFIXES | PDF_SUFFIXES | HTML_SUFFIXES | TABLE_SUFFIXES | frozenset(PACKAGE_KINDS)
 
 
 def is_supported(path: Path) -> bool:

@@ -27,11 +27,12 @@ def tidy(text: str) -> str:
 
 
 def row_line(cells: Iterable[str]) -> str:
-    """A table row as one line: its cells joined by " | ", trailing empty cells and repeats of a merged
+    """A table row as one line: its cells joined by " | ", a cell's own line breaks (Excel's Alt+Enter, a
+    quoted CSV field's, an HTML cell's source lines) as spaces, trailing empty cells and repeats of a merged
     cell (readers give a merged cell once per column it spans) left out; "" for an empty row."""
     out: list[str] = []
     for cell in cells:
-        cell = tidy(cell).replace("|", "/")
+        cell = tidy(cell.replace("\n", " ")).replace("|", "/")
         if out and cell and cell == out[-1]:
             continue
         out.append(cell)
