@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import IO
 
 from docqa.core.errors import ReadError
-from docqa.core.files import HTML_SUFFIXES, PACKAGE_KINDS, PDF_SUFFIXES
+from docqa.core.files import EMAIL_SUFFIXES, HTML_SUFFIXES, PACKAGE_KINDS, PDF_SUFFIXES
 from ingest.ocr import TIME_SHARE, OcrOptions
 from ingest.readers import read_document, read_pdf
 
@@ -68,6 +68,8 @@ def reader_name(path: str) -> str:
         return "PDF parser"
     if suffix in PACKAGE_KINDS:
         return f"{PACKAGE_KINDS[suffix]} reader"
+    if suffix in EMAIL_SUFFIXES:
+        return "email reader"
     return "HTML reader" if suffix in HTML_SUFFIXES else "text reader"
 
 

@@ -1,5 +1,5 @@
 """Readers: turn a file into pages of text. PDFs page by page (PDFium), text and Markdown as UTF-8; Word,
-Excel, PowerPoint, HTML and CSV/TSV by their own readers (ingest.formats).
+Excel, PowerPoint, HTML, CSV/TSV and email by their own readers (ingest.formats).
 
 Every failure is a ReadError whose message names the problem, so the pipeline can record it against
 that file and go on with the others.
@@ -14,10 +14,18 @@ from collections.abc import Callable
 from pathlib import Path
 
 from docqa.core.errors import ReadError
-from docqa.core.files import HTML_SUFFIXES, PDF_SUFFIXES, SUPPORTED_SUFFIXES, TABLE_SUFFIXES, TEXT_SUFFIXES
+from docqa.core.files import (
+    EMAIL_SUFFIXES,
+    HTML_SUFFIXES,
+    PDF_SUFFIXES,
+    SUPPORTED_SUFFIXES,
+    TABLE_SUFFIXES,
+    TEXT_SUFFIXES,
+)
 from docqa.core.types import Page, ParsedDocument
 from ingest.formats.csv_reader import read_table_text
 from ingest.formats.docx_reader import read_docx
+from ingest.formats.eml_reader import read_eml
 from ingest.formats.html_reader import read_html
 from ingest.formats.pptx_reader import read_pptx
 from ingest.formats.text_units import INVISIBLE, ODD_SPACES
@@ -40,7 +48,7 @@ READER_VERSION = 10
 # Text and Markdown: one number with PDFs' until 6, though their reading last changed before it. Their own
 # since, so that a PDF-only change leaves a stored text file as it is (read, chunked and embedded once).
 TEXT_READER_VERSION = 6
-# Word, Excel, PowerPoint, HTML and CSV/TSV (ingest.formats): one number for the five. 2: a table cell's own
+# Word, Excel, PowerPoint, HTML, CSV/TSV and email (ingest.formats): one number for them all. 2: a table cell's own
 # line breaks read as spaces, so that its row stays one line (ingest.formats.text_units.row_line)
 FORMATS_READER_VERSION = 2
 
@@ -87,6 +95,8 @@ def read_document(path: Path, password: str | None = None, ocr: OcrOptions | Non
         )
     if suffix in TABLE_SUFFIXES:
         return read_table(path)
+    if suffix in EMAIL_SUFFIXES:  # its attachments by their own readers, from the second page on
+        return read_eml(path, lambda attachment: read_document(attachment, password, ocr))
     if suffix in _FORMAT_READERS:
         return _FORMAT_READERS[suffix](path)
     raise ReadError(

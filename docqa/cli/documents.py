@@ -44,7 +44,7 @@ def ingest(
     data_dir: Path | None,
     verbose: bool,
 ) -> None:
-    """Index PDF, text, Markdown, Word, Excel, PowerPoint, HTML and CSV files (folders are searched recursively)."""
+    """Index PDF, text, Markdown, Office, HTML, CSV and email files (folders are searched recursively)."""
     settings = make_settings(data_dir, verbose)
     if queue:
         _enqueue(settings, list(paths), collection, as_json, verbose)
@@ -72,7 +72,7 @@ def ingest(
         if not as_json and not report.files:
             click.secho(
                 "nothing to ingest: no file of a type docqa reads (PDF, text, Markdown, Word, Excel, PowerPoint, "
-                "HTML, CSV) in " + ", ".join(map(str, paths)),
+                "HTML, CSV, email) in " + ", ".join(map(str, paths)),
                 err=True,
             )
         sys.exit(1)

@@ -26,7 +26,7 @@ def main() -> None:
 
     \b
     Typical use:
-      docqa ingest ./contracts                 index PDF, text, Markdown, Office, HTML, CSV
+      docqa ingest ./contracts                 index PDF, Office, HTML, CSV, email, text
       docqa ask "What is the notice period?"   answer with page citations
       docqa ask --think "..."                  let Qwen3 reason first
       docqa serve                              web page, REST and OpenAI API on :8000

@@ -20,9 +20,12 @@ TEXT_SUFFIXES = frozenset({".txt", ".text", ".md", ".markdown"})
 PDF_SUFFIXES = frozenset({".pdf"})
 HTML_SUFFIXES = frozenset({".html", ".htm"})
 TABLE_SUFFIXES = frozenset({".csv", ".tsv"})
+EMAIL_SUFFIXES = frozenset({".eml"})
 # Office packages (ZIPs of XML parts), by the name their readers' errors use
 PACKAGE_KINDS = {".docx": "Word", ".xlsx": "Excel", ".pptx": "PowerPoint"}
-SUPPORTED_SUFFIXES = TEXT_SUFFIXES | PDF_SUFFIXES | HTML_SUFFIXES | TABLE_SUFFIXES | frozenset(PACKAGE_KINDS)
+SUPPORTED_SUFFIXES = (
+    TEXT_SUFFIXES | PDF_SUFFIXES | HTML_SUFFIXES | TABLE_SUFFIXES | EMAIL_SUFFIXES | frozenset(PACKAGE_KINDS)
+)
 
 
 def is_supported(path: Path) -> bool:

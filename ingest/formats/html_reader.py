@@ -61,10 +61,14 @@ class _Pages:
 
 
 def read_html(path: Path) -> ParsedDocument:
+    return read_html_bytes(path.read_bytes())
+
+
+def read_html_bytes(data: bytes) -> ParsedDocument:
+    """An HTML file's or an email's HTML body's pages (ingest.formats.eml_reader)."""
     import lxml.etree
     import lxml.html  # imported in the reading child only
 
-    data = path.read_bytes()
     if not data.strip():
         raise ReadError("the HTML file is empty")
     try:

@@ -39,7 +39,7 @@ def test_a_folder_with_nothing_readable_fails_and_says_what_it_skipped(tmp_path:
     assert (
         proc.returncode == 1
         and "nothing to ingest: no file of a type docqa reads (PDF, text, Markdown, Word, Excel, PowerPoint, "
-        "HTML, CSV) in"
+        "HTML, CSV, email) in"
         in proc.stderr
     )
 
@@ -53,7 +53,7 @@ def test_a_named_unsupported_file_fails_once_and_records_no_document(tmp_path: P
     report = json.loads(proc.stdout)
     assert report["failed"] == [{"path": str(doc), "error": report["failed"][0]["error"]}]
     assert report["failed"][0]["error"].startswith(
-        "unsupported file type (.odt); docqa reads .csv, .docx, .htm, .html, .markdown, .md, .pdf"
+        "unsupported file type (.odt); docqa reads .csv, .docx, .eml, .htm, .html, .markdown, .md, .pdf"
     )
     plain = _ingest(str(doc), data_dir=data)
     assert plain.stderr.count("unsupported file type") == 1
