@@ -22,7 +22,14 @@ HTML_SUFFIXES = frozenset({".html", ".htm"})
 TABLE_SUFFIXES = frozenset({".csv", ".tsv"})
 EMAIL_SUFFIXES = frozenset({".eml"})
 # Office packages (ZIPs of XML parts), by the name their readers' errors use
-PACKAGE_KINDS = {".docx": "Word", ".xlsx": "Excel", ".pptx": "PowerPoint"}
+PACKAGE_KINDS = {
+    ".docx": "Word",
+    ".xlsx": "Excel",
+    ".pptx": "PowerPoint",
+    ".odt": "OpenDocument text",
+    ".ods": "OpenDocument spreadsheet",
+    ".odp": "OpenDocument presentation",
+}
 SUPPORTED_SUFFIXES = (
     TEXT_SUFFIXES | PDF_SUFFIXES | HTML_SUFFIXES | TABLE_SUFFIXES | EMAIL_SUFFIXES | frozenset(PACKAGE_KINDS)
 )

@@ -80,19 +80,19 @@ def test_an_upload_with_one_unsupported_file_ingests_the_others(fake_server: str
     url = f"{fake_server}/v1/collections/mixed/documents"
     files = [
         ("files", ("rent.txt", b"The monthly rent is 1,200 EUR, due on the first day.", "text/plain")),
-        ("files", ("memo.odt", b"PK\x03\x04 an OpenDocument file", "application/octet-stream")),
+        ("files", ("memo.pages", b"PK\x03\x04 an Apple Pages file", "application/octet-stream")),
         ("files", ("fake.pdf", b"just text", "application/pdf")),
     ]
     r = httpx.post(url, files=files, timeout=30)
     assert r.status_code == 200, r.text
     body = r.json()
-    assert body["added"] == 1 and [f["path"] for f in body["files"]] == ["memo.odt", "fake.pdf", "rent.txt"]
-    assert body["failed"][0]["error"].startswith("unsupported file type (.odt)")
+    assert body["added"] == 1 and [f["path"] for f in body["files"]] == ["memo.pages", "fake.pdf", "rent.txt"]
+    assert body["failed"][0]["error"].startswith("unsupported file type (.pages)")
     assert body["failed"][1]["error"] == "not a PDF (no %PDF- header)"
     listed = httpx.get(url).json()["documents"]
     assert [d["name"] for d in listed] == ["rent.txt"]  # the rejected files left no document behind
     only_bad = httpx.post(url, files=files[1:2], timeout=30)
-    assert only_bad.status_code == 415 and "memo.odt: unsupported file type" in only_bad.json()["error"]["message"]
+    assert only_bad.status_code == 415 and "memo.pages: unsupported file type" in only_bad.json()["error"]["message"]
 
 
 def test_two_files_of_one_name_in_one_upload_are_both_kept(fake_server: str) -> None:

@@ -64,7 +64,7 @@ def test_uploads_get_413_and_415_on_postgres(pg_server: tuple[str, DocQA]) -> No
     assert r.status_code == 413 and "1 MiB limit" in r.json()["error"]["message"]
     r = httpx.post(
         f"{base}/v1/collections/default/documents",
-        files=[("files", ("notes.odt", b"PK\x03\x04", "application/octet-stream"))],
+        files=[("files", ("notes.pages", b"PK\x03\x04", "application/octet-stream"))],
     )
     assert r.status_code == 415
     assert [c.name for c in qa.store.collections()] == []  # nothing recorded for either

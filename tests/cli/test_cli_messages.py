@@ -26,11 +26,11 @@ def _ingest(*args: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
 def test_a_folder_with_nothing_readable_fails_and_says_what_it_skipped(tmp_path: Path) -> None:
     folder = tmp_path / "opendocument"
     folder.mkdir()
-    for name in ("a.odt", "b.ODT", "sheet.ods"):
+    for name in ("a.pages", "b.PAGES", "sheet.numbers"):
         (folder / name).write_bytes(b"PK\x03\x04")
     proc = _ingest(str(folder), data_dir=tmp_path / "data")
     assert proc.returncode == 1
-    assert "skipped  3 files of types docqa does not read: .odt (2), .ods (1)" in proc.stderr
+    assert "skipped  3 files of types docqa does not read: .pages (2), .numbers (1)" in proc.stderr
     assert "nothing to ingest" in proc.stderr
 
     empty = tmp_path / "empty"
@@ -45,7 +45,7 @@ def test_a_folder_with_nothing_readable_fails_and_says_what_it_skipped(tmp_path:
 
 
 def test_a_named_unsupported_file_fails_once_and_records_no_document(tmp_path: Path) -> None:
-    doc = tmp_path / "memo.odt"
+    doc = tmp_path / "memo.pages"
     doc.write_bytes(b"PK\x03\x04")
     data = tmp_path / "data"
     proc = _ingest(str(doc), "--json", data_dir=data)
@@ -53,7 +53,8 @@ def test_a_named_unsupported_file_fails_once_and_records_no_document(tmp_path: P
     report = json.loads(proc.stdout)
     assert report["failed"] == [{"path": str(doc), "error": report["failed"][0]["error"]}]
     assert report["failed"][0]["error"].startswith(
-        "unsupported file type (.odt); docqa reads .csv, .docx, .eml, .htm, .html, .markdown, .md, .pdf"
+        "unsupported file type (.pages); docqa reads .csv, .docx, .eml, .htm, .html, .markdown, .md, .odp, .ods, "
+        ".odt, .pdf"
     )
     plain = _ingest(str(doc), data_dir=data)
     assert plain.stderr.count("unsupported file type") == 1
@@ -66,12 +67,12 @@ def test_a_mixed_folder_ingests_what_it_reads_and_counts_the_rest(tmp_path: Path
     folder = tmp_path / "mixed"
     folder.mkdir()
     (folder / "handbook.md").write_text((SAMPLE_DOCS / "operations_handbook.md").read_text())
-    (folder / "memo.odt").write_bytes(b"PK\x03\x04")
+    (folder / "memo.pages").write_bytes(b"PK\x03\x04")
     (folder / "notes").write_text("no extension")
     proc = _ingest(str(folder), "--json", data_dir=tmp_path / "data")
     assert proc.returncode == 0
     report = json.loads(proc.stdout)
-    assert report["added"] == 1 and report["skipped"] == {".odt": 1, "(none)": 1}
+    assert report["added"] == 1 and report["skipped"] == {".pages": 1, "(none)": 1}
 
 
 def test_an_unchanged_file_keeps_its_warnings_and_nothing_is_said_about_embeddings(tmp_path: Path) -> None:

@@ -19,5 +19,5 @@ def test_the_web_pages_file_picker_offers_every_type_docqa_reads_and_no_other() 
 
 def test_the_readme_names_each_kind_of_file() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for kind in ("PDF", "text", "Markdown", "Word", "Excel", "PowerPoint", "HTML", "CSV", "email"):
+    for kind in ("PDF", "text", "Markdown", "Word", "Excel", "PowerPoint", "OpenDocument", "HTML", "CSV", "email"):
         assert kind in readme.split("It reads", 1)[1].split("\n", 1)[0], kind

@@ -141,7 +141,7 @@ def test_form_feeds_are_page_breaks(tmp_path: Path) -> None:
 
 
 def test_unsupported_type(tmp_path: Path) -> None:
-    path = tmp_path / "sheet.ods"
+    path = tmp_path / "sheet.numbers"
     path.write_bytes(b"PK")
     with pytest.raises(ReadError, match="unsupported file type"):
         read_document(path)

@@ -71,7 +71,9 @@ def content_problem(name: str, head: bytes) -> str | None:
         return None if b"%PDF-" in head[:1024] else "not a PDF (no %PDF- header)"
     if suffix in PACKAGE_KINDS:
         ok = head.startswith(b"PK\x03\x04")
-        return None if ok else f"not a {PACKAGE_KINDS[suffix]} file ({suffix} files are ZIP packages; this is not one)"
+        kind = PACKAGE_KINDS[suffix]
+        article = "an" if kind[0] in "AEIOU" else "a"
+        return None if ok else f"not {article} {kind} file ({suffix} files are ZIP packages; this is not one)"
     if head.startswith((b"%PDF-", b"PK\x03\x04", b"\x7fELF", b"\x89PNG", b"\xff\xd8\xff")):
         return "binary content in a text file"
     return None
