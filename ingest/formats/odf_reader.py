@@ -101,7 +101,7 @@ def _blocks(element: Any, breaking: set[str]) -> Iterator[object]:
             if child.find(f".//{_T}soft-page-break") is not None:
                 yield _PAGE_BREAK  # a page starts inside it: cite the paragraph on its later page
             text = tidy(_text(child))
-            level = int(child.get(f"{_T}outline-level") or 1) if tag == f"{_T}h" else 0
+            level = min(_count(child.get(f"{_T}outline-level")), 6) if tag == f"{_T}h" else 0
             yield heading_line(text, level) if level and text else text
         elif tag == f"{_TB}table":
             yield "\n".join(line for line in (row_line(row) for row in _rows(child, [MAX_CELLS])) if line)
@@ -115,7 +115,7 @@ def _text(element: Any) -> str:
     for child in element:
         tag = child.tag
         if tag == f"{_T}s":
-            out.append(" " * int(child.get(f"{_T}c") or 1))
+            out.append(" " * min(_count(child.get(f"{_T}c")), _MAX_EMPTY_REPEAT))
         elif tag == f"{_T}tab":
             out.append("\t")
         elif tag == f"{_T}line-break":
@@ -132,15 +132,20 @@ def _rows(table: Any, budget: list[int]) -> Iterator[list[str]]:
         cells: list[str] = []
         for cell in row.iterchildren(f"{_TB}table-cell", f"{_TB}covered-table-cell"):
             text = " ".join(tidy(_text(p)) for p in cell.iter(f"{_T}p", f"{_T}h"))
-            repeat = int(cell.get(f"{_TB}number-columns-repeated") or 1)
-            cells += [text] * (repeat if text else min(repeat, _MAX_EMPTY_REPEAT))
+            repeat = _count(cell.get(f"{_TB}number-columns-repeated"))
+            cells += [text] * min(repeat, max(budget[0], 1) if text else _MAX_EMPTY_REPEAT)
         if not any(cells):
             continue
-        for _ in range(min(int(row.get(f"{_TB}number-rows-repeated") or 1), max(budget[0] // len(cells), 1))):
+        for _ in range(min(_count(row.get(f"{_TB}number-rows-repeated")), max(budget[0] // len(cells), 1))):
             budget[0] -= len(cells)
             yield cells
             if budget[0] <= 0:
                 return
+
+
+def _count(value: str | None) -> int:
+    """A repeat count or level as the file writes it; 1 where it is missing or not a positive number."""
+    return int(value) if value and value.isdigit() and int(value) > 0 else 1
 
 
 def _sheets(content: Any) -> tuple[list[str], list[str]]:

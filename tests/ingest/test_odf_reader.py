@@ -60,3 +60,20 @@ def test_hostile_or_broken_packages_fail_alone_with_their_reason(tmp_path: Path)
         read_document(no_content)
     made = odf_factory.odt_file(tmp_path / "msa.odt")
     assert len(read_pdf_isolated(made, None, timeout_s=60, memory_mb=1024).pages) == 3  # still serving
+
+
+def test_repeat_counts_a_file_inflates_are_bounded(tmp_path: Path) -> None:
+    """A sheet cell repeated a billion times, a run of a billion spaces, a level that is no number."""
+    body = (
+        '<office:spreadsheet><table:table table:name="S"><table:table-row>'
+        '<table:table-cell table:number-columns-repeated="999999999"><text:p>x<text:s text:c="999999999"/>y'
+        "</text:p></table:table-cell></table:table-row></table:table></office:spreadsheet>"
+    )
+    doc = read_pdf_isolated(odf_factory.odf_file(tmp_path / "big.ods", body), None, timeout_s=60, memory_mb=1024)
+    [page] = doc.pages
+    assert page.text.splitlines()[2] == "x y"  # repeats of one value read as a merged cell's
+    assert doc.warnings == ["read up to 2,000,000 cells: sheet 'S' cut, later sheets left out"]
+    odt = odf_factory.odf_file(
+        tmp_path / "odd.odt", '<office:text><text:h text:outline-level="x">Title</text:h></office:text>'
+    )
+    assert read_document(odt).pages[0].text == "# Title"
