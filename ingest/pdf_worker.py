@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import IO
 
 from docqa.core.errors import ReadError
-from docqa.core.files import EMAIL_SUFFIXES, HTML_SUFFIXES, PACKAGE_KINDS, PDF_SUFFIXES
+from docqa.core.files import EMAIL_SUFFIXES, HTML_SUFFIXES, PACKAGE_KINDS, PDF_SUFFIXES, RTF_SUFFIXES
 from ingest.ocr import TIME_SHARE, OcrOptions
 from ingest.readers import read_document, read_pdf
 
@@ -70,6 +70,8 @@ def reader_name(path: str) -> str:
         return f"{PACKAGE_KINDS[suffix]} reader"
     if suffix in EMAIL_SUFFIXES:
         return "email reader"
+    if suffix in RTF_SUFFIXES:
+        return "RTF reader"
     return "HTML reader" if suffix in HTML_SUFFIXES else "text reader"
 
 

@@ -1,5 +1,5 @@
 """Readers: turn a file into pages of text. PDFs page by page (PDFium), text and Markdown as UTF-8; Word,
-Excel, PowerPoint, OpenDocument, HTML, CSV/TSV and email by their own readers (ingest.formats).
+Excel, PowerPoint, OpenDocument, RTF, HTML, CSV/TSV and email by their own readers (ingest.formats).
 
 Every failure is a ReadError whose message names the problem, so the pipeline can record it against
 that file and go on with the others.
@@ -29,6 +29,7 @@ from ingest.formats.eml_reader import read_eml
 from ingest.formats.html_reader import read_html
 from ingest.formats.odf_reader import read_odf
 from ingest.formats.pptx_reader import read_pptx
+from ingest.formats.rtf_reader import read_rtf
 from ingest.formats.text_units import INVISIBLE, ODD_SPACES
 from ingest.formats.xlsx_reader import read_xlsx
 from ingest.ocr import OcrOptions
@@ -49,7 +50,7 @@ READER_VERSION = 10
 # Text and Markdown: one number with PDFs' until 6, though their reading last changed before it. Their own
 # since, so that a PDF-only change leaves a stored text file as it is (read, chunked and embedded once).
 TEXT_READER_VERSION = 6
-# Word, Excel, PowerPoint, OpenDocument, HTML, CSV/TSV and email (ingest.formats): one number for them all.
+# Word, Excel, PowerPoint, OpenDocument, RTF, HTML, CSV/TSV and email (ingest.formats): one number for them all.
 # 2: a table cell's own line breaks read as spaces, so that its row stays one line (text_units.row_line)
 FORMATS_READER_VERSION = 2
 
@@ -112,6 +113,7 @@ _FORMAT_READERS: dict[str, Callable[[Path], ParsedDocument]] = {
     ".odt": read_odf,
     ".ods": read_odf,
     ".odp": read_odf,
+    ".rtf": read_rtf,
 }
 
 

@@ -21,6 +21,7 @@ PDF_SUFFIXES = frozenset({".pdf"})
 HTML_SUFFIXES = frozenset({".html", ".htm"})
 TABLE_SUFFIXES = frozenset({".csv", ".tsv"})
 EMAIL_SUFFIXES = frozenset({".eml"})
+RTF_SUFFIXES = frozenset({".rtf"})
 # Office packages (ZIPs of XML parts), by the name their readers' errors use
 PACKAGE_KINDS = {
     ".docx": "Word",
@@ -30,8 +31,8 @@ PACKAGE_KINDS = {
     ".ods": "OpenDocument spreadsheet",
     ".odp": "OpenDocument presentation",
 }
-SUPPORTED_SUFFIXES = (
-    TEXT_SUFFIXES | PDF_SUFFIXES | HTML_SUFFIXES | TABLE_SUFFIXES | EMAIL_SUFFIXES | frozenset(PACKAGE_KINDS)
+SUPPORTED_SUFFIXES = frozenset().union(
+    TEXT_SUFFIXES, PDF_SUFFIXES, HTML_SUFFIXES, TABLE_SUFFIXES, EMAIL_SUFFIXES, RTF_SUFFIXES, PACKAGE_KINDS
 )
 
 
