@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from email.message import EmailMessage
 from pathlib import Path
 
 import httpx
@@ -13,6 +14,7 @@ import pytest
 from docqa.core.sampling_params import NON_THINKING_SAMPLING
 from docqa.core.settings import IngestSettings
 from docqa.service import DocQA
+from tests.support import odf_factory
 from tests.support.fake_generator import SCRIPT, FakeGenerator
 from tests.support.live_server import free_port, serve_app, sse_events
 from tests.support.paths import SAMPLE_DOCS, make_settings
@@ -93,6 +95,29 @@ def test_an_upload_with_one_unsupported_file_ingests_the_others(fake_server: str
     assert [d["name"] for d in listed] == ["rent.txt"]  # the rejected files left no document behind
     only_bad = httpx.post(url, files=files[1:2], timeout=30)
     assert only_bad.status_code == 415 and "memo.pages: unsupported file type" in only_bad.json()["error"]["message"]
+
+
+def test_an_upload_of_each_newer_kind_is_ingested_with_its_units(fake_server: str, tmp_path: Path) -> None:
+    """CSV, email, OpenDocument and RTF through the REST upload, as the web page's picker offers them."""
+    url = f"{fake_server}/v1/collections/kinds/documents"
+    mail = EmailMessage()
+    mail["From"], mail["Subject"] = "dana@acme.example", "Renewal"
+    mail.set_content("The renewal fee is 4,500 EUR.")
+    mail.add_attachment(b"Clause,Days\nNotice,90\n", maintype="text", subtype="csv", filename="terms.csv")
+    files = [
+        ("files", ("fees.csv", b"Item;Fee\nHosting;12,000\n", "text/csv")),
+        ("files", ("renewal.eml", bytes(mail), "message/rfc822")),
+        ("files", ("msa.odt", odf_factory.odt_file(tmp_path / "msa.odt").read_bytes(), "application/octet-stream")),
+        (
+            "files",
+            ("lease.rtf", rb"{\rtf1\ansi {\pard Rent is due monthly.\par}\page{\pard Schedule.\par}}", "text/rtf"),
+        ),
+    ]
+    r = httpx.post(url, files=files, timeout=60)
+    assert r.status_code == 200, r.text
+    assert r.json()["added"] == 4 and not r.json()["failed"], r.text
+    pages = {d["name"]: d["pages"] for d in httpx.get(url).json()["documents"]}
+    assert pages == {"fees.csv": 1, "renewal.eml": 2, "msa.odt": 3, "lease.rtf": 2}
 
 
 def test_two_files_of_one_name_in_one_upload_are_both_kept(fake_server: str) -> None:
