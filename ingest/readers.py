@@ -51,7 +51,8 @@ READER_VERSION = 10
 # since, so that a PDF-only change leaves a stored text file as it is (read, chunked and embedded once).
 TEXT_READER_VERSION = 6
 # Word, Excel, PowerPoint, OpenDocument, RTF, HTML, CSV/TSV and email (ingest.formats): one number for them all.
-# 2: a table cell's own line breaks read as spaces, so that its row stays one line (text_units.row_line)
+# 2: a table cell's own line breaks read as spaces, so that its row stays one line (text_units.row_line);
+# HTML that declares no charset read as UTF-8 (or as detected), where lxml read it as Latin-1
 FORMATS_READER_VERSION = 2
 
 

@@ -67,7 +67,8 @@ def _body(message: EmailMessage, warnings: list[str]) -> str:
         return ""
     if part.get_content_subtype() == "html":
         try:
-            return "\n\n".join(page.text for page in read_html_bytes(text.encode("utf-8")).pages)
+            pages = read_html_bytes(text.encode("utf-8"), encoding="utf-8").pages  # over its meta charset
+            return "\n\n".join(page.text for page in pages)
         except ReadError:
             return ""
     return text.replace("\r\n", "\n").strip()

@@ -5,7 +5,9 @@ A filing on EDGAR is HTML, printed as pages: each ends with an element whose sty
 `page-break-after: always` (or the next starts with `page-break-before`), and those breaks are the page
 numbers a citation names; a page without them is one page. Scripts, styles, forms and what the page hides
 (`display: none`, where inline XBRL keeps its hidden facts) are left out. lxml parses it (a real browser's
-tolerance of broken markup); the walk is iterative, so deep nesting cannot exhaust the stack.
+tolerance of broken markup); the walk is iterative, so deep nesting cannot exhaust the stack. The bytes are
+read in the encoding the file declares (a byte-order mark, a meta charset); where it declares none, as UTF-8
+where they are UTF-8, else in the encoding detection finds (lxml alone reads them as Latin-1: "cafÃ©").
 """
 
 from __future__ import annotations
@@ -64,15 +66,17 @@ def read_html(path: Path) -> ParsedDocument:
     return read_html_bytes(path.read_bytes())
 
 
-def read_html_bytes(data: bytes) -> ParsedDocument:
-    """An HTML file's or an email's HTML body's pages (ingest.formats.eml_reader)."""
+def read_html_bytes(data: bytes, encoding: str | None = None) -> ParsedDocument:
+    """An HTML file's or an email's HTML body's pages (ingest.formats.eml_reader); encoding: what the bytes
+    are in, over what they declare (an email body, already decoded by its part's charset)."""
     import lxml.etree
     import lxml.html  # imported in the reading child only
 
     if not data.strip():
         raise ReadError("the HTML file is empty")
     try:
-        root = lxml.html.document_fromstring(data)
+        parser = lxml.html.HTMLParser(encoding=encoding or _undeclared_encoding(data))
+        root = lxml.html.document_fromstring(data, parser=parser)
     except (lxml.etree.ParserError, ValueError) as exc:
         raise ReadError(f"not readable HTML: {exc}") from None
     out = _Pages()
@@ -95,6 +99,21 @@ def read_html_bytes(data: bytes) -> ParsedDocument:
     if not texts:
         raise ReadError("the HTML file has no visible text")
     return ParsedDocument([Page(n, text) for n, text in enumerate(texts, 1)], [])
+
+
+def _undeclared_encoding(data: bytes) -> str | None:
+    """The encoding of a file that declares none: UTF-8 where the bytes are UTF-8, else detection's guess;
+    None where the file declares its own (a byte-order mark, a charset in its first 4 KiB)."""
+    if data.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")) or b"charset" in data[:4096].lower():
+        return None
+    try:
+        data.decode("utf-8")
+        return "utf-8"
+    except UnicodeDecodeError:
+        from charset_normalizer import from_bytes
+
+        best = from_bytes(data[:65536]).best()
+        return best.encoding if best else None
 
 
 def _start(out: _Pages, element: Any, tag: str) -> bool:

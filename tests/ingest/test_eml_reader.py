@@ -61,7 +61,10 @@ def test_the_message_is_page_one_and_each_attachment_follows_under_its_name(tmp_
 def test_an_html_only_message_is_read_as_html_and_an_attached_email_is_named(tmp_path: Path) -> None:
     msg = EmailMessage()
     msg["From"], msg["Subject"] = "ir@company.example", "Q3 results"
-    msg.set_content("<html><body><h1>Q3</h1><p>Revenue rose 12%.</p><script>x()</script></body></html>", subtype="html")
+    html = '<html><head><meta charset="iso-8859-1"></head><body><h1>Q3</h1><p>Revenue rose 12% (€).</p>'
+    msg.set_content(
+        html + "<script>x()</script></body></html>", subtype="html"
+    )  # sent as UTF-8, whatever its meta says
     inner = EmailMessage()
     inner["Subject"] = "forwarded"
     inner.set_content("old thread")
@@ -69,7 +72,7 @@ def test_an_html_only_message_is_read_as_html_and_an_attached_email_is_named(tmp
     path = tmp_path / "q3.eml"
     path.write_bytes(bytes(msg))
     doc = read_document(path)
-    assert "# Q3\n\nRevenue rose 12%." in doc.pages[0].text and "x()" not in doc.pages[0].text
+    assert "# Q3\n\nRevenue rose 12% (€)." in doc.pages[0].text and "x()" not in doc.pages[0].text
     assert len(doc.pages) == 1 and doc.warnings[0].startswith("attachment thread.eml not read (.eml")
 
 

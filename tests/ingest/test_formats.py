@@ -114,3 +114,19 @@ def test_a_mixed_folder_is_ingested_and_each_unit_is_found(files: dict[str, Path
         assert hit.document_name == "board.pptx" and "Brno | 2,340" in hit.text
     finally:
         qa.store.close()
+
+
+@pytest.mark.parametrize(
+    ("head", "text", "encoding"),
+    [
+        ("", "Café fees: € 1,200; 甲方应于合同签订之日起付款。", "utf-8"),  # no charset: lxml alone read Latin-1
+        ("", "甲方应于合同签订之日起十个工作日内付款，逾期按日万分之五支付违约金。", "gb18030"),  # detected
+        ('<meta charset="iso-8859-1">', "Café, façade, naïve", "iso-8859-1"),  # as declared
+    ],
+)
+def test_html_is_read_in_the_encoding_it_declares_or_else_the_one_its_bytes_are_in(
+    tmp_path: Path, head: str, text: str, encoding: str
+) -> None:
+    path = tmp_path / "page.html"
+    path.write_bytes(f"<html><head>{head}</head><body><p>{text}</p></body></html>".encode(encoding))
+    assert read_document(path).pages[0].text == text
