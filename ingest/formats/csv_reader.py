@@ -21,6 +21,7 @@ from ingest.formats.text_units import heading_line, row_line
 ROWS_PER_PAGE = 100
 MAX_CELLS = 2_000_000  # as a workbook's (xlsx_reader.MAX_CELLS)
 MAX_FIELD_CHARS = 1_000_000  # one cell; csv's own default (131,072) refuses long notes fields
+_NO_FIELD_LIMIT = 2**31 - 1
 _DELIMITERS = ",;\t|"
 
 
@@ -52,15 +53,18 @@ def _rows(text: str, delimiter: str) -> tuple[list[list[str]], list[str]]:
     """The table's rows, cut at MAX_CELLS (said in a warning)."""
     rows: list[list[str]] = []
     cells = 0
-    previous_limit = csv.field_size_limit(MAX_FIELD_CHARS)
+    # csv's own limit is process-wide: set once to "no limit" (threads reading at once agree) and checked here
+    csv.field_size_limit(_NO_FIELD_LIMIT)
     try:
         for row in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter):
+            if any(len(cell) > MAX_FIELD_CHARS for cell in row):
+                raise ReadError(
+                    f"not a readable table: a cell in row {len(rows) + 1} is over {MAX_FIELD_CHARS:,} characters"
+                )
             rows.append(row)
             cells += len(row)
             if cells >= MAX_CELLS:
                 return rows, [f"read up to {MAX_CELLS:,} cells: the rows after row {len(rows):,} left out"]
     except csv.Error as exc:
         raise ReadError(f"not a readable table: {exc} (row {len(rows) + 1})") from None
-    finally:
-        csv.field_size_limit(previous_limit)
     return rows, []
