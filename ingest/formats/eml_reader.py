@@ -78,8 +78,11 @@ def _attachment_pages(
     part: EmailMessage, name: str, read_attachment: Callable[[Path], ParsedDocument], warnings: list[str]
 ) -> list[str]:
     suffix = Path(name).suffix.lower()
-    if suffix in EMAIL_SUFFIXES or suffix not in SUPPORTED_SUFFIXES:
-        warnings.append(f"attachment {name} not read ({suffix or 'no extension'}: save it and ingest it on its own)")
+    if suffix in EMAIL_SUFFIXES:
+        warnings.append(f"attachment {name} not read (an attached email: save it and ingest it on its own)")
+        return []
+    if suffix not in SUPPORTED_SUFFIXES:
+        warnings.append(f"attachment {name} not read (docqa does not read {suffix or 'files without an extension'})")
         return []
     data = part.get_payload(decode=True)
     if not isinstance(data, bytes) or not data:
