@@ -12,6 +12,7 @@ parsed without entities or network access; the package is checked for compressio
 
 from __future__ import annotations
 
+import re
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,6 +36,7 @@ _NS = {
 }
 _T, _TB, _D = (f"{{{_NS[p]}}}" for p in ("text", "table", "draw"))
 _PAGE_BREAK = object()
+_LABEL_ONLY = re.compile(r"## (?:Sheet: .*|Slide \d+)$")  # a page heading docqa wrote, not the file's text
 
 
 def read_odf(path: Path) -> ParsedDocument:
@@ -51,7 +53,7 @@ def read_odf(path: Path) -> ParsedDocument:
         pages, warnings = _slides(content), []
     else:
         pages, warnings = _text_pages(content, _breaking_styles(root)), []
-    if not any(len(text.strip().splitlines()) > (0 if path.suffix.lower() == ".odt" else 1) for text in pages):
+    if not any(line and not _LABEL_ONLY.match(line) for text in pages for line in text.splitlines()):
         raise ReadError(f"the {kind} has no text")
     return ParsedDocument([Page(n, text) for n, text in enumerate(pages, 1)], warnings)
 
@@ -155,7 +157,8 @@ def _sheets(content: Any) -> tuple[list[str], list[str]]:
     for table in content.iterfind("table:table", _NS):
         name = table.get(f"{_TB}name") or f"Sheet {len(pages) + 1}"
         lines = [line for line in (row_line(row) for row in _rows(table, budget)) if line]
-        pages.append("\n".join([heading_line(f"Sheet: {name}", 2), "", *lines]) if lines else heading_line(name, 2))
+        head = heading_line(f"Sheet: {name}", 2)
+        pages.append("\n".join([head, "", *lines]) if lines else head)
         if budget[0] <= 0:
             warnings.append(f"read up to {MAX_CELLS:,} cells: sheet {name!r} cut, later sheets left out")
             break

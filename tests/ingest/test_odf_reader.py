@@ -77,3 +77,16 @@ def test_repeat_counts_a_file_inflates_are_bounded(tmp_path: Path) -> None:
         tmp_path / "odd.odt", '<office:text><text:h text:outline-level="x">Title</text:h></office:text>'
     )
     assert read_document(odt).pages[0].text == "# Title"
+
+
+def test_a_deck_of_titles_is_read_and_a_file_of_empty_sheets_is_not(tmp_path: Path) -> None:
+    title = '<draw:frame presentation:class="title"><draw:text-box><text:p>{}</text:p></draw:text-box></draw:frame>'
+    slides = "".join(f"<draw:page>{title.format(t)}</draw:page>" for t in ("Agenda", "Results"))
+    deck = odf_factory.odf_file(tmp_path / "titles.odp", f"<office:presentation>{slides}</office:presentation>")
+    assert [p.text for p in read_document(deck).pages] == ["## Slide 1: Agenda", "## Slide 2: Results"]
+    empty = '<office:spreadsheet><table:table table:name="Blank"><table:table-row>'
+    empty += (
+        '<table:table-cell table:number-columns-repeated="5"/></table:table-row></table:table></office:spreadsheet>'
+    )
+    with pytest.raises(ReadError, match="the OpenDocument spreadsheet has no text"):
+        read_document(odf_factory.odf_file(tmp_path / "blank.ods", empty))
