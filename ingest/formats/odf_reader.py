@@ -36,7 +36,7 @@ _NS = {
 }
 _T, _TB, _D = (f"{{{_NS[p]}}}" for p in ("text", "table", "draw"))
 _PAGE_BREAK = object()
-_LABEL_ONLY = re.compile(r"## (?:Sheet: .*|Slide \d+)$")  # a page heading docqa wrote, not the file's text
+_LABEL_ONLY = re.compile(r"## Sheet: .*$")  # a sheet's heading, which docqa writes, not the file's text
 
 
 def read_odf(path: Path) -> ParsedDocument:
@@ -166,20 +166,25 @@ def _sheets(content: Any) -> tuple[list[str], list[str]]:
 
 
 def _slides(content: Any) -> list[str]:
+    """Each slide as PowerPoint's are read (ingest.formats.pptx_reader): its title as a heading, its text and
+    tables, its speaker notes last."""
     pages = []
-    for number, slide in enumerate(content.iterfind("draw:page", _NS), 1):
-        title, texts = "", []
-        for frame in slide.iter(f"{_D}frame"):  # the slide's and its speaker notes'
+    for slide in content.iterfind("draw:page", _NS):
+        notes = slide.find("presentation:notes", _NS)
+        in_notes = set(notes.iter(f"{_D}frame")) if notes is not None else set()
+        title, blocks = "", []
+        for frame in (f for f in slide.iter(f"{_D}frame") if f not in in_notes):
             tables = list(frame.iter(f"{_TB}table"))
             for table in tables:
-                texts.append("\n".join(line for line in (row_line(r) for r in _rows(table, [MAX_CELLS])) if line))
+                blocks.append("\n".join(line for line in (row_line(r) for r in _rows(table, [MAX_CELLS])) if line))
             if tables:
                 continue
             text = "\n".join(line for line in (tidy(_text(p)) for p in frame.iter(f"{_T}p", f"{_T}h")) if line)
             if frame.get(f"{{{_NS['presentation']}}}class") == "title" and not title:
                 title = text.replace("\n", " ")
             elif text:
-                texts.append(text)
-        head = heading_line(f"Slide {number}" + (f": {title}" if title else ""), 2)
-        pages.append("\n\n".join([head, *texts]))
+                blocks.append(text)
+        said = tidy(" ".join(_text(p) for p in notes.iter(f"{_T}p"))) if notes is not None else ""
+        head = [heading_line(title, 2)] if title else []
+        pages.append("\n\n".join([*head, *(b for b in blocks if b), *([f"Notes: {said}"] if said else [])]))
     return pages

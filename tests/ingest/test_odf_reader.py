@@ -34,11 +34,11 @@ def test_each_sheet_is_a_page_and_empty_repeats_are_not_expanded(tmp_path: Path)
     ]
 
 
-def test_each_slide_is_a_page_with_its_title_text_and_table(tmp_path: Path) -> None:
+def test_each_slide_is_a_page_with_its_title_text_table_and_notes_as_powerpoints_are(tmp_path: Path) -> None:
     doc = read_document(odf_factory.odp_file(tmp_path / "board.odp"))
     assert [p.text for p in doc.pages] == [
-        "## Slide 1: Q3 review\n\nBrno shipped 2,340 robots.",
-        "## Slide 2\n\nPlant | Units\nGraz | 1,105",
+        "## Q3 review\n\nBrno shipped 2,340 robots.\n\nNotes: Say the Graz figure too.",
+        "Plant | Units\nGraz | 1,105",
     ]
 
 
@@ -83,7 +83,7 @@ def test_a_deck_of_titles_is_read_and_a_file_of_empty_sheets_is_not(tmp_path: Pa
     title = '<draw:frame presentation:class="title"><draw:text-box><text:p>{}</text:p></draw:text-box></draw:frame>'
     slides = "".join(f"<draw:page>{title.format(t)}</draw:page>" for t in ("Agenda", "Results"))
     deck = odf_factory.odf_file(tmp_path / "titles.odp", f"<office:presentation>{slides}</office:presentation>")
-    assert [p.text for p in read_document(deck).pages] == ["## Slide 1: Agenda", "## Slide 2: Results"]
+    assert [p.text for p in read_document(deck).pages] == ["## Agenda", "## Results"]
     empty = '<office:spreadsheet><table:table table:name="Blank"><table:table-row>'
     empty += (
         '<table:table-cell table:number-columns-repeated="5"/></table:table-row></table:table></office:spreadsheet>'

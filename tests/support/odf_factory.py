@@ -87,12 +87,13 @@ def ods_file(path: Path) -> Path:
 
 
 def odp_file(path: Path) -> Path:
-    """Two slides: a title and text, then a table."""
+    """Two slides: a title, text and speaker notes, then a table."""
     body = (
         '<office:presentation><draw:page draw:name="page1">'
         '<draw:frame presentation:class="title"><draw:text-box><text:p>Q3 review</text:p></draw:text-box></draw:frame>'
         '<draw:frame presentation:class="outline"><draw:text-box><text:p>Brno shipped 2,340 robots.</text:p>'
-        "</draw:text-box></draw:frame></draw:page>"
+        "</draw:text-box></draw:frame><presentation:notes><draw:frame><draw:text-box>"
+        "<text:p>Say the Graz figure too.</text:p></draw:text-box></draw:frame></presentation:notes></draw:page>"
         '<draw:page draw:name="page2"><draw:frame><table:table><table:table-row>'
         "<table:table-cell><text:p>Plant</text:p></table:table-cell>"
         "<table:table-cell><text:p>Units</text:p></table:table-cell></table:table-row><table:table-row>"
