@@ -54,7 +54,7 @@ def test_a_named_unsupported_file_fails_once_and_records_no_document(tmp_path: P
     assert report["failed"] == [{"path": str(doc), "error": report["failed"][0]["error"]}]
     assert report["failed"][0]["error"].startswith(
         "unsupported file type (.pages); docqa reads .csv, .docx, .eml, .htm, .html, .markdown, .md, .odp, .ods, "
-        ".odt, .pdf, .rtf"
+        ".odt, .pdf, .pptx, .rtf"
     )
     plain = _ingest(str(doc), data_dir=data)
     assert plain.stderr.count("unsupported file type") == 1
