@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import re
-import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,17 +18,17 @@ from docqa.core.files import (
     HTML_SUFFIXES,
     PDF_SUFFIXES,
     SUPPORTED_SUFFIXES,
-    TABLE_SUFFIXES,
     TEXT_SUFFIXES,
 )
 from docqa.core.types import Page, ParsedDocument
-from ingest.formats.csv_reader import read_table_text
+from ingest.formats.csv_reader import read_csv
 from ingest.formats.docx_reader import read_docx
 from ingest.formats.eml_reader import read_eml
 from ingest.formats.html_reader import read_html
 from ingest.formats.odf_reader import read_odf
 from ingest.formats.pptx_reader import read_pptx
 from ingest.formats.rtf_reader import read_rtf
+from ingest.formats.text_decoding import decode_text
 from ingest.formats.text_units import INVISIBLE, ODD_SPACES
 from ingest.formats.xlsx_reader import read_xlsx
 from ingest.ocr import OcrOptions
@@ -96,8 +95,6 @@ def read_document(path: Path, password: str | None = None, ocr: OcrOptions | Non
         return ParsedDocument(
             [Page(p.number, text) for p, text in zip(parsed.pages, pages, strict=True)], parsed.warnings
         )
-    if suffix in TABLE_SUFFIXES:
-        return read_table(path)
     if suffix in EMAIL_SUFFIXES:  # its attachments by their own readers, from the second page on
         return read_eml(path, lambda attachment: read_document(attachment, password, ocr))
     if suffix in _FORMAT_READERS:
@@ -115,6 +112,8 @@ _FORMAT_READERS: dict[str, Callable[[Path], ParsedDocument]] = {
     ".ods": read_odf,
     ".odp": read_odf,
     ".rtf": read_rtf,
+    ".csv": read_csv,
+    ".tsv": read_csv,
 }
 
 
@@ -173,83 +172,6 @@ def _why_no_ocr(extracted: PageTexts, empty: list[int], ocr: OcrOptions | None) 
     if set(empty) & set(extracted.ocr_not_reached):
         return "OCR ran out of time (DOCQA_INGEST_PDF_TIMEOUT_S)"
     return "OCR found no text"
-
-
-def decode_text(data: bytes) -> tuple[str, list[str]]:
-    """Decode a text file: UTF-8 (with or without BOM), UTF-32 or UTF-16 with BOM, UTF-16 without, else a
-    detected encoding. NUL bytes past the start (where the binary check looks) are dropped and said: no
-    text holds them, and Postgres cannot store them."""
-    text, warnings = _decoded(data)
-    if "\x00" in text:
-        warnings = [*warnings, f"{text.count(chr(0))} NUL characters removed"]
-        text = text.replace("\x00", "")
-    return text, warnings
-
-
-def _decoded(data: bytes) -> tuple[str, list[str]]:
-    if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):  # before UTF-16's: FF FE begins both
-        try:
-            return data.decode("utf-32"), ["decoded as UTF-32"]
-        except UnicodeDecodeError as exc:
-            raise ReadError(f"starts with a UTF-32 byte-order mark but is not UTF-32 (byte {exc.start})") from None
-    if data.startswith(b"\xef\xbb\xbf"):
-        return data[3:].decode("utf-8", errors="replace"), []
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        try:
-            return data.decode("utf-16"), ["decoded as UTF-16"]
-        except UnicodeDecodeError as exc:
-            raise ReadError(f"starts with a UTF-16 byte-order mark but is not UTF-16 (byte {exc.start})") from None
-    if b"\x00" in data[:8192]:  # valid UTF-8 too, but no text file holds NUL bytes: UTF-16 without its mark?
-        return _utf16_without_bom(data)
-    try:
-        return data.decode("utf-8"), []
-    except UnicodeDecodeError:
-        pass
-    from charset_normalizer import from_bytes
-
-    best = from_bytes(data).best()
-    if best is None or best.encoding is None:
-        raise ReadError("not UTF-8, and its encoding could not be detected; convert it to UTF-8")
-    return str(best), [f"decoded as {best.encoding} (not UTF-8)"]
-
-
-def _utf16_without_bom(data: bytes) -> tuple[str, list[str]]:
-    """Text in UTF-16 with no byte-order mark: Latin-script text has a NUL in nearly every other byte (odd
-    ones for little-endian); Chinese text has few NULs, but decodes to characters that are nearly all
-    printable letters, which binary content does not. Anything else with NUL bytes is binary."""
-    head = data[:8192]
-    even, odd = head[0::2].count(0), head[1::2].count(0)
-    half = max(len(head) // 2, 1)
-    for zeros, other, encoding in ((odd, even, "utf-16-le"), (even, odd, "utf-16-be")):
-        if zeros >= 0.4 * half and other <= 0.05 * half and len(data) % 2 == 0:
-            try:
-                return data.decode(encoding), [f"decoded as {encoding.upper()} (no byte-order mark)"]
-            except UnicodeDecodeError:
-                break
-    if len(data) % 2 == 0:
-        for encoding in ("utf-16-le", "utf-16-be"):
-            try:
-                text = data.decode(encoding)
-            except UnicodeDecodeError:
-                continue
-            if _reads_as_text(text[:4096]):
-                return text, [f"decoded as {encoding.upper()} (no byte-order mark)"]
-    raise ReadError("binary content (NUL bytes): this is not a text file")
-
-
-def _reads_as_text(sample: str) -> bool:
-    """Nearly every character a printable one or white space, and no private-use or unassigned ones."""
-    good = sum(
-        1 for c in sample if (c.isprintable() or c in "\n\r\t\f") and unicodedata.category(c) not in ("Co", "Cn")
-    )
-    return bool(sample) and good >= 0.97 * len(sample)
-
-
-def read_table(path: Path) -> ParsedDocument:
-    """A CSV or TSV file, decoded as text files are, as pages of rows under their header (csv_reader)."""
-    text, warnings = decode_text(path.read_bytes())
-    parsed = read_table_text(text, path.name, tab_separated=path.suffix.lower() == ".tsv")
-    return ParsedDocument(parsed.pages, [*warnings, *parsed.warnings])
 
 
 def read_text(path: Path) -> ParsedDocument:

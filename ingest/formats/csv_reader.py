@@ -5,7 +5,7 @@ A table's figures mean nothing without their column labels, and a chunk taken fr
 export would not hold the header row: so every page repeats it, and a citation names the rows it came from
 ("rows 102-201 of 5,000"). A row's cells are joined by " | " as Excel's are (ingest.formats.xlsx_reader), so a
 figure keeps its row's label. The delimiter is sniffed (comma, semicolon, tab, pipe; a .tsv is tab-separated);
-the text is decoded by the caller as text files are (ingest.readers.decode_text). A table past MAX_CELLS is cut
+the bytes are decoded as text files' are (ingest.formats.text_decoding). A table past MAX_CELLS is cut
 there and says so.
 """
 
@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import csv
 import io
+from pathlib import Path
 
 from docqa.core.errors import ReadError
 from docqa.core.types import Page, ParsedDocument
+from ingest.formats.text_decoding import decode_text
 from ingest.formats.text_units import heading_line, row_line
 
 ROWS_PER_PAGE = 100
@@ -23,6 +25,13 @@ MAX_CELLS = 2_000_000  # as a workbook's (xlsx_reader.MAX_CELLS)
 MAX_FIELD_CHARS = 1_000_000  # one cell; csv's own default (131,072) refuses long notes fields
 _NO_FIELD_LIMIT = 2**31 - 1
 _DELIMITERS = ",;\t|"
+
+
+def read_csv(path: Path) -> ParsedDocument:
+    """A .csv or .tsv file as pages of rows under their header."""
+    text, warnings = decode_text(path.read_bytes())
+    parsed = read_table_text(text, path.name, tab_separated=path.suffix.lower() == ".tsv")
+    return ParsedDocument(parsed.pages, [*warnings, *parsed.warnings])
 
 
 def read_table_text(text: str, name: str, tab_separated: bool = False) -> ParsedDocument:

@@ -6,8 +6,8 @@ A filing on EDGAR is HTML, printed as pages: each ends with an element whose sty
 numbers a citation names; a page without them is one page. Scripts, styles, forms and what the page hides
 (`display: none`, where inline XBRL keeps its hidden facts) are left out. lxml parses it (a real browser's
 tolerance of broken markup); the walk is iterative, so deep nesting cannot exhaust the stack. The bytes are
-read in the encoding the file declares (a byte-order mark, a meta charset); where it declares none, as UTF-8
-where they are UTF-8, else in the encoding detection finds (lxml alone reads them as Latin-1: "cafÃ©").
+read in the encoding the file declares (a byte-order mark, a meta charset); where it declares none, decoded as
+text files are (ingest.formats.text_decoding: UTF-8, else detected), where lxml alone reads Latin-1 ("cafÃ©").
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any
 
 from docqa.core.errors import ReadError
 from docqa.core.types import Page, ParsedDocument
+from ingest.formats.text_decoding import decode_text
 from ingest.formats.text_units import heading_line, row_line, tidy
 
 _SKIPPED = frozenset({"script", "style", "noscript", "template", "head", "form", "button", "select", "svg", "iframe"})
@@ -74,8 +75,12 @@ def read_html_bytes(data: bytes, encoding: str | None = None) -> ParsedDocument:
 
     if not data.strip():
         raise ReadError("the HTML file is empty")
+    warnings: list[str] = []
+    if encoding is None and not _declares_encoding(data):  # decoded as text files are, not as Latin-1
+        text, warnings = decode_text(data)
+        data, encoding = text.encode("utf-8"), "utf-8"
     try:
-        parser = lxml.html.HTMLParser(encoding=encoding or _undeclared_encoding(data))
+        parser = lxml.html.HTMLParser(encoding=encoding)
         root = lxml.html.document_fromstring(data, parser=parser)
     except (lxml.etree.ParserError, ValueError) as exc:
         raise ReadError(f"not readable HTML: {exc}") from None
@@ -98,22 +103,12 @@ def read_html_bytes(data: bytes, encoding: str | None = None) -> ParsedDocument:
     texts = ["\n\n".join(page) for page in out.pages if page]
     if not texts:
         raise ReadError("the HTML file has no visible text")
-    return ParsedDocument([Page(n, text) for n, text in enumerate(texts, 1)], [])
+    return ParsedDocument([Page(n, text) for n, text in enumerate(texts, 1)], warnings)
 
 
-def _undeclared_encoding(data: bytes) -> str | None:
-    """The encoding of a file that declares none: UTF-8 where the bytes are UTF-8, else detection's guess;
-    None where the file declares its own (a byte-order mark, a charset in its first 4 KiB)."""
-    if data.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")) or b"charset" in data[:4096].lower():
-        return None
-    try:
-        data.decode("utf-8")
-        return "utf-8"
-    except UnicodeDecodeError:
-        from charset_normalizer import from_bytes
-
-        best = from_bytes(data[:65536]).best()
-        return best.encoding if best else None
+def _declares_encoding(data: bytes) -> bool:
+    """A byte-order mark, or a charset in the first 4 KiB (a meta tag, an XML declaration)."""
+    return data.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")) or b"charset" in data[:4096].lower()
 
 
 def _start(out: _Pages, element: Any, tag: str) -> bool:
