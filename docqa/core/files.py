@@ -36,6 +36,12 @@ SUPPORTED_SUFFIXES = frozenset().union(
 )
 
 
+def rtf_problem(head: bytes) -> str | None:
+    """Why bytes named .rtf are not RTF (every RTF file starts with "{\\rtf"), or None: the upload check and the
+    reader say the same."""
+    return None if head.lstrip().startswith(b"{\\rtf") else "not an RTF file (it does not start with {\\rtf)"
+
+
 def is_supported(path: Path) -> bool:
     return path.suffix.lower() in SUPPORTED_SUFFIXES
 

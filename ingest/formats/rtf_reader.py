@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 from docqa.core.errors import ReadError
+from docqa.core.files import rtf_problem
 from docqa.core.types import Page, ParsedDocument
 from ingest.formats.text_units import row_line, tidy
 
@@ -24,8 +25,8 @@ def read_rtf(path: Path) -> ParsedDocument:
     from striprtf.striprtf import rtf_to_text  # imported in the reading child only
 
     data = path.read_bytes()
-    if not data.lstrip().startswith(b"{\\rtf"):
-        raise ReadError("not an RTF file (it does not start with {\\rtf)")
+    if problem := rtf_problem(data):
+        raise ReadError(problem)
     try:
         text = rtf_to_text(_PAGE.sub(_FORM_FEED, data).decode("latin-1"), errors="replace")
     except (IndexError, ValueError, LookupError) as exc:  # a malformed group or a code page Python lacks

@@ -19,7 +19,14 @@ from docqa.api.deps import QADep, SettingsDep
 from docqa.api.staging import staging_folder, staging_root
 from docqa.core.catalog_fields import parse_metadata
 from docqa.core.documents import FileResult, Source
-from docqa.core.files import PACKAGE_KINDS, PDF_SUFFIXES, RTF_SUFFIXES, SUPPORTED_SUFFIXES, unsupported_type
+from docqa.core.files import (
+    PACKAGE_KINDS,
+    PDF_SUFFIXES,
+    RTF_SUFFIXES,
+    SUPPORTED_SUFFIXES,
+    rtf_problem,
+    unsupported_type,
+)
 from docqa.core.requests import validate_collection_name
 from docqa.service import DocQA
 
@@ -75,7 +82,7 @@ def content_problem(name: str, head: bytes) -> str | None:
         article = "an" if kind[0] in "AEIOU" else "a"
         return None if ok else f"not {article} {kind} file ({suffix} files are ZIP packages; this is not one)"
     if suffix in RTF_SUFFIXES:
-        return None if head.lstrip().startswith(b"{\\rtf") else "not an RTF file (it does not start with {\\rtf)"
+        return rtf_problem(head)
     if head.startswith((b"%PDF-", b"PK\x03\x04", b"\x7fELF", b"\x89PNG", b"\xff\xd8\xff")):
         return "binary content in a text file"
     return None
