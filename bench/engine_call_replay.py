@@ -13,20 +13,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from docqa.core.sampling_params import NON_THINKING_SAMPLING
+from bench.unified_kv_mixing import SETTINGS as CHECK_SETTINGS
+from bench.unified_kv_mixing import one_round
 from docqa.core.settings import LLMSettings
 from docqa.engine.batching import BatchingGenerator
 from docqa.llama.context import LlamaContext
-from tests.engine.test_engine import wait_idle
-from tests.support.engines import PROMPTS
 
-GREEDY = replace(NON_THINKING_SAMPLING, temperature=0.0, max_tokens=12, seed=1)
-SETTINGS: dict[str, Any] = dict(n_ctx=2048, n_parallel=6, n_batch=256, max_queue=3, prefix_cache_slots=4)
+SETTINGS: dict[str, Any] = {**CHECK_SETTINGS, "prefix_cache_slots": 4}
 KINDS: dict[str, dict[str, Any]] = {
     "one_pool": dict(kv_unified=True, flash_attn=False),
     "one_pool_flash_attn": dict(kv_unified=True, flash_attn=True),
@@ -67,16 +63,7 @@ def record(model: Path, rounds: int, pause: float) -> list[tuple[Any, ...]]:
     llama.seq_remove = recorded_remove  # type: ignore[method-assign,assignment]
     engine.samplers.sample = recorded_draw  # type: ignore[method-assign]
     for _ in range(rounds):
-        for prompt in PROMPTS[:4]:
-            list(engine.submit(prompt, GREEDY))
-        streams = []
-        for prompt in PROMPTS[:4]:
-            engine.count_tokens(prompt)
-            streams.append(engine.submit(prompt, GREEDY))
-            time.sleep(pause)
-        for stream in streams:
-            list(stream)
-        wait_idle(engine)
+        one_round(engine, pause)
     engine.close()
     return calls
 
