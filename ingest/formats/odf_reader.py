@@ -106,7 +106,7 @@ def _blocks(element: Any, breaking: set[str]) -> Iterator[object]:
             level = min(_count(child.get(f"{_T}outline-level")), 6) if tag == f"{_T}h" else 0
             yield heading_line(text, level) if level and text else text
         elif tag == f"{_TB}table":
-            yield "\n".join(line for line in (row_line(row) for row in _rows(child, [MAX_CELLS])) if line)
+            yield "\n".join(_row_lines(child, [MAX_CELLS]))
         elif tag in (f"{_T}list", f"{_T}list-item", f"{_T}section", f"{_T}list-header"):
             yield from _blocks(child, breaking)
 
@@ -126,6 +126,11 @@ def _text(element: Any) -> str:
             out.append(_text(child))
         out.append(child.tail or "")
     return "".join(out)
+
+
+def _row_lines(table: Any, budget: list[int]) -> list[str]:
+    """A table's non-empty rows as labelled lines (text_units.row_line), within the cell budget."""
+    return [line for line in (row_line(row) for row in _rows(table, budget)) if line]
 
 
 def _rows(table: Any, budget: list[int]) -> Iterator[list[str]]:
@@ -156,7 +161,7 @@ def _sheets(content: Any) -> tuple[list[str], list[str]]:
     budget = [MAX_CELLS]
     for table in content.iterfind("table:table", _NS):
         name = table.get(f"{_TB}name") or f"Sheet {len(pages) + 1}"
-        lines = [line for line in (row_line(row) for row in _rows(table, budget)) if line]
+        lines = _row_lines(table, budget)
         head = heading_line(f"Sheet: {name}", 2)
         pages.append("\n".join([head, "", *lines]) if lines else head)
         if budget[0] <= 0:
@@ -176,7 +181,7 @@ def _slides(content: Any) -> list[str]:
         for frame in (f for f in slide.iter(f"{_D}frame") if f not in in_notes):
             tables = list(frame.iter(f"{_TB}table"))
             for table in tables:
-                blocks.append("\n".join(line for line in (row_line(r) for r in _rows(table, [MAX_CELLS])) if line))
+                blocks.append("\n".join(_row_lines(table, [MAX_CELLS])))
             if tables:
                 continue
             text = "\n".join(line for line in (tidy(_text(p)) for p in frame.iter(f"{_T}p", f"{_T}h")) if line)
