@@ -49,9 +49,17 @@ def citations_for(plan: PromptPlan) -> list[Citation]:
 
 class AnswerBuilder:
     def __init__(
-        self, mode: Mode, plan: PromptPlan, started: float, retrieval_ms: float, warnings: tuple[str, ...] = ()
+        self,
+        mode: Mode,
+        plan: PromptPlan,
+        started: float,
+        retrieval_ms: float,
+        warnings: tuple[str, ...] = (),
+        scope: str = "lookup",
     ) -> None:
         self.mode = mode
+        self.scope = scope
+        self.documents_read = 0  # set by a reading of whole documents (docqa.service.reading_run)
         self.warnings = warnings
         self.citations = citations_for(plan)
         self._plan = plan
@@ -68,7 +76,7 @@ class AnswerBuilder:
         self._pieces = 0
 
     def opening(self) -> AskEvent:
-        return CitationsEvent(list(self.citations), self.mode, self.warnings)
+        return CitationsEvent(list(self.citations), self.mode, self.warnings, self.scope)
 
     def on_event(self, event: GenEvent) -> list[AskEvent]:
         if self.done:  # ended here (a runaway): what the generator sends before it sees the cancel is dropped
@@ -137,4 +145,6 @@ class AnswerBuilder:
             timings=self.timings,
             finish_reason=self.finish_reason,
             warnings=list(self.warnings),
+            scope=self.scope,
+            documents_read=self.documents_read,
         )

@@ -64,6 +64,8 @@ def cache_key(
     prompt_budget: int | None = None,
     where: tuple[tuple[str, str], ...] = (),
     thinking_budget: int | None = None,
+    scope: str = "lookup",
+    document_ids: tuple[int, ...] = (),
 ) -> CacheKey:
     """retrieval: how the sources were found (Retriever.signature): another retriever, embedding model or
     fusion weight finds other sources, so its answers are other entries."""
@@ -84,6 +86,10 @@ def cache_key(
         parts["where"] = sorted([name, value.strip().casefold()] for name, value in where)
     if thinking_budget is not None:  # reasoning cut sooner or later: another answer
         parts["thinking_budget"] = thinking_budget
+    if scope != "lookup":  # a whole document or collection read: another answer (absent: the keys as before)
+        parts["scope"] = scope
+    if document_ids:
+        parts["documents"] = sorted(document_ids)
     if prompt_budget is not None:  # sources cut to a budget (a CPU's) are other sources: another answer
         parts["prompt_budget"] = prompt_budget
     digest = hashlib.sha256(json.dumps(parts, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
@@ -139,6 +145,8 @@ class AnswerCache:
             finish_reason=data["finish_reason"],
             cached=True,
             warnings=list(data.get("warnings") or []),
+            scope=str(data.get("scope") or "lookup"),
+            documents_read=int(data.get("documents_read") or 0),
         )
 
     def put(self, key: CacheKey, answer: Answer) -> None:
@@ -189,7 +197,10 @@ class AnswerCache:
 def replay(answer: Answer, elapsed_ms: float) -> Iterator[AskEvent]:
     """A cached answer as the events a generated one streams: citations, reasoning, answer, done."""
     yield CitationsEvent(
-        [replace(c, page=None, cited=False, quote=None) for c in answer.citations], answer.mode, tuple(answer.warnings)
+        [replace(c, page=None, cited=False, quote=None) for c in answer.citations],
+        answer.mode,
+        tuple(answer.warnings),
+        answer.scope,
     )
     if answer.reasoning:
         yield ReasoningDelta(answer.reasoning)

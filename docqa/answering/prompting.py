@@ -77,22 +77,27 @@ def user_message(question: str, sources: Sequence[NumberedSource], earlier: str 
 
 
 def render(
-    prompt_format: str, question: str, sources: Sequence[NumberedSource], thinking: bool, earlier: str = ""
+    prompt_format: str,
+    question: str,
+    sources: Sequence[NumberedSource],
+    thinking: bool,
+    earlier: str = "",
+    system: str = SYSTEM_PROMPT,
 ) -> str:
-    user = user_message(question, sources, earlier)
+    return wrap(prompt_format, system, user_message(question, sources, earlier), thinking)
+
+
+def wrap(prompt_format: str, system: str, user: str, thinking: bool) -> str:
+    """One system and one user turn in the model's template, the assistant's turn opened."""
     if prompt_format in ("qwen3", "chatml"):
-        prompt = (
-            f"<|im_start|>system\n{SYSTEM_PROMPT}<|im_end|>\n"
-            f"<|im_start|>user\n{user}<|im_end|>\n"
-            "<|im_start|>assistant\n"
-        )
+        prompt = f"<|im_start|>system\n{system}<|im_end|>\n<|im_start|>user\n{user}<|im_end|>\n<|im_start|>assistant\n"
         if prompt_format == "qwen3" and not thinking:
             # Qwen3's template with enable_thinking=False: an empty think block, so it answers at once.
             prompt += "<think>\n\n</think>\n\n"
         return prompt
     if prompt_format == "gemma":  # Gemma has no system role: the instructions lead the user turn
-        return f"<start_of_turn>user\n{SYSTEM_PROMPT}\n\n{user}<end_of_turn>\n<start_of_turn>model\n"
-    return f"{SYSTEM_PROMPT}\n\n{user}\nAnswer:"
+        return f"<start_of_turn>user\n{system}\n\n{user}<end_of_turn>\n<start_of_turn>model\n"
+    return f"{system}\n\n{user}\nAnswer:"
 
 
 def canonical_order(chunks: Sequence[RetrievedChunk]) -> list[NumberedSource]:
@@ -110,21 +115,22 @@ def build_prompt(
     max_tokens: int,
     count_tokens: Callable[[str], int],
     earlier: str = "",
+    system: str = SYSTEM_PROMPT,
 ) -> PromptPlan:
     """The largest prefix of the ranked chunks whose prompt leaves max_tokens free in the context."""
     budget = n_ctx - max_tokens
-    floor = count_tokens(render(prompt_format, question, [], thinking, earlier))
+    floor = count_tokens(render(prompt_format, question, [], thinking, earlier, system))
     if floor > budget:
         raise InvalidRequestError(f"max_tokens {max_tokens} leaves no room for the question in a {n_ctx}-token context")
     stop = PLAIN_STOPS if prompt_format == "plain" else ()
     for keep in range(len(ranked), 0, -1):
         sources = canonical_order(ranked[:keep])
-        prompt = render(prompt_format, question, sources, thinking, earlier)
+        prompt = render(prompt_format, question, sources, thinking, earlier, system)
         n = count_tokens(prompt)
         if n <= budget:
             return PromptPlan(prompt, sources, n, stop)
     if not ranked:
-        prompt = render(prompt_format, question, [], thinking, earlier)
+        prompt = render(prompt_format, question, [], thinking, earlier, system)
         return PromptPlan(prompt, [], floor, stop)
     # Even the best chunk alone is too long: keep as much of its text as fits.
     best = ranked[0]
@@ -132,10 +138,10 @@ def build_prompt(
     while lo < hi:
         mid = (lo + hi + 1) // 2
         trial = canonical_order([replace(best, text=best.text[:mid])])
-        if count_tokens(render(prompt_format, question, trial, thinking, earlier)) <= budget:
+        if count_tokens(render(prompt_format, question, trial, thinking, earlier, system)) <= budget:
             lo = mid
         else:
             hi = mid - 1
     sources = canonical_order([replace(best, text=best.text[:lo])])
-    prompt = render(prompt_format, question, sources, thinking, earlier)
+    prompt = render(prompt_format, question, sources, thinking, earlier, system)
     return PromptPlan(prompt, sources, count_tokens(prompt), stop)

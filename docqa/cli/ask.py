@@ -9,11 +9,13 @@ from pathlib import Path
 import click
 
 from docqa.answering.citing import format_pages
+from docqa.answering.scope_choice import may_read_many
 from docqa.cli.options import common_options, emit_json, make_settings, open_docqa
 from docqa.cli.progress import ReadingLine
 from docqa.core.catalog_fields import where_pairs
 from docqa.core.events import AnswerDelta, CitationsEvent, DoneEvent, ErrorEvent, ReasoningDelta
 from docqa.core.requests import AskRequest
+from docqa.core.scopes import ASKED_SCOPES
 from docqa.core.types import Citation
 
 
@@ -30,6 +32,22 @@ from docqa.core.types import Citation
     metavar="FIELD=VALUE",
     help="Only documents whose catalog has this value (docqa docs shows it): --where company=3M --where year=2022.",
 )
+@click.option(
+    "--scope",
+    type=click.Choice(ASKED_SCOPES),
+    default="auto",
+    show_default=True,
+    help="lookup: the best passages; document: one whole document (summaries); compare: named documents side "
+    "by side; collection: every document, a table of findings. auto chooses from the question.",
+)
+@click.option(
+    "--compare",
+    "document_ids",
+    type=int,
+    multiple=True,
+    metavar="ID",
+    help="A document to compare (repeat it: --compare 3 --compare 7), where the question does not name them.",
+)
 @click.option("--seed", type=int, default=None, help="Sampling seed, for repeatable answers.")
 @click.option(
     "--temperature", type=click.FloatRange(0, 2), default=None, help="Override the mode's temperature (0: greedy)."
@@ -45,6 +63,8 @@ def ask(
     max_tokens: int | None,
     document_id: int | None,
     where: tuple[str, ...],
+    scope: str,
+    document_ids: tuple[int, ...],
     seed: int | None,
     temperature: float | None,
     no_cache: bool,
@@ -57,8 +77,10 @@ def ask(
     settings = make_settings(data_dir, verbose)
     # One question per process: KV cells for one sequence, not for the server's parallel requests and
     # cached prompts (with the defaults 10 times as many: 25 GiB for Qwen3-14B, 3 GB for the demo model).
-    one_request = settings.llm.model_copy(update={"n_parallel": 1, "prefix_cache_slots": 0})
-    settings = settings.model_copy(update={"llm": one_request})
+    # A question over many documents keeps the configured sequences: its documents are read side by side.
+    many = scope in ("collection", "compare") or (scope == "auto" and may_read_many(question))
+    one_request = settings.llm.model_copy(update={"n_parallel": settings.llm.n_parallel if many else 1})
+    settings = settings.model_copy(update={"llm": one_request.model_copy(update={"prefix_cache_slots": 0})})
     qa = open_docqa(settings, verbose, embedder=True, generator=True, read_only=True)
     request = AskRequest(
         question,
@@ -71,6 +93,8 @@ def ask(
         temperature,
         use_cache=not no_cache,
         where=conditions,
+        scope=scope,
+        document_ids=document_ids,
     )
     try:
         if as_json:
@@ -87,6 +111,8 @@ def ask(
                 ending = event if isinstance(event, DoneEvent) else ending
                 for warning in event.warnings if isinstance(event, CitationsEvent) else ():
                     click.secho(f"warning: {warning}", fg="yellow", err=True)
+                if isinstance(event, CitationsEvent) and event.scope != "lookup":
+                    click.secho(f"({event.scope} question: {_reading_what(event)})", dim=True, err=True)
             elif isinstance(event, ReasoningDelta | AnswerDelta):
                 if channel == "reasoning" and event.kind == "answer":
                     click.echo("\n", nl=False)
@@ -99,7 +125,7 @@ def ask(
             click.secho(note, fg="yellow")
         if citations:
             click.echo("Sources:")
-            for c in citations:
+            for c in _shown(citations):
                 click.echo(f"  [{c.number}] {c.document}, {format_pages(c.as_dict())} (document {c.document_id})")
     except KeyboardInterrupt:
         # Out at once: closing would wait for llama.cpp's current pass over the prompt (12 s on 2 cores),
@@ -109,6 +135,19 @@ def ask(
         os._exit(130)
     finally:
         qa.close()
+
+
+def _reading_what(event: CitationsEvent) -> str:
+    documents = len({c.document_id for c in event.citations})
+    return (
+        f"reading {documents} document(s) with passages that match" if event.scope != "document" else "reading it whole"
+    )
+
+
+def _shown(citations: list[Citation]) -> list[Citation]:
+    """The sources to list: all of a lookup's; of a reading of many documents, the ones its answer cites."""
+    cited = [c for c in citations if c.cited]
+    return cited if len(citations) > 10 and cited else citations
 
 
 _ENDINGS = {

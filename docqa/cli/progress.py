@@ -8,7 +8,7 @@ import time
 import click
 
 from docqa.core.documents import Progress
-from docqa.core.events import AskEvent, ProgressEvent
+from docqa.core.events import AskEvent, ProgressEvent, ReadingEvent
 
 BAR_WIDTH = 24
 
@@ -59,7 +59,7 @@ class ReadingLine:
     def show(self, event: AskEvent) -> None:
         if not self.enabled:
             return
-        if isinstance(event, ProgressEvent):
+        if isinstance(event, ProgressEvent | ReadingEvent):
             click.echo("\r\033[K" + event.line(), nl=False, err=True)
             self._shown = True
         elif self._shown:

@@ -1,7 +1,8 @@
 """What an answer streams, one typed event per step: the service yields these; the REST route writes
 each as a Server-Sent Event (`kind` and `as_dict()`), the OpenAI route and the CLI read their fields.
 
-The order is always: one CitationsEvent, progress while a long prompt is read (some engines), reasoning
+The order is always: one CitationsEvent, progress while a long prompt is read (some engines) or reading
+events while a question over many documents reads them, reasoning
 and answer deltas, then DoneEvent or ErrorEvent.
 """
 
@@ -13,7 +14,7 @@ from typing import ClassVar, Literal
 from docqa.core.errors import DocqaError
 from docqa.core.types import Citation, Mode, Timings
 
-EventKind = Literal["citations", "progress", "reasoning", "answer", "done", "error"]
+EventKind = Literal["citations", "progress", "reading", "reasoning", "answer", "done", "error"]
 
 
 @dataclass(frozen=True)
@@ -23,10 +24,15 @@ class CitationsEvent:
     citations: list[Citation]
     mode: Mode
     warnings: tuple[str, ...] = ()  # said before the answer: e.g. thinking asked of a model without it
+    scope: str = "lookup"  # what the question was read as (docqa.core.scopes)
     kind: ClassVar[EventKind] = "citations"
 
     def as_dict(self) -> dict[str, object]:
-        data: dict[str, object] = {"citations": [c.as_dict() for c in self.citations], "mode": self.mode}
+        data: dict[str, object] = {
+            "citations": [c.as_dict() for c in self.citations],
+            "mode": self.mode,
+            "scope": self.scope,
+        }
         if self.warnings:
             data["warnings"] = list(self.warnings)
         return data
@@ -46,6 +52,24 @@ class ProgressEvent:
 
     def line(self) -> str:
         return f"reading {self.prompt_tokens:,} tokens: {100 * self.done // max(self.prompt_tokens, 1)}%"
+
+
+@dataclass(frozen=True)
+class ReadingEvent:
+    """A question over many documents (or many parts of one) has read one more of them: `read` of `total`,
+    the last one `document` (its name, or a part's pages), and whether it held what was asked."""
+
+    read: int
+    total: int
+    document: str
+    found: bool
+    kind: ClassVar[EventKind] = "reading"
+
+    def as_dict(self) -> dict[str, object]:
+        return {"read": self.read, "total": self.total, "document": self.document, "found": self.found}
+
+    def line(self) -> str:
+        return f"read {self.read} of {self.total}: {self.document[:60]}"
 
 
 @dataclass(frozen=True)
@@ -97,4 +121,4 @@ class ErrorEvent:
         return {"message": self.message}
 
 
-AskEvent = CitationsEvent | ProgressEvent | ReasoningDelta | AnswerDelta | DoneEvent | ErrorEvent
+AskEvent = CitationsEvent | ProgressEvent | ReadingEvent | ReasoningDelta | AnswerDelta | DoneEvent | ErrorEvent

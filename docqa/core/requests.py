@@ -47,6 +47,10 @@ class AskRequest:
     where: tuple[tuple[str, str], ...] = ()
     # Reasoning tokens before the engine closes </think> itself (thinking mode); None: the server's setting.
     thinking_budget: int | None = None
+    # lookup | document | compare | collection (docqa.core.scopes); auto: chosen from the question and catalog
+    scope: str = "auto"
+    # the documents a `compare` (or `document`) question is about, where the question does not name them
+    document_ids: tuple[int, ...] = ()
 
     def follows(self) -> str:
         """The question this one follows (the last earlier one, trimmed), or "" for none: what steers its

@@ -263,6 +263,38 @@ class IngestSettings(BaseModel):
     )
 
 
+class ReadingSettings(BaseModel):
+    """Questions over whole documents and collections (docqa.service.reading)."""
+
+    max_documents: int = Field(
+        default=200,
+        ge=1,
+        description="Most documents one collection question reads; past it the question is refused with a message "
+        "that says how to narrow it (a catalog filter).",
+    )
+    passages_per_document: int = Field(
+        default=3, ge=1, le=10, description="Passages of each document a collection or comparison question reads."
+    )
+    document_tokens: int = Field(
+        default=1536,
+        ge=256,
+        description="Tokens of each document's passages in its prompt (shared by its passages, each cut around the "
+        "lines that match best): 100 contracts make ~170k prompt tokens at the default.",
+    )
+    finding_tokens: int = Field(
+        default=160, ge=16, description="Most tokens of each document's finding (a sentence or two, or NOT STATED)."
+    )
+    part_tokens: int = Field(
+        default=384, ge=32, description="Most tokens of the notes taken on each part of a document read part by part."
+    )
+    in_flight: int | None = Field(
+        default=None,
+        ge=1,
+        description="Prompts of one such question on the generator at once; unset: twice its parallel sequences, "
+        "so the engine always has the next one while other users' questions still get their turn.",
+    )
+
+
 class APISettings(BaseModel):
     keys: str = Field(
         default="",
@@ -346,6 +378,9 @@ class Settings(BaseSettings):
     rerank: RerankSettings = Field(default_factory=RerankSettings, description="The optional reranker.")
     ingest: IngestSettings = Field(default_factory=IngestSettings, description="Ingestion limits.")
     api: APISettings = Field(default_factory=APISettings, description="HTTP server limits.")
+    reading: ReadingSettings = Field(
+        default_factory=ReadingSettings, description="Questions over whole documents and collections."
+    )
 
     @classmethod
     def settings_customise_sources(

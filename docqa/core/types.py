@@ -109,10 +109,14 @@ class Answer:
     finish_reason: str = "stop"
     cached: bool = False  # replayed from the answer cache: its token counts are the original answer's
     warnings: list[str] = field(default_factory=list)  # what the user should know (thinking asked, not possible)
+    scope: str = "lookup"  # what the question was read as: lookup | document | compare | collection
+    documents_read: int = 0  # documents (or a long document's parts) read for it; 0: a lookup's top chunks
 
     def as_dict(self) -> dict[str, object]:
         return {
             "answer": self.answer,
+            "scope": self.scope,
+            "documents_read": self.documents_read,
             "reasoning": self.reasoning,
             "mode": self.mode,
             "citations": [c.as_dict() for c in self.citations],

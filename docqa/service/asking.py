@@ -34,20 +34,22 @@ _NO_SOURCES = (GenEvent("text", text=NO_SOURCES_ANSWER), GenEvent("finished", fi
 
 
 @dataclass(frozen=True)
-class _Prepared:
+class Prepared:
     mode: Mode
     plan: PromptPlan
     params: SamplingParams
     started: float
     retrieval_ms: float
     warnings: tuple[str, ...] = ()
+    scope: str = "lookup"  # a whole document read in one prompt is a `document` answer (docqa.service.reading)
+    documents_read: int = 0
 
 
 def no_thinking_warning(model_id: str) -> str:
     return f"{model_id} has no thinking mode (only Qwen3 models do): answered without thinking"
 
 
-def _check(request: AskRequest) -> None:
+def check(request: AskRequest) -> None:
     """A question docqa can ask: not empty, not too long, Unicode text (JSON can carry a lone surrogate,
     "\\ud800", that no encoder, the cache's hash or the tokenizer, can write)."""
     question = request.question.strip()
@@ -85,14 +87,17 @@ class Asker:
     def start(self, request: AskRequest) -> AskRun:
         """The cached answer, or retrieval and the prompt done (blocking: from async code, in a thread)."""
         started = time.perf_counter()
-        _check(request)
-        key = self._cache_key(request)
-        cached = self.answer_cache.get(key) if key else None
+        check(request)
+        key = self.cache_key(request)
+        cached = self.cached(key)
         if cached is not None:
             return AskRun(self, key, started, cached=cached)
         return AskRun(self, key, started, prepared=self._prepare(request))
 
-    def _prepare(self, request: AskRequest) -> _Prepared:
+    def cached(self, key: CacheKey | None) -> Answer | None:
+        return self.answer_cache.get(key) if key else None
+
+    def _prepare(self, request: AskRequest) -> Prepared:
         if self.generator is None:
             raise ConfigError("no generator loaded: open DocQA with generator=True to ask questions")
         question = request.question.strip()
@@ -109,6 +114,39 @@ class Asker:
             coll, request.search_text(), top_k, request.document_id, document_ids=within, query=query
         )
         retrieval_ms = (time.perf_counter() - started) * 1000
+        max_tokens = self.max_tokens(request)
+        mode, base, warnings = self.sampling(request)
+        sources = windows.centred(
+            query,
+            ranked,
+            self.store.adjacent_chunks,
+            self.store.best_passage,
+            self.generator.count_tokens,
+            self.settings.chunking.max_tokens,
+        )
+        budget = self.prompt_budget()
+        if budget is not None:
+            share = focus.per_source(budget, len(sources))
+            sources = [
+                focus.focus(query, s, self.store.best_passage, self.generator.count_tokens, share) for s in sources
+            ]
+        plan = build_prompt(
+            question=question,
+            ranked=sources,
+            prompt_format=self.generator.info.prompt_format,
+            thinking=mode == "thinking",
+            n_ctx=self.generator.info.n_ctx,
+            max_tokens=max_tokens,
+            count_tokens=self.generator.count_tokens,
+            earlier=earlier,
+        )
+        params = self.params(request, base, max_tokens, plan.stop, thinking=mode == "thinking")
+        return Prepared(mode, plan, params, started, retrieval_ms, warnings)
+
+    def sampling(self, request: AskRequest) -> tuple[Mode, SamplingParams, tuple[str, ...]]:
+        """The mode the answer is generated in, its sampling, and the warning where thinking was asked of a
+        model that cannot think."""
+        assert self.generator is not None
         info = self.generator.info
         thinking = request.thinking and info.can_think
         warnings = () if thinking == request.thinking else (no_thinking_warning(info.model_id),)
@@ -118,48 +156,26 @@ class Asker:
             base = replace(base, temperature=0.0)
         if request.temperature is not None:
             base = replace(base, temperature=request.temperature)
-        max_tokens = self._max_tokens(request)
-        sources = windows.centred(
-            query,
-            ranked,
-            self.store.adjacent_chunks,
-            self.store.best_passage,
-            self.generator.count_tokens,
-            self.settings.chunking.max_tokens,
-        )
-        budget = self._prompt_budget()
-        if budget is not None:
-            share = focus.per_source(budget, len(sources))
-            sources = [
-                focus.focus(query, s, self.store.best_passage, self.generator.count_tokens, share) for s in sources
-            ]
-        plan = build_prompt(
-            question=question,
-            ranked=sources,
-            prompt_format=info.prompt_format,
-            thinking=thinking,
-            n_ctx=info.n_ctx,
-            max_tokens=max_tokens,
-            count_tokens=self.generator.count_tokens,
-            earlier=earlier,
-        )
-        params = replace(
+        return ("thinking" if thinking else "non-thinking"), base, warnings
+
+    def params(
+        self, request: AskRequest, base: SamplingParams, max_tokens: int, stop: tuple[str, ...], *, thinking: bool
+    ) -> SamplingParams:
+        return replace(
             base,
             max_tokens=max_tokens,
             seed=request.seed if request.seed is not None else self.settings.llm.seed,
-            stop=() if request.ignore_eos else (*plan.stop, *request.stop),
+            stop=() if request.ignore_eos else (*stop, *request.stop),
             thinking_budget=self._thinking_budget(request) if thinking else None,
             ignore_eos=request.ignore_eos,
         )
-        mode: Mode = "thinking" if thinking else "non-thinking"
-        return _Prepared(mode, plan, params, started, retrieval_ms, warnings)
 
-    def _prompt_budget(self) -> int | None:
+    def prompt_budget(self) -> int | None:
         """Tokens of document text a prompt may hold: the setting, else the CPU's default; None: no cut."""
         on_cpu = self.generator is not None and self.generator.info.on_cpu
         return self.settings.llm.prompt_budget or (CPU_PROMPT_BUDGET if on_cpu else None)
 
-    def _max_tokens(self, request: AskRequest) -> int:
+    def max_tokens(self, request: AskRequest) -> int:
         explicit = request.max_tokens or self.settings.llm.max_tokens
         if explicit:
             return explicit
@@ -169,7 +185,11 @@ class Asker:
     def _thinking_budget(self, request: AskRequest) -> int | None:
         return request.thinking_budget if request.thinking_budget is not None else self.settings.llm.thinking_budget
 
-    def _cache_key(self, request: AskRequest) -> CacheKey | None:
+    def cache_key(
+        self, request: AskRequest, scope: str = "lookup", document_ids: tuple[int, ...] = ()
+    ) -> CacheKey | None:
+        """Where this question's answer is cached (None: it is not); a reading of whole documents is keyed
+        on its scope and the documents it read as well."""
         if not (self.settings.answer_cache and request.use_cache) or request.ignore_eos or request.stop:
             return None
         if self.generator is None:
@@ -183,14 +203,16 @@ class Asker:
             top_k=request.top_k or self.settings.retrieval.top_k,
             document_id=request.document_id,
             where=request.where,
-            max_tokens=self._max_tokens(request),
+            max_tokens=self.max_tokens(request),
             temperature=request.temperature,
             seed=request.seed,
             retrieval=self.retriever.signature(),
             earlier=(earlier,) if (earlier := request.follows()) else (),
             generation=self.store.generation(collection_id),  # read before retrieval, checked when cached
-            prompt_budget=self._prompt_budget(),
+            prompt_budget=self.prompt_budget(),
             thinking_budget=self._thinking_budget(request) if request.thinking else None,
+            scope=scope,
+            document_ids=document_ids,
         )
 
 
@@ -204,7 +226,7 @@ class AskRun:
         started: float,
         *,
         cached: Answer | None = None,
-        prepared: _Prepared | None = None,
+        prepared: Prepared | None = None,
     ) -> None:
         self._asker = asker
         self._key = key
@@ -212,10 +234,14 @@ class AskRun:
         self._cached = cached
         self._prepared = prepared
         self._builder = (
-            AnswerBuilder(prepared.mode, prepared.plan, prepared.started, prepared.retrieval_ms, prepared.warnings)
+            AnswerBuilder(
+                prepared.mode, prepared.plan, prepared.started, prepared.retrieval_ms, prepared.warnings, prepared.scope
+            )
             if prepared
             else None
         )
+        if self._builder is not None and prepared is not None:
+            self._builder.documents_read = prepared.documents_read
 
     def events(self) -> Iterator[AskEvent]:
         """Answer events as they are generated, read from a thread: citations, deltas, then done."""

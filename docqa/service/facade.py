@@ -33,12 +33,13 @@ from docqa.core.settings import Settings
 from docqa.core.streams import GenerationStream
 from docqa.core.types import Answer, GeneratorInfo, RetrievedChunk
 from docqa.retrieval.retriever import Retriever
-from docqa.service import node
+from docqa.service import node, reading
 from docqa.service.asking import Asker, AskRun
 from docqa.service.conversations import ConversationService
 from docqa.service.jobs import IngestQueue
 from docqa.service.liveness import Liveness
 from docqa.service.originals import Originals
+from docqa.service.reading_run import ReadingRun
 from docqa.service.status import AnswerOutcome, CacheStats, CollectionSummary, ServiceStatus
 from docqa.store.audit import document_problems, orphan_problems
 from docqa.store.consistency import ConsistencyReport
@@ -320,14 +321,14 @@ class DocQA:
         return self.retriever.retrieve(coll, question, k, document_id, retriever=retriever, query_vector=query_vector)
 
     def ask(self, request: AskRequest) -> Answer:
-        run = self._asker.start(request)
+        run = reading.start(self._asker, request)
         for _ in run.events():
             pass
         return run.answer()
 
     def stream(self, request: AskRequest) -> Iterator[AskEvent]:
         """Answer events as they are generated: citations, reasoning/answer deltas, then done."""
-        yield from self._asker.start(request).events()
+        yield from reading.start(self._asker, request).events()
 
     async def aask(self, request: AskRequest, gone: Callable[[], Awaitable[bool]] | None = None) -> Answer:
         """ask() for the API: a preparing thread is held for retrieval only (asks beyond `retrieval.workers` wait
@@ -357,9 +358,10 @@ class DocQA:
         async for event in run.aevents():
             yield event
 
-    async def _start(self, request: AskRequest) -> AskRun:
-        """Retrieval and the prompt, in one of the preparing threads (asks beyond them wait their turn)."""
-        return await asyncio.get_running_loop().run_in_executor(self._preparing, self._asker.start, request)
+    async def _start(self, request: AskRequest) -> AskRun | ReadingRun:
+        """Retrieval and the prompt (or the prompts of a question over many documents), in one of the preparing
+        threads (asks beyond them wait their turn)."""
+        return await asyncio.get_running_loop().run_in_executor(self._preparing, reading.start, self._asker, request)
 
     def _notify(self, outcome: AnswerOutcome) -> None:
         for callback in self.on_answer:

@@ -493,7 +493,7 @@ async function drawPdfPage(number) {
 // --- settings at hand, remembered per conversation ------------------------------------------------
 
 const SETTINGS = { temperature: "set-temperature", max_tokens: "set-max-tokens", top_k: "set-top-k",
-  thinking_budget: "set-thinking-budget", document_id: "set-document", where: "set-where" };
+  thinking_budget: "set-thinking-budget", document_id: "set-document", where: "set-where", scope: "set-scope" };
 
 function settingsKey(id) {
   return `docqa-ask-settings:${collection()}:${id === null ? "new" : id}`;
@@ -534,6 +534,7 @@ function askSettings() {
   body.document_id = number("set-document", (v) => parseInt(v, 10));
   const where = parseWhere($("set-where").value);
   if (Object.keys(where).length) body.where = where;
+  if ($("set-scope").value) body.scope = $("set-scope").value;
   return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
 }
 
@@ -628,6 +629,8 @@ function handle(kind, data) {
   if (kind === "citations") {
     turn.citations = data.citations;
     turn.status = data.warnings ? `generating… (${data.warnings.join("; ")})` : "generating…";
+  } else if (kind === "reading") {  // a question over many documents (or a long one's parts) reads them at once
+    turn.status = `read ${data.read} of ${data.total}: ${data.document}`;
   } else if (kind === "progress") {
     const percent = Math.floor((100 * data.done) / Math.max(data.prompt_tokens, 1));
     turn.status = `reading ${data.prompt_tokens.toLocaleString("en")} tokens: ${percent}%`;

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from docqa.core.sampling_params import SamplingParams
@@ -27,9 +28,19 @@ class _Job:
 
 
 class FakeGenerator:
-    def __init__(self, script: str, *, n_ctx: int = 8192, max_queue: int = 4, prompt_format: str = "qwen3") -> None:
-        self.info = GeneratorInfo(model_id="fake-generator", n_ctx=n_ctx, prompt_format=prompt_format)
+    def __init__(
+        self,
+        script: str,
+        *,
+        n_ctx: int = 8192,
+        max_queue: int = 4,
+        prompt_format: str = "qwen3",
+        reply: Callable[[str], str] | None = None,
+        parallel: int = 1,
+    ) -> None:
+        self.info = GeneratorInfo(model_id="fake-generator", n_ctx=n_ctx, prompt_format=prompt_format, parallel=parallel)
         self.script = script
+        self.reply = reply  # the script for each prompt, where a test answers prompts differently
         self.prompts: list[str] = []  # every prompt submitted, in order
         self.params: list[SamplingParams] = []  # and how each was to be sampled
         self.running = threading.Event()  # set while a job generates
@@ -82,8 +93,9 @@ class FakeGenerator:
                 self.running.clear()
 
     def _generate(self, job: _Job) -> None:
-        pieces = _PIECES.findall(self.script)[: job.params.max_tokens]
-        reason = "length" if len(pieces) < len(_PIECES.findall(self.script)) else "stop"
+        script = self.reply(job.prompt) if self.reply is not None else self.script
+        pieces = _PIECES.findall(script)[: job.params.max_tokens]
+        reason = "length" if len(pieces) < len(_PIECES.findall(script)) else "stop"
         produced = 0
         for piece in pieces:
             if job.stream.cancelled:

@@ -15,6 +15,7 @@ from docqa.core.catalog_fields import where_pairs
 from docqa.core.errors import DocqaError
 from docqa.core.events import AskEvent, ErrorEvent
 from docqa.core.requests import MAX_QUESTION_CHARS, AskRequest
+from docqa.core.scopes import AskedScope
 
 router = APIRouter(tags=["ask"])
 
@@ -37,6 +38,19 @@ class AskBody(BaseModel):
         le=32768,
         description="With thinking: reasoning tokens before docqa closes the reasoning and the answer begins "
         "(default: DOCQA_LLM_THINKING_BUDGET).",
+    )
+    scope: AskedScope = Field(
+        default="auto",
+        description="lookup: the passages that answer (the best few chunks); document: one whole document (summary, "
+        "outline, 'list all X in it'), read in one prompt where it fits, else part by part; compare: two or more "
+        "named documents point by point; collection: every document of the collection (or of `where`), each read "
+        "for the question, the answer a table of findings. auto chooses from the question and the catalog; the "
+        "answer's `scope` says which was used.",
+    )
+    document_ids: list[int] | None = Field(
+        default=None,
+        max_length=1000,
+        description="The documents a comparison (or a document question) reads, where the question does not name them.",
     )
     seed: int | None = Field(default=None, description="Sampling seed for repeatable answers.")
     temperature: float | None = Field(default=None, ge=0, le=2, description="Override the mode's temperature.")
@@ -69,6 +83,8 @@ class AskBody(BaseModel):
             earlier=(self.earlier_question,) if self.earlier_question else (),  # a blank one: AskRequest.follows
             where=where_pairs(self.where),
             thinking_budget=self.thinking_budget,
+            scope=self.scope,
+            document_ids=tuple(self.document_ids or ()),
         )
 
 

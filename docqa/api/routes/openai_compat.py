@@ -29,6 +29,7 @@ from docqa.core.catalog_fields import where_pairs
 from docqa.core.errors import DocqaError, InvalidRequestError, UnknownModelError
 from docqa.core.events import AnswerDelta, AskEvent, CitationsEvent, DoneEvent, ErrorEvent, ReasoningDelta
 from docqa.core.requests import AskRequest
+from docqa.core.scopes import AskedScope
 from docqa.core.types import Timings
 
 router = APIRouter(prefix="/v1", tags=["openai"])
@@ -92,6 +93,16 @@ class ChatCompletionBody(BaseModel):
         default=None, description='docqa: only documents whose catalog has these values ({"company": "3M"}).'
     )
     cache: bool = Field(default=True, description="docqa: answer from the answer cache when possible.")
+    scope: AskedScope = Field(
+        default="auto",
+        description="docqa: lookup, document, compare or collection; auto (the default) chooses from the question "
+        "('which of these contracts ...' reads every document, 'summarize ...' the whole document).",
+    )
+    document_ids: list[int] | None = Field(
+        default=None,
+        max_length=1000,
+        description="docqa: the documents a comparison reads, where the question names none.",
+    )
     stop: str | list[str] | None = Field(default=None, description="Up to 4 strings that end the answer.")
     n: int = Field(default=1, description="Only 1: docqa writes one answer.")
     tools: list[Any] | None = Field(
@@ -170,6 +181,8 @@ def ask_request(body: ChatCompletionBody) -> AskRequest:
         earlier=earlier[-1:],  # the service reads the last one
         stop=body.stop_strings(),
         where=where_pairs(body.where),
+        scope=body.scope,
+        document_ids=tuple(body.document_ids or ()),
     )
 
 

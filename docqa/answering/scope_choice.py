@@ -1,0 +1,174 @@
+"""Which scope a question asks for (docqa.core.scopes), read from its wording and the documents it names.
+
+People ask about a collection as a whole in a few recurring shapes, in English and Chinese: "which of these
+contracts ...", "how many agreements ...", "list every lease that ...", "do any of our contracts ...",
+"哪些合同…", "多少份…"; they compare with "compare", "the difference between", "A vs B", "比较", "区别";
+and they ask for a whole document with "summarize", "give me an outline", "what is this contract about",
+"总结", "概括". Everything else is a lookup: the passage that answers is somewhere, and retrieval finds it.
+
+A document is *named* when the question holds a word of its file name, title or company that few of the
+collection's documents share ("the Dynamex agreement", "Accuray's distributor agreement"); generic words of
+document names ("agreement", "inc", "exhibit") name nothing. Pure functions of text and plain values.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import PurePath
+
+from docqa.core.scopes import Scope
+
+_KINDS = (
+    r"(?:contracts?|agreements?|documents?|docs|files?|filings?|reports?|leases?|policies|polic(?:y)|deals?|"
+    r"licen[cs]es?|amendments?|judgments?|cases?|prospectuses|papers?|pdfs?|companies|vendors?|suppliers?)"
+)
+_ONE_WORD = r"(?:[\w'-]+\s+)?"  # "which *signed* contracts", never "what law governs the agreement"
+_COLLECTION = re.compile(
+    "|".join(
+        (
+            rf"\b(?:which|what)\s+(?:(?:ones?|of)\s+)?(?:(?:these|those|the|our|my|all|your)\s+)?{_ONE_WORD}{_KINDS}\b",
+            rf"\bhow\s+many\s+(?:of\s+)?(?:(?:these|those|the|our|my)\s+)?{_ONE_WORD}{_KINDS}\b",
+            rf"\b(?:list|name|find|show|identify|count)\s+(?:me\s+)?(?:all|every|each|any)\s+(?:of\s+)?(?:the\s+)?"
+            rf"{_ONE_WORD}{_ONE_WORD}{_KINDS}\b",
+            rf"\b(?:any|all|each|every|none)\s+(?:one\s+)?of\s+(?:these|those|the|our|my)\s+{_ONE_WORD}{_KINDS}\b",
+            rf"\b(?:across|over|in|for)\s+(?:all|each|every)\s+(?:of\s+)?(?:(?:the|these|our|my)\s+)?{_ONE_WORD}"
+            rf"{_KINDS}\b",
+            rf"\b(?:does|do|is|are)\s+(?:any|every|each)\s+{_ONE_WORD}{_KINDS}\b",
+            rf"\b(?:each|every)\s+{_KINDS}\b",
+            r"哪些|哪几份|哪几个|多少份|多少个|几份|所有(?:的)?(?:合同|协议|文件|文档|判决|公司|报告)|"
+            r"每(?:一)?份|各份|各个(?:合同|协议|文件|公司)|全部(?:合同|协议|文件|文档)",
+        )
+    ),
+    re.IGNORECASE,
+)
+_COMPARE = re.compile(
+    r"\bcompar(?:e|es|ed|ing|ison)\b|\bcontrast\b|\bdifference(?:s)?\b|\bdiffer(?:s|ent)?\b|\bversus\b|\bvs\.?(?=\s)|"
+    r"\bside[- ]by[- ]side\b|\bhow\s+does\s+.+\s+stack\s+up\b|比较|对比|区别|差异|异同|不同之处|相比",
+    re.IGNORECASE,
+)
+_DOCUMENT = re.compile(
+    r"\bsummar(?:y|ies|i[sz]e|i[sz]ing)\b|\boutline\b|\boverview\b|\bsynopsis\b|\btl;?dr\b|\bgist\b|\brecap\b|"
+    r"\b(?:key|main|important)\s+(?:points|terms|takeaways|provisions|ideas|findings|obligations|risks)\b|"
+    r"\bwhat\s+is\s+(?:this|the|that)\s+(?:\w+\s+)?(?:document|contract|agreement|filing|report|paper|file|lease)\s+"
+    r"about\b|\b(?:walk\s+me\s+through|break\s+down)\b|"
+    rf"\b(?:list|enumerate)\s+(?:all|every|each)\b.*\b(?:in|of)\s+(?:this|the|that)\s+{_KINDS}\b|"
+    r"总结|概括|摘要|概述|主要内容|要点|梳理|归纳",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"[^\W_]+(?:['-][^\W_]+)*")
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]{2,}")
+# Words of document names that say what kind of document it is or how it was filed, not which one.
+# fmt: off
+_GENERIC = frozenset((
+    "a", "an", "and", "the", "of", "for", "to", "in", "on", "by", "with", "between", "from", "this", "that",
+    "agreement", "agreements", "contract", "contracts", "amendment", "amended", "restated", "exhibit", "ex",
+    "inc", "incorporated", "corp", "corporation", "co", "company", "llc", "ltd", "limited", "plc", "lp", "llp",
+    "sa", "ag", "nv", "gmbh", "form", "document", "file", "copy", "final", "draft", "version", "execution",
+    "pdf", "txt", "docx", "html", "md", "doc", "text", "dated", "effective", "schedule", "appendix", "annex",
+    "addendum", "no", "number", "part", "section",
+))
+# fmt: on
+_GLUED_SUFFIX = re.compile(r"([a-z]{3,})(?:inc|corp|llc|ltd|plc|co)$")
+_CJK_SUFFIX = re.compile(r"(?:股份有限公司|有限责任公司|有限公司|集团|公司)$")
+MIN_NAME_WORD = 3
+
+
+@dataclass(frozen=True)
+class NamedDocument:
+    """What a question can call a document by: its file name, title and company (the catalog's)."""
+
+    document_id: int
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ScopeDecision:
+    scope: Scope
+    documents: tuple[int, ...]  # the documents the question names (in the collection's order)
+    reason: str  # said in the answer's warnings when docqa chose: why this scope
+
+
+def _words(text: str) -> list[str]:
+    return [w.casefold() for w in _WORD.findall(text)]
+
+
+def _name_words(names: Sequence[str]) -> set[str]:
+    words: set[str] = set()
+    for name in names:
+        stem = PurePath(name).stem if "." in name[-6:] else name
+        spaced = re.sub(r"(?<=[a-z])(?=[A-Z])|[_\-.,()]", " ", stem)  # DynamexInc_10-K -> Dynamex Inc 10 K
+        for word in _words(spaced):
+            glued = _GLUED_SUFFIX.match(word)  # EDGAR's "ACCURAYINC": the name without its legal form
+            words |= {w for w in (word, glued.group(1) if glued else "") if _distinct_shape(w)}
+    return words
+
+
+def _distinct_shape(word: str) -> bool:
+    if word in _GENERIC or word.isdigit():
+        return False
+    return len(word) >= MIN_NAME_WORD and not _CJK_RUN.fullmatch(word)
+
+
+def _cjk_cores(names: Sequence[str]) -> set[str]:
+    """A Chinese name's core (its legal suffix off): named when the question holds its first four characters."""
+    cores = set()
+    for name in names:
+        for run in _CJK_RUN.findall(name):
+            core = _CJK_SUFFIX.sub("", run)
+            if len(core) >= 2:
+                cores.add(core[:4])
+    return cores
+
+
+def named_documents(question: str, documents: Sequence[NamedDocument]) -> tuple[int, ...]:
+    """The documents whose distinctive name words (shared by few of the collection's documents) the
+    question holds, in the collection's order."""
+    asked = set(_words(question))
+    folded = question.casefold()
+    words = {d.document_id: _name_words(d.names) for d in documents}
+    spread = Counter(w for ws in words.values() for w in ws)
+    # a word of many documents' names ("distributor" in a folder of distribution deals) names none of them
+    most = max(1, len(documents) // 10)
+    found = []
+    for doc in documents:
+        distinctive = {w for w in words[doc.document_id] if spread[w] <= most}
+        if distinctive & asked or any(core in folded for core in _cjk_cores(doc.names)):
+            found.append(doc.document_id)
+    return tuple(found)
+
+
+def choose_scope(question: str, documents: Sequence[NamedDocument], pinned: Sequence[int] = ()) -> ScopeDecision:
+    """The scope the question's wording asks for. pinned: documents the caller chose (a pinned document,
+    or the documents of a comparison)."""
+    named = tuple(pinned) or named_documents(question, documents)
+    if _COMPARE.search(question) and len(named) >= 2:
+        return ScopeDecision("compare", named, f"compares {len(named)} named documents")
+    if _COLLECTION.search(question):
+        return ScopeDecision("collection", (), "asks about the documents of the collection")
+    if _DOCUMENT.search(question):
+        if len(named) >= 2:
+            return ScopeDecision("compare", named, f"asks about {len(named)} named documents as wholes")
+        if len(named) == 1 or len(documents) == 1:
+            target = named or (documents[0].document_id,)
+            return ScopeDecision("document", target, "asks about a whole document")
+        return ScopeDecision("document", (), "asks about a whole document (none named: the best match is read)")
+    return ScopeDecision("lookup", named, "asks for a passage")
+
+
+def topic_of(question: str) -> str:
+    """What to search each document for: the question without its collection wording ("which of these
+    contracts have a non-compete clause?" -> "have a non-compete clause?"), so that the words every
+    document of such a folder holds ("contracts") do not rank its passages."""
+    topic = _COLLECTION.sub(" ", question)
+    topic = _COMPARE.sub(" ", topic)
+    topic = re.sub(r"\s+", " ", topic).strip(" ,:;")
+    return topic if len(_words(topic)) >= 1 else question
+
+
+def may_read_many(question: str) -> bool:
+    """Whether the question's wording may ask for more than a lookup (before the catalog is read): a process
+    that answers one question sizes its engine for several prompts at once then."""
+    return any(p.search(question) for p in (_COLLECTION, _COMPARE, _DOCUMENT))
