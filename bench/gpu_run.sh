@@ -10,6 +10,7 @@
 # `bash bench/gpu_run.sh node`: the engine in-process against the same engine behind `docqa serve
 # --generator-only`, through HTTP (bench/gpu_node_bench.py). `bash bench/gpu_run.sh serve`: the whole path
 # (bench/gpu_serve_bench.py: in-process, through a node, through llama-server), CUAD contracts in .cuad/;
+# `bash bench/gpu_run.sh collection`: questions over whole documents and collections (bench/gpu_collection_bench.py).
 # `bash bench/gpu_run.sh same_prompts`: the engine alone on the whole path's prompts, then the whole path.
 # CODE=.baseline bash bench/gpu_run.sh bench: the same stage with an older commit's bench and code (OUT absolute).
 # `bash bench/gpu_run.sh scale`: retrieval latency at 100k chunks on this box's CPU (no build needed;
@@ -60,6 +61,12 @@ elif [ "$1" = serve ]; then
 elif [ "$1" = same_prompts ]; then
   # the engine alone on the whole path's prompts, then the whole path in-process (contracts in .cuad/)
   PYTHONUNBUFFERED=1 python3 -m bench.gpu_engine_same_prompts --model $W/q14.gguf --cuad .cuad --out ${OUT:-.}/gpu_engine_same_prompts.json ${EXTRA:-}
+elif [ "$1" = collection ]; then
+  # questions over a collection (100 contracts in .cuad/), a 100-page document part by part, one ~100k-token
+  # prompt (bench/gpu_collection_bench.py), each part in its own process, llama.cpp's tools in the same run
+  for part in ${PARTS:-collection parts long}; do
+    PYTHONUNBUFFERED=1 python3 -m bench.gpu_collection_bench --model $W/q14.gguf --bin $B --cuad .cuad --part $part --out ${OUT:-.}/gpu_collection_$part.json ${EXTRA:-}
+  done
 elif [ "$1" = node ]; then
   PYTHONUNBUFFERED=1 python3 -m bench.gpu_node_bench --model $W/q14.gguf --bin $B --out ${OUT:-.}/gpu_node_bench.json ${EXTRA:-}
 elif [ "$1" = scale ]; then

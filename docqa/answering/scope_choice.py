@@ -54,7 +54,7 @@ _DOCUMENT = re.compile(
     r"\b(?:key|main|important)\s+(?:points|terms|takeaways|provisions|ideas|findings|obligations|risks)\b|"
     r"\bwhat\s+is\s+(?:this|the|that)\s+(?:\w+\s+)?(?:document|contract|agreement|filing|report|paper|file|lease)\s+"
     r"about\b|\b(?:walk\s+me\s+through|break\s+down)\b|"
-    rf"\b(?:list|enumerate)\s+(?:all|every|each)\b.*\b(?:in|of)\s+(?:this|the|that)\s+{_KINDS}\b|"
+    rf"\b(?:list|enumerate)\s+(?:all|every|each)\b.*\b(?:in|of)\s+(?:this|the|that)\s+{_ONE_WORD}{_KINDS}\b|"
     r"总结|概括|摘要|概述|主要内容|要点|梳理|归纳",
     re.IGNORECASE,
 )
@@ -68,11 +68,18 @@ _GENERIC = frozenset((
     "inc", "incorporated", "corp", "corporation", "co", "company", "llc", "ltd", "limited", "plc", "lp", "llp",
     "sa", "ag", "nv", "gmbh", "form", "document", "file", "copy", "final", "draft", "version", "execution",
     "pdf", "txt", "docx", "html", "md", "doc", "text", "dated", "effective", "schedule", "appendix", "annex",
-    "addendum", "no", "number", "part", "section",
+    "addendum", "no", "number", "part", "section", "10k", "10q", "8k", "20f", "10-k", "10-q", "8-k", "20-f",
 ))
 # fmt: on
 _GLUED_SUFFIX = re.compile(r"([a-z]{3,})(?:inc|corp|llc|ltd|plc|co)$")
 _CJK_SUFFIX = re.compile(r"(?:股份有限公司|有限责任公司|有限公司|集团|公司)$")
+# Where a Chinese company's name starts with its place (GB/T 2260's provinces, and the largest cities), the
+# name people use is what follows it: 江苏爱康太阳能科技 -> 爱康.
+_CJK_PLACE = re.compile(
+    "^(?:北京|天津|上海|重庆|河北|山西|辽宁|吉林|黑龙江|江苏|浙江|安徽|福建|江西|山东|河南|湖北|湖南|广东|海南|四川|贵州|"
+    "云南|陕西|甘肃|青海|台湾|内蒙古|广西|西藏|宁夏|新疆|香港|澳门|深圳|杭州|苏州|广州|南京|武汉|成都|西安|厦门|宁波|"
+    "无锡|青岛|大连|合肥|长沙|郑州|济南|福州|昆明|东莞|佛山)(?:省|市)?"
+)
 MIN_NAME_WORD = 3
 
 
@@ -107,26 +114,31 @@ def _name_words(names: Sequence[str]) -> set[str]:
 
 
 def _distinct_shape(word: str) -> bool:
-    if word in _GENERIC or word.isdigit():
+    if word in _GENERIC or word.isdigit() or _CJK_RUN.fullmatch(word):
         return False
-    return len(word) >= MIN_NAME_WORD and not _CJK_RUN.fullmatch(word)
+    short_mark = len(word) == 2 and any(c.isdigit() for c in word) and any(c.isalpha() for c in word)  # 3M
+    return len(word) >= MIN_NAME_WORD or short_mark
 
 
 def _cjk_cores(names: Sequence[str]) -> set[str]:
-    """A Chinese name's core (its legal suffix off): named when the question holds its first four characters."""
+    """A Chinese name's core (its legal suffix off): named when the question holds its first four characters,
+    or the two after its place name."""
     cores = set()
     for name in names:
         for run in _CJK_RUN.findall(name):
             core = _CJK_SUFFIX.sub("", run)
             if len(core) >= 2:
                 cores.add(core[:4])
+            place = _CJK_PLACE.match(core)
+            if place and len(core) >= place.end() + 2:
+                cores.add(core[place.end() : place.end() + 2])
     return cores
 
 
 def named_documents(question: str, documents: Sequence[NamedDocument]) -> tuple[int, ...]:
     """The documents whose distinctive name words (shared by few of the collection's documents) the
     question holds, in the collection's order."""
-    asked = set(_words(question))
+    asked = {w.removesuffix("'s").removesuffix("’s") for w in _words(question)}  # "Accuray's" names Accuray
     folded = question.casefold()
     words = {d.document_id: _name_words(d.names) for d in documents}
     spread = Counter(w for ws in words.values() for w in ws)

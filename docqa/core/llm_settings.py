@@ -37,6 +37,20 @@ class LLMSettings(BaseModel):
         "an endpoint, only its vocabulary is read (no weights), to count the prompt's tokens.",
     )
     n_ctx: int = Field(default=16384, ge=512, description="Generator context window in tokens (prompt + answer).")
+    kv_cache_type: Literal["f16", "q8_0"] = Field(
+        default="f16",
+        description="The KV cache's element type: q8_0 halves its memory, so a long context (a whole document, "
+        "docs/usage.md) fits a 24 GB card; llama.cpp quantizes its V half only with flash attention.",
+    )
+    rope_scaling: Literal["none", "yarn"] = Field(
+        default="none",
+        description="yarn: read contexts past the model's trained length with YaRN rope scaling (Qwen3: 32,768 "
+        "tokens natively, 131,072 with YaRN factor 4, per its model card); set n_ctx to the length wanted.",
+    )
+    yarn_factor: float = Field(default=4.0, gt=1, description="YaRN's scaling factor (rope_scaling=yarn).")
+    yarn_orig_ctx: int = Field(
+        default=32768, ge=512, description="The context the model was trained on, that YaRN stretches (Qwen3: 32,768)."
+    )
     n_gpu_layers: int = Field(default=-1, description="Layers offloaded to the GPU; -1 offloads every layer.")
     flash_attn: bool | None = Field(
         default=None,

@@ -49,7 +49,8 @@ class AskRequest:
     thinking_budget: int | None = None
     # lookup | document | compare | collection (docqa.core.scopes); auto: chosen from the question and catalog
     scope: str = "auto"
-    # the documents a `compare` (or `document`) question is about, where the question does not name them
+    # the documents a `compare` (or `document`) question is about where the question names none; for a
+    # `collection` question, the documents it reads (a selection of the collection)
     document_ids: tuple[int, ...] = ()
 
     def follows(self) -> str:

@@ -273,7 +273,11 @@ class ReadingSettings(BaseModel):
         "that says how to narrow it (a catalog filter).",
     )
     passages_per_document: int = Field(
-        default=3, ge=1, le=10, description="Passages of each document a collection or comparison question reads."
+        default=3,
+        ge=1,
+        le=10,
+        description="Chunks of each document, best first, whose passages compete for its share of a collection or "
+        "comparison question's prompt.",
     )
     document_tokens: int = Field(
         default=1536,

@@ -92,6 +92,25 @@ def context_params(*, n_ctx: int, n_batch: int, n_ubatch: int, n_threads: int, f
     return params
 
 
+# bytes per 32 elements of the KV cache, by its type (ggml's q8_0 block: 32 int8 values and an f16 scale)
+KV_ELEMENT_BYTES = {"f16": 64, "q8_0": 34}
+
+
+def long_context(params: Any, kv_type: str, yarn: tuple[float, int] | None) -> None:
+    """The KV cache's type and YaRN rope scaling on llama.cpp context parameters. Qwen3 reads 32,768 tokens
+    natively and 131,072 with YaRN at factor 4 (its model card); a q8_0 cache halves what a long context
+    costs (llama.cpp quantizes V only with flash attention, which the engine leaves on where it runs)."""
+    import llama_cpp
+
+    if kv_type == "q8_0":
+        params.type_k = params.type_v = llama_cpp.GGML_TYPE_Q8_0
+    if yarn is not None:
+        factor, trained = yarn
+        params.rope_scaling_type = llama_cpp.LLAMA_ROPE_SCALING_TYPE_YARN
+        params.rope_freq_scale = 1.0 / factor
+        params.yarn_orig_ctx = trained
+
+
 class LlamaContext:
     def __init__(
         self,
@@ -110,16 +129,21 @@ class LlamaContext:
         fit_to_gpu: bool = False,
         kv_explicit: bool = False,
         gpu_budget: Callable[[Any, int], int | None] = gpu_free_bytes,
+        kv_type: str = "f16",
+        yarn: tuple[float, int] | None = None,
     ) -> None:
         """n_ctx: KV cells in all. n_cache: how many of the n_seq_max sequences hold cached prompts.
         fit_to_gpu: fewer cells, or fewer sequences, where that many would not fit the GPU memory the
         model leaves (docqa.llama.memory_fit; the sequences kept: n_parallel and n_cache); kv_explicit:
         the user chose n_ctx, so never fewer (a clear error instead). gpu_budget(lib, reserve_per_gpu): what
         the GPUs have free for the KV cache once each keeps that much for decoding, None without one.
-        n_batch, n_ubatch: None (both) lets memory_fit.pass_shape pick them by the GPU memory left."""
+        n_batch, n_ubatch: None (both) lets memory_fit.pass_shape pick them by the GPU memory left.
+        kv_type: the KV cache's element type (f16, or q8_0: half the memory). yarn: (factor, the context the
+        model was trained on) to read contexts longer than that with YaRN rope scaling."""
         import llama_cpp
 
         self.lib: Any = llama_cpp
+        self.kv_type = kv_type
         self.backend_sampling = backend_sampling
         self.model = load_model(model_path, n_gpu_layers)
         self.metadata: dict[str, str] = dict(self.model.metadata())
@@ -149,6 +173,7 @@ class LlamaContext:
         )
         params.n_seq_max = n_seq_max
         params.kv_unified = kv_unified
+        long_context(params, kv_type, yarn)
         if backend_sampling:
             # the engine asks one output per sequence per batch; a backend sampler plans for this many
             params.n_outputs_max_per_seq = 1
@@ -193,6 +218,8 @@ class LlamaContext:
             backend_sampling=use_backend_sampling(settings.backend_sampling, settings.n_gpu_layers),
             fit_to_gpu=offloaded(settings.n_gpu_layers),
             kv_explicit=settings.kv_cells is not None,
+            kv_type=settings.kv_cache_type,
+            yarn=(settings.yarn_factor, settings.yarn_orig_ctx) if settings.rope_scaling == "yarn" else None,
         )
 
     def _plan_kv(
@@ -357,13 +384,14 @@ class LlamaContext:
         return bool(self.lib.llama_set_sampler(self.ctx.ctx, seq_id, chain))
 
     def kv_bytes_per_token(self) -> int:
-        """f16 K and V for every layer: what one KV cell costs in memory."""
+        """K and V for every layer at the cache's type (f16: 2 bytes an element; q8_0: 34 bytes a block of
+        32): what one KV cell costs in memory."""
         n_layer = self._hparam("block_count")
         n_kv = self._hparam("attention.head_count_kv", self._hparam("attention.head_count"))
         n_head = self._hparam("attention.head_count", 1) or 1
         k_len = self._hparam("attention.key_length", self._hparam("embedding_length") // n_head)
         v_len = self._hparam("attention.value_length", k_len)
-        return n_layer * n_kv * (k_len + v_len) * 2
+        return n_layer * n_kv * (k_len + v_len) * KV_ELEMENT_BYTES[self.kv_type] // 32
 
     def _hparam(self, name: str, default: int = 0) -> int:
         """One of the model's hyperparameters from its GGUF metadata (`<architecture>.<name>`)."""

@@ -284,6 +284,13 @@ class AskRun:
                 stream.cancel()
         await asyncio.to_thread(self._finish)
 
+    def prompts(self) -> list[tuple[tuple[int, ...], str]]:
+        """The prompt this question sends, with the documents whose passages it holds (none: cached)."""
+        if self._prepared is None:
+            return []
+        plan = self._prepared.plan
+        return [(tuple(dict.fromkeys(s.chunk.document_id for s in plan.sources)), plan.prompt)]
+
     def answer(self) -> Answer:
         """The whole answer, once its events have been read; a generation that failed raises."""
         if self._cached is not None:

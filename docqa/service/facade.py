@@ -16,6 +16,7 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 
@@ -319,6 +320,11 @@ class DocQA:
         """The k best chunks for a question, without generating (eval, and callers of their own)."""
         coll = self.collection(collection)
         return self.retriever.retrieve(coll, question, k, document_id, retriever=retriever, query_vector=query_vector)
+
+    def prompts(self, request: AskRequest) -> list[tuple[tuple[int, ...], str]]:
+        """The prompts a question would send to the model, each with the documents whose passages it holds,
+        without generating: what benchmarks measure (the evidence that reaches the model)."""
+        return reading.start(self._asker, replace(request, use_cache=False)).prompts()
 
     def ask(self, request: AskRequest) -> Answer:
         run = reading.start(self._asker, request)

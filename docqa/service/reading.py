@@ -13,15 +13,19 @@ documents (or a long document's parts) planned as prompts for docqa.service.read
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 
-from docqa.answering import focus
+from docqa.answering import focus, packing
 from docqa.answering.prompting import PromptPlan, build_prompt
 from docqa.answering.reading import FINDING_SYSTEM, PART_SYSTEM, finding_question
 from docqa.answering.scope_choice import NamedDocument, ScopeDecision, choose_scope, topic_of
 from docqa.core.errors import ConfigError, InvalidRequestError
+from docqa.core.query import Query
 from docqa.core.requests import AskRequest
 from docqa.core.scopes import validate_scope
 from docqa.core.types import RetrievedChunk
@@ -29,6 +33,7 @@ from docqa.service.asking import Asker, AskRun, Prepared, check
 from docqa.service.reading_run import Part, ReadingPlan, ReadingRun
 from docqa.store.models import CollectionRow, DocumentRow
 
+PLANNING_THREADS = min(8, os.cpu_count() or 1)
 # A part's prompt leaves this much of the context beside its text (instructions, question, the notes' room).
 PART_OVERHEAD_TOKENS = 512
 _TOP_HEADING = re.compile(
@@ -108,11 +113,16 @@ def _findings_plan(reading: _Reading) -> ReadingPlan:
         documents = _collection_documents(reading)
     topic = topic_of(request.question)
     query = asker.retriever.understand(coll, topic, scoped=True)
-    parts = []
-    for document in documents:
-        chunks = _best_passages(reading, topic, query, document.id)
-        plan = _finding_prompt(reading, chunks) if chunks else None
-        parts.append(Part(document.name, document.id, plan))
+    weights = asker.store.term_weights(query)
+
+    def part(document: DocumentRow) -> Part:
+        chunks = _best_passages(reading, topic, query, weights, document.id)
+        return Part(document.name, document.id, _finding_prompt(reading, chunks) if chunks else None)
+
+    # Tokenizing to fit each document's passages is most of the planning (~0.1 s a document with Qwen's
+    # tokenizer, which runs outside the interpreter's lock): the documents are planned side by side.
+    with ThreadPoolExecutor(PLANNING_THREADS, thread_name_prefix="docqa-reading-plan") as pool:
+        parts = list(pool.map(part, documents))
     return _plan(reading, parts, len(documents))
 
 
@@ -122,6 +132,8 @@ def _collection_documents(reading: _Reading) -> list[DocumentRow]:
     if request.where:
         within = set(asker.store.documents_where(coll.id, request.where))
         ready = [d for d in ready if d.id in within]
+    if request.document_ids:  # the documents a caller selected (checked as the collection's in decide)
+        ready = [d for d in ready if d.id in set(request.document_ids)]
     bound = asker.settings.reading.max_documents
     if len(ready) > bound:
         raise InvalidRequestError(
@@ -133,20 +145,24 @@ def _collection_documents(reading: _Reading) -> list[DocumentRow]:
     return ready
 
 
-def _best_passages(reading: _Reading, topic: str, query: object, document_id: int) -> list[RetrievedChunk]:
+def _best_passages(
+    reading: _Reading, topic: str, query: Query, weights: dict[str, float], document_id: int
+) -> list[RetrievedChunk]:
+    """The document's best paragraphs within `reading.document_tokens` (docqa.answering.packing); where no
+    paragraph holds the question's words (a dense-only hit), windows around each chunk's centre."""
     asker = reading.asker
     assert asker.generator is not None
     settings = asker.settings.reading
     ranked = asker.retriever.retrieve(
-        reading.collection,
-        topic,
-        settings.passages_per_document,
-        document_id,
-        query=query,  # type: ignore[arg-type]
+        reading.collection, topic, settings.passages_per_document, document_id, query=query
     )
-    share = focus.per_source(settings.document_tokens, len(ranked)) if ranked else 0
     count = asker.generator.count_tokens
-    return [focus.focus(query, c, asker.store.best_passage, count, share) for c in ranked]  # type: ignore[arg-type]
+    ranked_passages = partial(asker.store.ranked_passages, query)
+    packed = packing.pack(ranked, weights, count, settings.document_tokens, ranked_passages)
+    if packed or not ranked:
+        return packed
+    share = focus.per_source(settings.document_tokens, len(ranked))
+    return [focus.focus(query, c, asker.store.best_passage, count, share) for c in ranked]
 
 
 def _finding_prompt(reading: _Reading, chunks: list[RetrievedChunk]) -> PromptPlan:

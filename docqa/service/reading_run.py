@@ -127,6 +127,10 @@ class ReadingRun:
         yield DoneEvent(replace(self._timings), self._finish_reason, list(self._citations))
         await asyncio.to_thread(self._finish)
 
+    def prompts(self) -> list[tuple[tuple[int, ...], str]]:
+        """The prompts of its parts, each with its document (the composing prompt is written from their answers)."""
+        return [((p.document_id,), p.plan.prompt) for p in self._plan.parts if p.plan is not None]
+
     def answer(self) -> Answer:
         if self._error is not None:
             raise self._failure or DocqaError(self._error)

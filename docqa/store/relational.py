@@ -24,7 +24,7 @@ from docqa.core.types import ChunkDraft, RetrievedChunk
 from docqa.store import catalog
 from docqa.store.chunk_reads import ChunkReads, is_row_id
 from docqa.store.keyword import index as keyword_index
-from docqa.store.keyword import passages
+from docqa.store.keyword import passage_bm25, passages
 from docqa.store.keyword.filing_choice import FilingIdentities
 from docqa.store.keyword.filings import FilingIdentity
 from docqa.store.keyword.passage_stems import Stemmer
@@ -334,9 +334,28 @@ class RelationalStore(ChunkReads, ABC):
 
     def best_passage(self, query: Query, chunk: RetrievedChunk) -> int | None:
         """The chunk's passage (docqa.store.keyword.passages.split_passages order) the question matches best."""
+        ranked = self.ranked_passages(query, chunk)
+        return ranked[0][0] if ranked else None
+
+    def term_weights(self, query: Query) -> dict[str, float]:
+        """Each of the question's terms with its IDF over the collection's passages, as BM25 weighs it."""
+        with self.snapshot() as s:
+            stats = self._term_stats
+            stats.refresh(s)
+            rows = stats.tables.totals(s).rows
+            terms = list(query.terms)
+            return {
+                term: passage_bm25.term_idf(rows, stats.phrase_frequency(s, term, tuple(stems)))
+                for term, stems in zip(terms, stats.stems(terms), strict=True)
+                if stems
+            }
+
+    def ranked_passages(self, query: Query, chunk: RetrievedChunk) -> list[tuple[int, float]]:
+        """(passage number in split_passages order, score) of every passage of the chunk the question
+        matches, best first."""
         with self.snapshot() as s:
             filing = self._filing_identities.is_filing(chunk.document_id)  # as the last search read it
-            return keyword_index.best_passage(
+            return keyword_index.ranked_passages(
                 s, self._term_stats, query, chunk.chunk_id, chunk.document_id, filing, self.ranking
             )
 

@@ -50,7 +50,8 @@ class AskBody(BaseModel):
     document_ids: list[int] | None = Field(
         default=None,
         max_length=1000,
-        description="The documents a comparison (or a document question) reads, where the question does not name them.",
+        description="The documents a comparison or a document question reads where the question names none; for a "
+        "collection question, the documents it reads (a selection).",
     )
     seed: int | None = Field(default=None, description="Sampling seed for repeatable answers.")
     temperature: float | None = Field(default=None, ge=0, le=2, description="Override the mode's temperature.")

@@ -101,7 +101,8 @@ class ChatCompletionBody(BaseModel):
     document_ids: list[int] | None = Field(
         default=None,
         max_length=1000,
-        description="docqa: the documents a comparison reads, where the question names none.",
+        description="docqa: the documents a comparison reads where the question names none; a collection "
+        "question's selection.",
     )
     stop: str | list[str] | None = Field(default=None, description="Up to 4 strings that end the answer.")
     n: int = Field(default=1, description="Only 1: docqa writes one answer.")

@@ -1,0 +1,236 @@
+"""Does the evidence reach the model when a question is asked of a whole collection, or of two contracts?
+
+From cuad_dev's labels (a contract holds a clause where its category's question is answerable), collection
+questions over 100 contracts for 20 clause kinds, in the words a user would use ("Which of these contracts
+have a non-compete clause?"), and comparison questions over pairs of contracts that both hold the clause,
+each naming its two contracts by their company as a user would ("Compare the non-compete clauses of the
+Dynamex and the Accuray agreements"). What is scored is the prompt docqa builds for each contract
+(`DocQA.prompts`: no model runs): the share of contracts holding the clause whose labelled span (the scoring
+rule of ../shared/data/README.md) is in that contract's prompt; for a comparison, both contracts' spans,
+and whether both contracts were found by their names. The lookup path (the collection's top 3 chunks) is
+scored on the same questions for reference: it can reach 3 contracts at most.
+
+The two settings the collection path has (passages per document, tokens per document) are chosen on half
+of the contracts (split by a hash of the file name) and reported on the other half. Tokens are counted
+with Qwen's tokenizer (a vocabulary-only GGUF).
+
+    python -m bench.collection_evidence --data ../shared/data/cuad_dev [--contracts 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import logging
+import re
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from bench.result_files import commit, new_result_path
+from docqa.answering import packing
+from docqa.core.requests import AskRequest
+from docqa.core.settings import ReadingSettings, RetrievalSettings, Settings
+from docqa.core.streams import GenerationStream
+from docqa.core.types import GeneratorInfo, GeneratorStats
+from docqa.eval.scoring import is_hit
+from docqa.llama.vocab import VocabCounter
+from docqa.service import DocQA
+
+QWEN_VOCAB = Path(__file__).resolve().parents[2] / "shared" / "tools" / "ggml-vocab-qwen2.gguf"
+# CUAD's category -> how a user asks it of a folder, and the clause's name in a comparison.
+QUESTIONS = {
+    "Non-Compete": ("Which of these contracts have a non-compete clause?", "non-compete"),
+    "Governing Law": ("Which law governs each of these contracts?", "governing law"),
+    "Anti-Assignment": ("Which contracts restrict assignment without the other party's consent?", "assignment"),
+    "Cap On Liability": ("Which of these contracts cap a party's liability?", "limitation of liability"),
+    "Audit Rights": ("Which agreements give a party the right to audit the other's books and records?", "audit"),
+    "Termination For Convenience": ("Which contracts can be terminated for convenience?", "termination"),
+    "Exclusivity": ("Which of these agreements include an exclusivity commitment?", "exclusivity"),
+    "Insurance": ("Which contracts require a party to maintain insurance?", "insurance"),
+    "Change Of Control": ("Which contracts have a change of control provision?", "change of control"),
+    "Most Favored Nation": ("Which agreements have a most favored nation clause?", "most favored nation"),
+    "Liquidated Damages": ("Which contracts provide for liquidated damages?", "liquidated damages"),
+    "Renewal Term": ("Which of these contracts renew automatically, and for how long?", "renewal"),
+    "Minimum Commitment": ("Which contracts set a minimum purchase commitment?", "minimum purchase"),
+    "Ip Ownership Assignment": ("Which contracts assign ownership of intellectual property to the other party?", "IP"),
+    "Revenue/Profit Sharing": ("Which agreements require sharing revenue or profits?", "revenue sharing"),
+    "Warranty Duration": ("Which contracts state how long the warranty lasts?", "warranty"),
+    "No-Solicit Of Employees": ("Which contracts forbid soliciting or hiring the other party's employees?", "no-hire"),
+    "Rofr/Rofo/Rofn": ("Which agreements grant a right of first refusal or first offer?", "right of first refusal"),
+    "Post-Termination Services": ("Which contracts impose obligations after termination?", "post-termination"),
+    "Expiration Date": ("When does each of these contracts expire?", "expiration"),
+}
+GRID: dict[str, tuple[Any, ...]] = {
+    "passages_per_document": (3,),
+    "document_tokens": (1536, 2048),
+    "context_weight": (0.0, 1.0, 2.0, 4.0),
+}
+
+
+class CountingOnly:
+    """The Generator protocol for building prompts: Qwen3's template and tokenizer, no weights, no answers."""
+
+    def __init__(self, vocab: Path, n_ctx: int = 16384) -> None:
+        self.count_tokens = VocabCounter(vocab, "qwen3")
+        self.info = GeneratorInfo(model_id="qwen3-vocab", n_ctx=n_ctx, prompt_format="qwen3", parallel=16)
+
+    def submit(self, prompt: str, params: Any, loop: Any = None) -> GenerationStream:
+        raise RuntimeError("this bench builds prompts only")
+
+    def stats(self) -> GeneratorStats:
+        return GeneratorStats(kind="counting")
+
+    def close(self) -> None:
+        pass
+
+
+def _half(name: str) -> str:
+    return "A" if int(hashlib.sha256(name.encode()).hexdigest(), 16) % 2 == 0 else "B"
+
+
+def _company(name: str) -> str:
+    """How a user would call a CUAD contract: its filer's name, from the file name's first part."""
+    first = re.split(r"[_\s]", name)[0]
+    return re.sub(r"(?:INC|CORP|LLC|LTD|CO)$", "", first, flags=re.IGNORECASE) or first
+
+
+def _load(data: Path, contracts: int) -> tuple[list[str], dict[str, dict[str, list[str]]]]:
+    rows = [json.loads(line) for line in (data / "qa.jsonl").open()]
+    names = sorted({Path(r["doc"]).name for r in rows}, key=lambda n: hashlib.sha256(n.encode()).hexdigest())
+    chosen = names[:contracts]
+    spans: dict[str, dict[str, list[str]]] = defaultdict(dict)
+    for r in rows:
+        name = Path(r["doc"]).name
+        if name in chosen and r["category"] in QUESTIONS and not r["is_impossible"] and r["answers"]:
+            spans[r["category"]][name] = [a["text"] for a in r["answers"]]
+    return chosen, spans
+
+
+def _hits(prompts: list[tuple[tuple[int, ...], str]], document_id: int, answers: list[str]) -> bool:
+    return any(document_id in ids and any(is_hit(p, a) for a in answers) for ids, p in prompts)
+
+
+def _score_collection(
+    qa: DocQA, ids: dict[str, int], spans: dict[str, dict[str, list[str]]], halves: str = "AB"
+) -> dict[str, Any]:
+    """Per category: contracts holding the clause (by half) and those whose span reached their prompt."""
+    out: dict[str, Any] = {}
+    for category, holders in spans.items():
+        question = QUESTIONS[category][0]
+        lookup = qa.prompts(AskRequest(question, collection="cuad", scope="lookup"))
+        row: dict[str, Any] = {}
+        for half in halves:
+            names = [n for n in holders if _half(n) == half]
+            # each contract's prompt is its own (its passages, searched within it): the holders' prompts are
+            # those of the question over the whole collection
+            selected = tuple(ids[n] for n in names)
+            prompts = qa.prompts(AskRequest(question, collection="cuad", scope="collection", document_ids=selected))
+            row[half] = {
+                "holders": len(names),
+                "in_prompt": sum(_hits(prompts, ids[n], holders[n]) for n in names),
+                "lookup_in_prompt": sum(_hits(lookup, ids[n], holders[n]) for n in names),
+            }
+        out[category] = row
+    return out
+
+
+def _totals(scores: dict[str, Any], half: str, field: str = "in_prompt") -> float | None:
+    if not all(half in row for row in scores.values()):
+        return None
+    held = sum(row[half]["holders"] for row in scores.values())
+    return round(sum(row[half][field] for row in scores.values()) / max(held, 1), 4)
+
+
+def _score_pairs(qa: DocQA, ids: dict[str, int], spans: dict[str, dict[str, list[str]]], half: str) -> dict[str, Any]:
+    """Pairs of contracts of one half that both hold a clause (consecutive holders, by name), named by company."""
+    pairs = found = both = named = 0
+    for category, holders in spans.items():
+        names = sorted(n for n in holders if _half(n) == half and _company(n).isalpha())
+        for a, b in zip(names[::2], names[1::2], strict=False):
+            if _company(a).lower() == _company(b).lower():
+                continue
+            question = (
+                f"Compare the {QUESTIONS[category][1]} clauses of the {_company(a)} and the {_company(b)} agreements"
+            )
+            prompts = qa.prompts(AskRequest(question, collection="cuad"))
+            read = {d for ids_, _ in prompts for d in ids_}
+            pairs += 1
+            named += {ids[a], ids[b]} <= read and len(read) == 2
+            in_a, in_b = _hits(prompts, ids[a], holders[a]), _hits(prompts, ids[b], holders[b])
+            found += in_a + in_b
+            both += in_a and in_b
+    return {
+        "pairs": pairs,
+        "both_documents_named": round(named / max(pairs, 1), 4),
+        "spans_in_prompt": round(found / max(2 * pairs, 1), 4),
+        "both_spans_in_prompt": round(both / max(pairs, 1), 4),
+    }
+
+
+def _use(qa: DocQA, base: Settings, reading: ReadingSettings) -> None:
+    qa.settings = base.model_copy(update={"reading": reading})
+    qa._asker.settings = qa.settings
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=Path("../shared/data/cuad_dev"))
+    parser.add_argument("--contracts", type=int, default=100)
+    parser.add_argument("--data-dir", type=Path, default=Path("/tmp/docqa-collection-evidence"))
+    parser.add_argument("--vocab", type=Path, default=QWEN_VOCAB)
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.WARNING)
+    chosen, spans = _load(args.data, args.contracts)
+    generator = CountingOnly(args.vocab)
+    base = Settings(data_dir=args.data_dir, retrieval=RetrievalSettings(retriever="bm25"))
+    qa = DocQA(base, None, generator)
+    started = time.perf_counter()
+    qa.ingest([args.data / "txt" / name for name in chosen], collection="cuad")
+    ingest_s = time.perf_counter() - started
+    ids = {d.name: d.id for d in qa.documents("cuad")}
+    grid: list[dict[str, Any]] = []
+    for k in GRID["passages_per_document"]:
+        for tokens in GRID["document_tokens"]:
+            for weight in GRID["context_weight"]:
+                packing.CONTEXT_WEIGHT = weight
+                _use(qa, base, ReadingSettings(passages_per_document=k, document_tokens=tokens))
+                scores = _score_collection(qa, ids, spans, "A")
+                grid.append({"passages_per_document": k, "document_tokens": tokens, "context_weight": weight,
+                             "A": _totals(scores, "A")})  # fmt: skip
+                print(f"k={k} tokens={tokens} context={weight}: A {grid[-1]['A']}", flush=True)
+    # chosen on half A: the highest evidence share, then the fewest tokens (the cheaper prompt)
+    best = max(grid, key=lambda g: (g["A"], -g["document_tokens"], -g["passages_per_document"]))
+    packing.CONTEXT_WEIGHT = best["context_weight"]
+    _use(
+        qa,
+        base,
+        ReadingSettings(passages_per_document=best["passages_per_document"], document_tokens=best["document_tokens"]),
+    )
+    best["scores"] = _score_collection(qa, ids, spans, "AB")
+    best["B"] = _totals(best["scores"], "B")
+    pairs = {half: _score_pairs(qa, ids, spans, half) for half in "AB"}
+    result = {
+        "bench": "collection_evidence",
+        "commit": commit(),
+        "contracts": len(chosen),
+        "ingest_s": round(ingest_s, 1),
+        "categories": len(spans),
+        "chosen_on_A": {k: best[k] for k in ("passages_per_document", "document_tokens", "context_weight")},
+        "collection_evidence": {"A": best["A"], "B": best["B"]},
+        "lookup_top3_evidence": {h: _totals(best["scores"], h, "lookup_in_prompt") for h in "AB"},
+        "by_category_B": {c: row["B"] for c, row in best["scores"].items()},
+        "comparisons": pairs,
+        "grid": [{k: v for k, v in g.items() if k != "scores"} for g in grid],
+    }
+    path = new_result_path("cpu_collection_evidence")
+    path.write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps({k: v for k, v in result.items() if k not in ("grid", "by_category_B")}, indent=2))
+    print(f"written to {path}")
+    qa.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,184 @@
+"""A document's best paragraphs packed into a token budget: what one document of a collection question (or
+of a comparison) shows the model.
+
+Cutting each retrieved chunk to a window around its single best passage (docqa.answering.focus) suits a
+lookup's few sources, but for one document's share of a collection question it lost the clause more often
+than retrieval did: on 100 CUAD contracts the labelled clause was in the document's best two chunks for
+0.91 of the contracts holding it, in the windows cut from them for 0.70, and in their best ~500-token
+passages packed to the same budget for 0.78 (docs/benchmarks/reading.md). A contract's clause is a
+paragraph, and a ~500-token passage holds several: here the paragraphs of the document's best chunks are
+scored on their own (BM25's saturation of each question term, weighted by the term's IDF in the
+collection), taken best first while they fit, each with the short paragraph before it where that is its
+heading; the taken paragraphs of a chunk that stand next to each other make one source, shown in the
+document's order with its pages.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+
+from docqa.answering import focus
+from docqa.core.types import RetrievedChunk
+from docqa.store.keyword import lexical
+from docqa.store.keyword.passages import split_passages
+
+PARAGRAPH_CHARS = 1500  # a "paragraph" longer than this (a page without blank lines) is cut at its line breaks
+HEADING_CHARS = 200  # a paragraph this short, just before a taken one, is taken with it (its heading)
+K1, B = 1.2, 0.75  # BM25's constants, as the index's own ranking uses them
+CONTEXT_WEIGHT = 2.0  # what the best passage adds to each of its paragraphs' scores (bench.collection_evidence)
+RankedPassages = Callable[[RetrievedChunk], list[tuple[int, float]]]  # (passage number, score), best first
+_BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
+_SUFFIX = re.compile(r"(?:ations?|ities|ity|ments?|ings?|ions?|ive|ed|es|s)$")
+
+
+def paragraphs(text: str) -> list[tuple[int, int]]:
+    """[start, end) of the text's paragraphs: split at blank lines, an overlong one at its line breaks."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for gap in [*_BLANK_LINE.finditer(text), None]:
+        end = gap.start() if gap else len(text)
+        if text[start:end].strip():
+            spans += _lines_within(text, start, end)
+        start = gap.end() if gap else end
+    return spans
+
+
+def _lines_within(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    if end - start <= PARAGRAPH_CHARS:
+        return [(start, end)]
+    pieces = []
+    while end - start > PARAGRAPH_CHARS:
+        cut = text.rfind("\n", start + PARAGRAPH_CHARS // 2, start + PARAGRAPH_CHARS)
+        cut = cut if cut > start else start + PARAGRAPH_CHARS
+        pieces.append((start, cut))
+        start = cut
+    return [*pieces, (start, end)]
+
+
+def stem(word: str) -> str:
+    """A word without its commonest English endings, so that 'compete' meets 'competing', 'assignment'
+    meets 'assign' (each side stemmed alike; other scripts unchanged)."""
+    return _SUFFIX.sub("", word) if len(word) > 5 and word.isascii() else word
+
+
+def _score(text: str, weights: Mapping[str, float], average: float) -> float:
+    counts: dict[str, int] = {}
+    for word in lexical.words_of(lexical.index_text(text)) if weights else ():  # CJK as the index's bigrams
+        key = stem(word.lower())
+        counts[key] = counts.get(key, 0) + 1
+    norm = K1 * (1 - B + B * len(text) / max(average, 1.0))
+    return sum(idf * counts[t] * (K1 + 1) / (counts[t] + norm) for t, idf in weights.items() if t in counts)
+
+
+def pack(
+    chunks: Sequence[RetrievedChunk],
+    term_weights: Mapping[str, float],
+    count_tokens: Callable[[str], int],
+    budget: int,
+    passages: RankedPassages | None = None,
+) -> list[RetrievedChunk]:
+    """The sources that show the best paragraphs of these chunks within `budget` tokens, best first, a
+    paragraph that does not fit skipped for a smaller one after it; empty when no paragraph holds a term
+    of the question (the caller then cuts windows instead). term_weights: each question term's IDF.
+    passages: the index's passage ranking of a chunk; a paragraph's score then adds CONTEXT_WEIGHT times
+    its passage's (the score's share of the best passage's), so that a clause whose own words are not the
+    question's is still found under its heading or beside the sentence that names it."""
+    weights: dict[str, float] = {}
+    for term, idf in term_weights.items():
+        weights[stem(term)] = max(weights.get(stem(term), 0.0), idf)
+    spans = [paragraphs(c.text) for c in chunks]
+    sizes = [e - s for per_chunk in spans for s, e in per_chunk]
+    average = sum(sizes) / max(len(sizes), 1)
+    context = _contexts(chunks, spans, passages) if passages is not None else [[0.0] * len(s) for s in spans]
+    units = []  # (score, chunk rank, paragraph number)
+    for rank, chunk in enumerate(chunks):
+        for n, (start, end) in enumerate(spans[rank]):
+            score = _score(chunk.text[start:end], weights, average) + context[rank][n]
+            if score > 0:
+                units.append((score, rank, n))
+    units.sort(key=lambda u: (-u[0], u[1], u[2]))
+    taken: dict[int, set[int]] = {}
+    used = 0
+    for _, rank, n in units:
+        numbers = {n} | _heading_of(chunks[rank].text, spans[rank], n)
+        numbers -= taken.get(rank, set())
+        size = sum(count_tokens(chunks[rank].text[slice(*spans[rank][k])]) for k in numbers)
+        if taken and used + size > budget:
+            continue
+        taken.setdefault(rank, set()).update(numbers)
+        used += size
+    return [source for r in sorted(taken) for source in _runs(chunks[r], spans[r], taken[r], budget, count_tokens)]
+
+
+def _contexts(
+    chunks: Sequence[RetrievedChunk], spans: list[list[tuple[int, int]]], passages: RankedPassages
+) -> list[list[float]]:
+    """Per paragraph, CONTEXT_WEIGHT times its passage's score over the best passage's of these chunks."""
+    ranked = [passages(c) for c in chunks]
+    best = max((score for per_chunk in ranked for _, score in per_chunk), default=0.0)
+    out = []
+    for chunk, per_chunk, paragraph_spans in zip(chunks, ranked, spans, strict=True):
+        score_of = dict(per_chunk)
+        bounds = passage_spans(chunk.text)
+        row = []
+        for start, _ in paragraph_spans:
+            owner = next((k for k, (s, e) in enumerate(bounds) if s <= start < e), None)
+            share = score_of.get(owner, 0.0) / best if owner is not None and best > 0 else 0.0
+            row.append(CONTEXT_WEIGHT * share)
+        out.append(row)
+    return out
+
+
+def passage_spans(text: str) -> list[tuple[int, int]]:
+    """[start, end) of each of the index's passages of the text (split_passages order; an overlong
+    paragraph's windows overlap)."""
+    found: list[tuple[int, int]] = []
+    at = 0
+    for passage in split_passages(text):
+        start = text.find(passage, at) if passage else at
+        start = at if start < 0 else start
+        found.append((start, start + len(passage)))
+        at = start + 1
+    return found
+
+
+def _heading_of(text: str, spans: list[tuple[int, int]], n: int) -> set[int]:
+    if n > 0 and spans[n - 1][1] - spans[n - 1][0] <= HEADING_CHARS:
+        return {n - 1}
+    return set()
+
+
+def _runs(
+    chunk: RetrievedChunk,
+    spans: list[tuple[int, int]],
+    numbers: set[int],
+    budget: int,
+    count_tokens: Callable[[str], int],
+) -> list[RetrievedChunk]:
+    """One source per run of adjacent taken paragraphs; a lone run over the whole budget (the best one,
+    taken first whatever its size) is cut to the budget from its start."""
+    runs: list[list[int]] = []
+    for n in sorted(numbers):
+        if runs and runs[-1][-1] == n - 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    sources = []
+    for run in runs:
+        source = focus.cut(chunk, spans[run[0]][0], spans[run[-1]][1])
+        if count_tokens(source.text) > budget:
+            source = _head(source, budget, count_tokens)
+        sources.append(source)
+    return sources
+
+
+def _head(source: RetrievedChunk, budget: int, count_tokens: Callable[[str], int]) -> RetrievedChunk:
+    lo, hi = 0, len(source.text)
+    while hi - lo > max(16, hi // 64):
+        mid = (lo + hi) // 2
+        if count_tokens(source.text[:mid]) <= budget:
+            lo = mid
+        else:
+            hi = mid
+    return focus.cut(source, 0, lo)
