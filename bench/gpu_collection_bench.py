@@ -87,7 +87,9 @@ def collection(args: argparse.Namespace) -> dict[str, Any]:
     finally:
         qa.close()
     for run in runs:
-        npl, npp, ntg = run["prompts"], run["prompt_tokens_mean"], ReadingSettings().finding_tokens
+        # the findings' mean length as generated (one stopped at a repetition ends early): the same work
+        npl, npp = run["prompts"], run["prompt_tokens_mean"]
+        ntg = run["completion_tokens_mean"] = max(1, round(run["completion_tokens"] / max(npl, 1)))
         text = llama_tool(
             args.bin, "llama-batched-bench", "-m", str(args.model), "-c", str(npl * (npp + ntg) + 1024), "-b", "2048",
             "-ub", "512", "-npp", str(npp), "-ntg", str(ntg), "-npl", str(npl), "-ngl", "99", "-fa", "on",

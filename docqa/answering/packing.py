@@ -26,7 +26,7 @@ from docqa.store.keyword.passages import split_passages
 PARAGRAPH_CHARS = 1500  # a "paragraph" longer than this (a page without blank lines) is cut at its line breaks
 HEADING_CHARS = 200  # a paragraph this short, just before a taken one, is taken with it (its heading)
 K1, B = 1.2, 0.75  # BM25's constants, as the index's own ranking uses them
-CONTEXT_WEIGHT = 2.0  # what the best passage adds to each of its paragraphs' scores (bench.collection_evidence)
+CONTEXT_WEIGHT = 1.0  # what the best passage adds to each of its paragraphs' scores (bench.collection_evidence)
 RankedPassages = Callable[[RetrievedChunk], list[tuple[int, float]]]  # (passage number, score), best first
 _BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
 _SUFFIX = re.compile(r"(?:ations?|ities|ity|ments?|ings?|ions?|ive|ed|es|s)$")

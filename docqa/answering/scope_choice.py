@@ -81,6 +81,8 @@ _CJK_PLACE = re.compile(
     "无锡|青岛|大连|合肥|长沙|郑州|济南|福州|昆明|东莞|佛山)(?:省|市)?"
 )
 MIN_NAME_WORD = 3
+NAMED_BY_AT_MOST = 2  # documents whose names may share a word that still names them
+_KIND_WORDS = frozenset({"agreement", "agreements", "contract", "contracts", "license", "lease", "plan", "amendment"})
 
 
 @dataclass(frozen=True)
@@ -102,15 +104,21 @@ def _words(text: str) -> list[str]:
     return [w.casefold() for w in _WORD.findall(text)]
 
 
-def _name_words(names: Sequence[str]) -> set[str]:
+def _name_words(names: Sequence[str]) -> tuple[set[str], set[str]]:
+    """A document's name words: those of its company or title, and those that say its kind, the word just
+    before "agreement" or "contract" ("DISTRIBUTOR AGREEMENT", "supply_contract")."""
     words: set[str] = set()
+    kinds: set[str] = set()
     for name in names:
         stem = PurePath(name).stem if "." in name[-6:] else name
         spaced = re.sub(r"(?<=[a-z])(?=[A-Z])|[_\-.,()]", " ", stem)  # DynamexInc_10-K -> Dynamex Inc 10 K
-        for word in _words(spaced):
+        split = _words(spaced)
+        for i, word in enumerate(split):
             glued = _GLUED_SUFFIX.match(word)  # EDGAR's "ACCURAYINC": the name without its legal form
-            words |= {w for w in (word, glued.group(1) if glued else "") if _distinct_shape(w)}
-    return words
+            found = {w for w in (word, glued.group(1) if glued else "") if _distinct_shape(w)}
+            kind = i + 1 < len(split) and split[i + 1] in _KIND_WORDS
+            (kinds if kind else words).update(found)
+    return words - kinds, kinds
 
 
 def _distinct_shape(word: str) -> bool:
@@ -140,13 +148,14 @@ def named_documents(question: str, documents: Sequence[NamedDocument]) -> tuple[
     question holds, in the collection's order."""
     asked = {w.removesuffix("'s").removesuffix("’s") for w in _words(question)}  # "Accuray's" names Accuray
     folded = question.casefold()
-    words = {d.document_id: _name_words(d.names) for d in documents}
-    spread = Counter(w for ws in words.values() for w in ws)
-    # a word of many documents' names ("distributor" in a folder of distribution deals) names none of them
-    most = max(1, len(documents) // 10)
+    named = {d.document_id: _name_words(d.names) for d in documents}
+    spread = Counter(w for own, kinds in named.values() for w in own | kinds)
     found = []
     for doc in documents:
-        distinctive = {w for w in words[doc.document_id] if spread[w] <= most}
+        own, kinds = named[doc.document_id]
+        # a word of several documents' names names none of them: a company's or a title's own word may be
+        # shared by a contract and its amendment, a word of its kind ("distributor", "license") by none
+        distinctive = {w for w in own if spread[w] <= NAMED_BY_AT_MOST} | {w for w in kinds if spread[w] == 1}
         if distinctive & asked or any(core in folded for core in _cjk_cores(doc.names)):
             found.append(doc.document_id)
     return tuple(found)

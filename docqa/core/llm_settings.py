@@ -39,8 +39,8 @@ class LLMSettings(BaseModel):
     n_ctx: int = Field(default=16384, ge=512, description="Generator context window in tokens (prompt + answer).")
     kv_cache_type: Literal["f16", "q8_0"] = Field(
         default="f16",
-        description="The KV cache's element type: q8_0 halves its memory, so a long context (a whole document, "
-        "docs/usage.md) fits a 24 GB card; llama.cpp quantizes its V half only with flash attention.",
+        description="The KV cache's element type: q8_0 halves its memory, so that a long context (a whole document, "
+        "docs/usage.md) fits a smaller card; llama.cpp quantizes its V half only with flash attention.",
     )
     rope_scaling: Literal["none", "yarn"] = Field(
         default="none",

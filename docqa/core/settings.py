@@ -280,10 +280,10 @@ class ReadingSettings(BaseModel):
         "comparison question's prompt.",
     )
     document_tokens: int = Field(
-        default=1536,
+        default=2048,
         ge=256,
         description="Tokens of each document's passages in its prompt (shared by its passages, each cut around the "
-        "lines that match best): 100 contracts make ~170k prompt tokens at the default.",
+        "lines that match best): 100 contracts make ~220k prompt tokens at the default.",
     )
     finding_tokens: int = Field(
         default=160, ge=16, description="Most tokens of each document's finding (a sentence or two, or NOT STATED)."

@@ -209,16 +209,16 @@ class ReadingRun:
         try:
             async for event in stream:
                 builder.on_event(event)
-                self._count(event.prompt_tokens, event.completion_tokens, event.final)
                 if builder.done:
                     break
         finally:
             stream.cancel()
+        self._count(builder)
 
-    def _count(self, prompt_tokens: int, completion_tokens: int, final: bool) -> None:
-        if final:
-            self._timings.prompt_tokens += prompt_tokens
-            self._timings.completion_tokens += completion_tokens
+    def _count(self, builder: AnswerBuilder) -> None:
+        """A prompt's tokens and what it generated (a finding stopped at a repetition: the tokens it had)."""
+        self._timings.prompt_tokens += builder.timings.prompt_tokens
+        self._timings.completion_tokens += builder.timings.completion_tokens
 
     def _findings(self) -> list[Finding]:
         """Each part's finding, numbered as the answer numbers its sources; a part the generator failed on is
@@ -291,11 +291,11 @@ class ReadingRun:
                         yield event
                     elif event.kind == "reasoning":
                         yield event
-                self._count(gen_event.prompt_tokens, gen_event.completion_tokens, gen_event.final)
                 if builder.done:
                     break
         finally:
             stream.cancel()
+        self._count(builder)
         if builder.error is not None:
             self._error, self._failure = builder.error, builder.failure
             return
