@@ -138,7 +138,10 @@ def test_a_document_that_fits_is_read_whole_in_one_prompt(qa: DocQA, fake: FakeG
 def _long_contract(path: Path) -> Path:
     articles = [
         f"ARTICLE {n}\n\n"
-        + " ".join(f"Clause {n}.{k}: the supplier shall keep record {n}-{k} of the services for audit." for k in (1, 2, 3, 4, 5))
+        + " ".join(
+            f"Clause {n}.{k}: the supplier shall keep record {n}-{k} of the services for audit."
+            for k in (1, 2, 3, 4, 5)
+        )
         + "\n"
         for n in range(1, 13)
     ]

@@ -38,7 +38,9 @@ class FakeGenerator:
         reply: Callable[[str], str] | None = None,
         parallel: int = 1,
     ) -> None:
-        self.info = GeneratorInfo(model_id="fake-generator", n_ctx=n_ctx, prompt_format=prompt_format, parallel=parallel)
+        self.info = GeneratorInfo(
+            model_id="fake-generator", n_ctx=n_ctx, prompt_format=prompt_format, parallel=parallel
+        )
         self.script = script
         self.reply = reply  # the script for each prompt, where a test answers prompts differently
         self.prompts: list[str] = []  # every prompt submitted, in order
