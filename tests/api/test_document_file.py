@@ -80,3 +80,26 @@ def test_check_finds_and_removes_originals_no_document_holds(tmp_path: Path) -> 
         assert not stray.exists() and not [r for r in qa.check() if r.collection == "(all collections)"]
         (document,) = httpx.get(docs).json()["documents"]
         assert httpx.get(f"{docs}/{document['id']}/file").content == b"A notice that stays."
+
+
+def test_an_original_never_runs_as_active_content_on_docqas_origin(tmp_path: Path) -> None:
+    """Issue 60: an uploaded HTML file with script was served back as text/html, inline, and its script read
+    the page's API key. Now only PDFs and pictures are shown inline, text as plain text, the rest downloaded,
+    all but PDFs under a CSP sandbox that allows nothing."""
+    settings = make_settings(tmp_path / "data")
+    page = b"<html><head><title>Lease</title></head><body><p>Rent is due monthly.</p><script>alert(1)</script>"
+    with DocQA(settings, None, None) as qa, serve_app(settings, qa, free_port()) as base:
+        docs = f"{base}/v1/collections/default/documents"
+        files = [("files", ("lease.html", page)), ("files", ("notes.md", b"# Notes\n\nRent is due monthly.\n"))]
+        assert httpx.post(docs, files=files, timeout=60).status_code == 200
+        by_name = {d["name"]: d["id"] for d in httpx.get(docs).json()["documents"]}
+        html = httpx.get(f"{docs}/{by_name['lease.html']}/file")
+        assert html.status_code == 200 and html.content == page
+        assert html.headers["content-type"] == "application/octet-stream"
+        assert html.headers["content-disposition"].startswith("attachment")
+        assert html.headers["content-security-policy"].startswith("sandbox;")
+        assert html.headers["x-content-type-options"] == "nosniff"
+        text = httpx.get(f"{docs}/{by_name['notes.md']}/file")
+        assert text.headers["content-type"] == "text/plain; charset=utf-8"
+        assert text.headers["content-disposition"].startswith("inline")
+        assert "sandbox" in text.headers["content-security-policy"]

@@ -224,7 +224,34 @@ def delete_document(name: str, document_id: int, qa: QADep) -> Response:
     response_class=FileResponse,
 )
 def document_file(name: str, document_id: int, qa: QADep) -> FileResponse:
+    """A document's original, never as active content on docqa's origin: PDFs and pictures inline (the page's
+    viewer and a citation's link show them), text as plain text, everything else (HTML, SVG, XML, Office,
+    email) as a download; each under a CSP sandbox with nothing allowed (a PDF without it: Chromium's own
+    viewer does not open a PDF in a sandboxed document, and runs a PDF's scripts apart from the origin)."""
     document, path = qa.original(document_id, name)
-    media = mimetypes.guess_type(document.name)[0] or "application/octet-stream"
-    # inline, so that a browser (and the page's viewer) shows it; never the server's path as its name
-    return FileResponse(path, media_type=media, content_disposition_type="inline", filename=document.name)
+    media, disposition = served_as(document.name)
+    headers = {"Cache-Control": "private, no-cache"}  # nosniff: on every response (docqa.api.cross_site)
+    if media != "application/pdf":
+        headers["Content-Security-Policy"] = (
+            "sandbox; default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'"
+        )
+    # never the server's path as its name
+    return FileResponse(
+        path, media_type=media, content_disposition_type=disposition, filename=document.name, headers=headers
+    )
+
+
+INLINE_TYPES = frozenset({"application/pdf", "image/png", "image/jpeg", "image/gif", "image/webp"})
+TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".csv", ".tsv"})
+
+
+def served_as(file_name: str) -> tuple[str, str]:
+    """(Content-Type, Content-Disposition type) an original is served with: an allow-list shown inline, text
+    as text/plain, the rest as an opaque download."""
+    suffix = Path(file_name).suffix.lower()
+    if suffix in TEXT_SUFFIXES:
+        return "text/plain; charset=utf-8", "inline"
+    media = mimetypes.guess_type(file_name)[0] or ""
+    if media in INLINE_TYPES:
+        return media, "inline"
+    return "application/octet-stream", "attachment"
