@@ -17,7 +17,7 @@ import os
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 from docqa.answering import focus, packing
@@ -173,7 +173,7 @@ def _finding_prompt(reading: _Reading, chunks: list[RetrievedChunk]) -> PromptPl
         question=finding_question(reading.request.question),
         ranked=chunks,
         prompt_format=info.prompt_format,
-        thinking=reading.request.thinking and info.can_think,
+        thinking=False,  # a finding is a sentence or two from its passages: read without reasoning
         n_ctx=info.n_ctx,
         max_tokens=asker.settings.reading.finding_tokens,
         count_tokens=asker.generator.count_tokens,
@@ -184,7 +184,12 @@ def _finding_prompt(reading: _Reading, chunks: list[RetrievedChunk]) -> PromptPl
 def _plan(reading: _Reading, parts: list[Part], total: int, *, label: str = "documents") -> ReadingPlan:
     asker, request = reading.asker, reading.request
     mode, base, warnings = asker.sampling(request)
-    finding = asker.params(request, base, asker.settings.reading.finding_tokens, (), thinking=mode == "thinking")
+    # Findings and a part's notes are read without reasoning, whatever the mode (a thinking budget would take
+    # their few tokens); the answer written from them is generated in the mode asked.
+    _, plain, _ = asker.sampling(replace(request, thinking=False))
+    settings = asker.settings.reading
+    tokens = settings.finding_tokens if label == "documents" else min(settings.part_tokens, asker.max_tokens(request))
+    finding = asker.params(request, plain, tokens, (), thinking=False)
     compose = asker.params(request, base, asker.max_tokens(request), (), thinking=mode == "thinking")
     if reading.decision.reason != "asked":
         warnings = (*warnings, f"read as a {reading.decision.scope} question: it {reading.decision.reason}")
@@ -306,7 +311,7 @@ def _part_prompt(reading: _Reading, chunks: list[RetrievedChunk]) -> PromptPlan:
         question=reading.request.question,
         ranked=chunks,
         prompt_format=info.prompt_format,
-        thinking=reading.request.thinking and info.can_think,
+        thinking=False,  # a part's notes, as a finding: the summary written from them is reasoned, if asked
         n_ctx=info.n_ctx,
         max_tokens=min(asker.settings.reading.part_tokens, asker.max_tokens(reading.request)),
         count_tokens=asker.generator.count_tokens,

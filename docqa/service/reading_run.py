@@ -75,7 +75,7 @@ class ReadingRun:
         self._plan = plan
         self._document_name = document_name
         self._builders = [
-            AnswerBuilder(plan.mode, p.plan, plan.started, 0.0) if p.plan is not None else None for p in plan.parts
+            AnswerBuilder("non-thinking", p.plan, plan.started, 0.0) if p.plan is not None else None for p in plan.parts
         ]
         self._citations: list[Citation] = []
         self._numbers: list[dict[int, int]] = []

@@ -157,6 +157,8 @@ def test_a_document_too_long_for_one_prompt_is_read_part_by_part(tmp_path: Path,
         events = list(qa.stream(AskRequest("Summarize the long supply agreement")))
         parts = [p for p in fake.prompts if "<notes>" not in p]
         assert len(parts) >= 2 and len([p for p in fake.prompts if "<notes>" in p]) == 1
+        notes = ReadingSettings().part_tokens
+        assert [p.max_tokens for p in fake.params[: len(parts)]] == [notes] * len(parts)  # a part's notes' length
         for n in range(1, 13):  # every article reached a part's prompt
             assert any(f"record {n}-3 " in p for p in parts), n
         reading = [e for e in events if isinstance(e, ReadingEvent)]
@@ -216,3 +218,16 @@ def test_a_finding_that_is_not_stated_is_named_as_such(tmp_path: Path) -> None:
     finally:
         qa.close()
         silent.close()
+
+
+def test_findings_are_read_without_reasoning_and_the_comparison_in_the_mode_asked(
+    qa: DocQA, fake: FakeGenerator
+) -> None:
+    answer = qa.ask(AskRequest("Compare the services agreement and the supply contract", thinking=True))
+    assert answer.mode == "thinking"
+    findings = [(p, s) for p, s in zip(fake.prompts, fake.params, strict=True) if "<notes>" not in p]
+    composed = [(p, s) for p, s in zip(fake.prompts, fake.params, strict=True) if "<notes>" in p]
+    assert len(findings) == 2 and len(composed) == 1
+    for prompt, params in findings:  # Qwen3's template with thinking off, and no reasoning budget
+        assert prompt.endswith("<think>\n\n</think>\n\n") and params.thinking_budget is None
+    assert not composed[0][0].endswith("</think>\n\n")  # the comparison may reason first
