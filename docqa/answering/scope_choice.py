@@ -21,16 +21,24 @@ from pathlib import PurePath
 
 from docqa.core.scopes import Scope
 
+# the kinds of document a folder holds, plural ("which contracts") and either ("each contract", "of the filings")
+_PLURAL = (
+    r"(?:contracts|agreements|documents|docs|files|filings|reports|leases|policies|deals|licen[cs]es|amendments|"
+    r"judgments|prospectuses|papers|pdfs|companies|vendors|suppliers)"
+)
 _KINDS = (
-    r"(?:contracts?|agreements?|documents?|docs|files?|filings?|reports?|leases?|policies|polic(?:y)|deals?|"
-    r"licen[cs]es?|amendments?|judgments?|cases?|prospectuses|papers?|pdfs?|companies|vendors?|suppliers?)"
+    rf"(?:{_PLURAL}|contract|agreement|document|file|filing|report|lease|policy|deal|licen[cs]e|amendment|"
+    r"judgment|prospectus|paper|pdf|company|vendor|supplier)"
 )
 _ONE_WORD = r"(?:[\w'-]+\s+)?"  # "which *signed* contracts", never "what law governs the agreement"
+_CJK_KINDS = r"(?:合同|协议|文件|文档|判决|判决书|报告|招股书|招股说明书|公司)"
 _COLLECTION = re.compile(
     "|".join(
         (
-            rf"\b(?:which|what)\s+(?:(?:ones?|of)\s+)?(?:(?:these|those|the|our|my|all|your)\s+)?{_ONE_WORD}{_KINDS}\b",
-            rf"\bhow\s+many\s+(?:of\s+)?(?:(?:these|those|the|our|my)\s+)?{_ONE_WORD}{_KINDS}\b",
+            # "which contracts ...", "which of these agreements ..."; "which contract has the code K000?" is a lookup
+            rf"\b(?:which|what)\s+(?:ones?\s+)?(?:(?:these|those|the|our|my|all|your)\s+)?{_ONE_WORD}{_PLURAL}\b",
+            rf"\b(?:which|what)\s+(?:ones?\s+)?of\s+(?:these|those|the|our|my|all|your)\s+{_ONE_WORD}{_KINDS}\b",
+            rf"\bhow\s+many\s+(?:of\s+)?(?:(?:these|those|the|our|my)\s+)?{_ONE_WORD}{_PLURAL}\b",
             rf"\b(?:list|name|find|show|identify|count)\s+(?:me\s+)?(?:all|every|each|any)\s+(?:of\s+)?(?:the\s+)?"
             rf"{_ONE_WORD}{_ONE_WORD}{_KINDS}\b",
             rf"\b(?:any|all|each|every|none)\s+(?:one\s+)?of\s+(?:these|those|the|our|my)\s+{_ONE_WORD}{_KINDS}\b",
@@ -38,8 +46,9 @@ _COLLECTION = re.compile(
             rf"{_KINDS}\b",
             rf"\b(?:does|do|is|are)\s+(?:any|every|each)\s+{_ONE_WORD}{_KINDS}\b",
             rf"\b(?:each|every)\s+{_KINDS}\b",
-            r"哪些|哪几份|哪几个|多少份|多少个|几份|所有(?:的)?(?:合同|协议|文件|文档|判决|公司|报告)|"
-            r"每(?:一)?份|各份|各个(?:合同|协议|文件|公司)|全部(?:合同|协议|文件|文档)",
+            # "哪些合同", "多少份协议", "所有合同", "每份": not "公司有哪些子公司" (which subsidiaries: a lookup)
+            rf"哪些{_CJK_KINDS}|哪几份|多少份|多少个{_CJK_KINDS}|几份{_CJK_KINDS}|所有(?:的)?{_CJK_KINDS}|每(?:一)?份|各份|"
+            rf"各个{_CJK_KINDS}|全部{_CJK_KINDS}",
         )
     ),
     re.IGNORECASE,
@@ -51,7 +60,7 @@ _COMPARE = re.compile(
 )
 _DOCUMENT = re.compile(
     r"\bsummar(?:y|ies|i[sz]e|i[sz]ing)\b|\boutline\b|\boverview\b|\bsynopsis\b|\btl;?dr\b|\bgist\b|\brecap\b|"
-    r"\b(?:key|main|important)\s+(?:points|terms|takeaways|provisions|ideas|findings|obligations|risks)\b|"
+    r"\b(?:key|main|important)\s+(?:points|terms|takeaways|provisions|ideas)\b|"
     r"\bwhat\s+is\s+(?:this|the|that)\s+(?:\w+\s+)?(?:document|contract|agreement|filing|report|paper|file|lease)\s+"
     r"about\b|\b(?:walk\s+me\s+through|break\s+down)\b|"
     rf"\b(?:list|enumerate)\s+(?:all|every|each)\b.*\b(?:in|of)\s+(?:this|the|that)\s+{_ONE_WORD}{_KINDS}\b|"

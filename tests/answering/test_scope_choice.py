@@ -95,6 +95,12 @@ def test_questions_about_one_whole_document(question: str, documents: tuple[int,
         "Who is the chief executive of Northwind?",
         "设备的质保期是多久？",
         "Compare revenue with the prior year",  # one filing's own figures: a passage, no two documents named
+        "Which contract has the vault code K000?",  # one document that holds a thing: a passage
+        "Which current report did Acme Mining file in 2023?",
+        "Which rate cases were pending at year end?",
+        "What are the main risks to 3M's business?",  # Item 1A's passages, not the whole filing
+        "公司有哪些重大诉讼？",  # which lawsuits: the passages that list them
+        "江苏爱康太阳能公司有哪些控股子公司？",
     ],
 )
 def test_lookups_stay_lookups(question: str) -> None:
