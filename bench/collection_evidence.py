@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import json
 import logging
 import re
@@ -192,15 +193,13 @@ def main() -> None:
     ingest_s = time.perf_counter() - started
     ids = {d.name: d.id for d in qa.documents("cuad")}
     grid: list[dict[str, Any]] = []
-    for k in GRID["passages_per_document"]:
-        for tokens in GRID["document_tokens"]:
-            for weight in GRID["context_weight"]:
-                packing.CONTEXT_WEIGHT = weight
-                _use(qa, base, ReadingSettings(passages_per_document=k, document_tokens=tokens))
-                scores = _score_collection(qa, ids, spans, "A")
-                grid.append({"passages_per_document": k, "document_tokens": tokens, "context_weight": weight,
-                             "A": _totals(scores, "A")})  # fmt: skip
-                print(f"k={k} tokens={tokens} context={weight}: A {grid[-1]['A']}", flush=True)
+    for k, tokens, weight, words in itertools.product(*GRID.values()):
+        packing.CONTEXT_WEIGHT = weight
+        _use(qa, base, ReadingSettings(passages_per_document=k, document_tokens=tokens, clause_words=words))
+        scores = _score_collection(qa, ids, spans, "A")
+        grid.append({"passages_per_document": k, "document_tokens": tokens, "context_weight": weight,
+                     "clause_words": words, "A": _totals(scores, "A")})  # fmt: skip
+        print(f"k={k} tokens={tokens} context={weight} clause_words={words}: A {grid[-1]['A']}", flush=True)
     # chosen on half A: the highest evidence share, then the fewest tokens (the cheaper prompt)
     best = max(grid, key=lambda g: (g["A"], -g["document_tokens"], -g["passages_per_document"]))
     packing.CONTEXT_WEIGHT = best["context_weight"]
@@ -218,7 +217,7 @@ def main() -> None:
         "contracts": len(chosen),
         "ingest_s": round(ingest_s, 1),
         "categories": len(spans),
-        "chosen_on_A": {k: best[k] for k in ("passages_per_document", "document_tokens", "context_weight")},
+        "chosen_on_A": {k: best[k] for k in GRID},
         "collection_evidence": {"A": best["A"], "B": best["B"]},
         "lookup_top3_evidence": {h: _totals(best["scores"], h, "lookup_in_prompt") for h in "AB"},
         "by_category_B": {c: row["B"] for c, row in best["scores"].items()},

@@ -291,6 +291,12 @@ class ReadingSettings(BaseModel):
     part_tokens: int = Field(
         default=384, ge=32, description="Most tokens of the notes taken on each part of a document read part by part."
     )
+    clause_words: bool = Field(
+        default=True,
+        description="Search each document also for the words contracts write a clause in, where the question names "
+        "the clause (docqa.retrieval.understanding.clauses).",
+        json_schema_extra=EXPERIMENTAL,
+    )
     in_flight: int | None = Field(
         default=None,
         ge=1,

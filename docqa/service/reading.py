@@ -29,6 +29,7 @@ from docqa.core.query import Query
 from docqa.core.requests import AskRequest
 from docqa.core.scopes import validate_scope
 from docqa.core.types import RetrievedChunk
+from docqa.retrieval.understanding.clauses import clause_words
 from docqa.service.asking import Asker, AskRun, Prepared, check
 from docqa.service.reading_run import Part, ReadingPlan, ReadingRun
 from docqa.store.models import CollectionRow, DocumentRow
@@ -112,6 +113,8 @@ def _findings_plan(reading: _Reading) -> ReadingPlan:
     else:
         documents = _collection_documents(reading)
     topic = topic_of(request.question)
+    if asker.settings.reading.clause_words:
+        topic = " ".join((topic, *clause_words(request.question)))
     query = asker.retriever.understand(coll, topic, scoped=True)
     weights = asker.store.term_weights(query)
 
