@@ -96,9 +96,11 @@ def _half(name: str) -> str:
 
 
 def _company(name: str) -> str:
-    """How a user would call a CUAD contract: its filer's name, from the file name's first part."""
+    """How a user would call a CUAD contract: its filer's name, from the file name's first part, in words
+    ("EmmisCommunicationsCorp" -> "Emmis Communications"; an all-capitals run stays one word)."""
     first = re.split(r"[_\s]", name)[0]
-    return re.sub(r"(?:INC|CORP|LLC|LTD|CO)$", "", first, flags=re.IGNORECASE) or first
+    first = re.sub(r"(?:INC|CORP|LLC|LTD|CO|Inc|Corp|Llc|Ltd|Co)$", "", first) or first
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", first)
 
 
 def _load(data: Path, contracts: int) -> tuple[list[str], dict[str, dict[str, list[str]]]]:
@@ -152,17 +154,18 @@ def _score_pairs(qa: DocQA, ids: dict[str, int], spans: dict[str, dict[str, list
     """Pairs of contracts of one half that both hold a clause (consecutive holders, by name), named by company."""
     pairs = found = both = named = 0
     for category, holders in spans.items():
-        names = sorted(n for n in holders if _half(n) == half and _company(n).isalpha())
+        names = sorted(n for n in holders if _half(n) == half and _company(n).replace(" ", "").isalpha())
         for a, b in zip(names[::2], names[1::2], strict=False):
             if _company(a).lower() == _company(b).lower():
                 continue
             question = (
                 f"Compare the {QUESTIONS[category][1]} clauses of the {_company(a)} and the {_company(b)} agreements"
             )
-            prompts = qa.prompts(AskRequest(question, collection="cuad"))
-            read = {d for ids_, _ in prompts for d in ids_}
+            asked = AskRequest(question, collection="cuad")
+            prompts = qa.prompts(asked)
+            scope, documents = qa.scope_of(asked)
             pairs += 1
-            named += {ids[a], ids[b]} <= read and len(read) == 2
+            named += scope == "compare" and set(documents) == {ids[a], ids[b]}
             in_a, in_b = _hits(prompts, ids[a], holders[a]), _hits(prompts, ids[b], holders[b])
             found += in_a + in_b
             both += in_a and in_b
@@ -185,6 +188,7 @@ def main() -> None:
     parser.add_argument("--contracts", type=int, default=100)
     parser.add_argument("--data-dir", type=Path, default=Path("/tmp/docqa-collection-evidence"))
     parser.add_argument("--vocab", type=Path, default=QWEN_VOCAB)
+    parser.add_argument("--pairs-only", action="store_true", help="the comparisons alone, at the default settings")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     chosen, spans = _load(args.data, args.contracts)
@@ -195,6 +199,13 @@ def main() -> None:
     qa.ingest([args.data / "txt" / name for name in chosen], collection="cuad")
     ingest_s = time.perf_counter() - started
     ids = {d.name: d.id for d in qa.documents("cuad")}
+    if args.pairs_only:
+        pairs_only = {"bench": "collection_evidence_pairs", "commit": commit(), "reading": base.reading.model_dump(),
+                      "comparisons": {half: _score_pairs(qa, ids, spans, half) for half in "AB"}}  # fmt: skip
+        path = new_result_path("cpu_comparison_evidence")
+        path.write_text(json.dumps(pairs_only, indent=2) + "\n")
+        print(json.dumps(pairs_only, indent=2), f"written to {path}", sep="\n")
+        return
     grid: list[dict[str, Any]] = []
     for k, tokens, weight, words in itertools.product(*GRID.values()):
         packing.CONTEXT_WEIGHT = weight

@@ -159,15 +159,20 @@ def named_documents(question: str, documents: Sequence[NamedDocument]) -> tuple[
     folded = question.casefold()
     named = {d.document_id: _name_words(d.names) for d in documents}
     spread = Counter(w for own, kinds in named.values() for w in own | kinds)
-    found = []
+    scores: dict[int, float] = {}
     for doc in documents:
         own, kinds = named[doc.document_id]
         # a word of several documents' names names none of them: a company's or a title's own word may be
         # shared by a contract and its amendment, a word of its kind ("distributor", "license") by none
         distinctive = {w for w in own if spread[w] <= NAMED_BY_AT_MOST} | {w for w in kinds if spread[w] == 1}
-        if distinctive & asked or any(core in folded for core in _cjk_cores(doc.names)):
-            found.append(doc.document_id)
-    return tuple(found)
+        score = sum(1 / spread[w] for w in distinctive & asked)
+        score += any(core in folded for core in _cjk_cores(doc.names))
+        if score:
+            scores[doc.document_id] = score
+    # "the Pf Hospitality Group and the Pelican Delivers agreements": a third document whose name shares only
+    # "group" is not named beside the two that match by more
+    best = max(scores.values(), default=0.0)
+    return tuple(d for d, score in scores.items() if score >= best / 2)
 
 
 def choose_scope(question: str, documents: Sequence[NamedDocument], pinned: Sequence[int] = ()) -> ScopeDecision:
@@ -186,6 +191,15 @@ def choose_scope(question: str, documents: Sequence[NamedDocument], pinned: Sequ
             return ScopeDecision("document", target, "asks about a whole document")
         return ScopeDecision("document", (), "asks about a whole document (none named: the best match is read)")
     return ScopeDecision("lookup", named, "asks for a passage")
+
+
+def without_names(text: str, documents: Sequence[NamedDocument]) -> str:
+    """The text without the words that name these documents ("Compare the termination clauses of the Dynamex
+    and the Accuray agreements" -> "Compare the termination clauses of the and the agreements"): each is
+    searched on its own, where its company's name would rank its preamble, not its clause."""
+    names = set().union(*(own | kinds for d in documents for own, kinds in [_name_words(d.names)]))
+    kept = [w for w in re.split(r"(\s+)", text) if w.strip().casefold().strip(".,;:?!'’s") not in names]
+    return "".join(kept)
 
 
 def topic_of(question: str) -> str:

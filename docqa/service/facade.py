@@ -321,6 +321,11 @@ class DocQA:
         coll = self.collection(collection)
         return self.retriever.retrieve(coll, question, k, document_id, retriever=retriever, query_vector=query_vector)
 
+    def scope_of(self, request: AskRequest) -> tuple[str, tuple[int, ...]]:
+        """The scope a question would be read with, and the documents it names (or the caller pinned)."""
+        decision = reading.decide(self._asker, self.collection(request.collection), request)
+        return decision.scope, decision.documents
+
     def prompts(self, request: AskRequest) -> list[tuple[tuple[int, ...], str]]:
         """The prompts a question would send to the model, each with the documents whose passages it holds,
         without generating: what benchmarks measure (the evidence that reaches the model)."""

@@ -23,7 +23,7 @@ from functools import partial
 from docqa.answering import focus, packing
 from docqa.answering.prompting import PromptPlan, build_prompt
 from docqa.answering.reading import FINDING_SYSTEM, PART_SYSTEM, finding_question
-from docqa.answering.scope_choice import NamedDocument, ScopeDecision, choose_scope, topic_of
+from docqa.answering.scope_choice import NamedDocument, ScopeDecision, choose_scope, topic_of, without_names
 from docqa.core.errors import ConfigError, InvalidRequestError
 from docqa.core.query import Query
 from docqa.core.requests import AskRequest
@@ -113,6 +113,8 @@ def _findings_plan(reading: _Reading) -> ReadingPlan:
     else:
         documents = _collection_documents(reading)
     topic = topic_of(request.question)
+    if reading.decision.scope == "compare":
+        topic = without_names(topic, [_named(d) for d in documents]) or topic
     if asker.settings.reading.clause_words:
         topic = " ".join((topic, *clause_words(request.question)))
     query = asker.retriever.understand(coll, topic, scoped=True)

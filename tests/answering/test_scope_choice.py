@@ -132,3 +132,10 @@ def test_the_topic_drops_the_collection_wording() -> None:
 def test_may_read_many_is_the_wording_alone() -> None:
     assert may_read_many("Which of these contracts have a cap?") and may_read_many("Summarize the 10-K")
     assert not may_read_many("What is the cap on liability?")
+
+
+def test_a_comparison_searches_each_document_without_the_names() -> None:
+    from docqa.answering.scope_choice import without_names
+
+    topic = without_names("the termination clauses of the Dynamex and the Accuray agreements", FOLDER[:2])
+    assert "Dynamex" not in topic and "Accuray" not in topic and "termination clauses" in topic
