@@ -10,8 +10,9 @@ rule of ../shared/data/README.md) is in that contract's prompt; for a comparison
 and whether both contracts were found by their names. The lookup path (the collection's top 3 chunks) is
 scored on the same questions for reference: it can reach 3 contracts at most.
 
-The two settings the collection path has (passages per document, tokens per document) are chosen on half
-of the contracts (split by a hash of the file name) and reported on the other half. Tokens are counted
+What the collection path tunes (chunks searched per document, tokens per document, the weight of a paragraph's
+passage, the clause words on or off) is chosen on half of the contracts (split by a hash of the file name) and
+reported on the other half; `--pairs-only` measures the comparisons alone at the default settings. Tokens are counted
 with Qwen's tokenizer (a vocabulary-only GGUF).
 
     python -m bench.collection_evidence --data ../shared/data/cuad_dev [--contracts 100]
