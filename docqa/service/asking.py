@@ -310,7 +310,7 @@ class AskRun:
         try:
             return await asyncio.shield(submitting)
         except asyncio.CancelledError:
-            submitting.add_done_callback(_cancel_submitted)
+            submitting.add_done_callback(cancel_submitted)
             raise
 
     def _submit(self, loop: asyncio.AbstractEventLoop | None = None) -> GenerationStream | None:
@@ -340,7 +340,7 @@ class AskRun:
         self._asker.notify(AnswerOutcome(answer.mode, False, answer.timings, answer.finish_reason))
 
 
-def _cancel_submitted(submitted: asyncio.Future[GenerationStream | None]) -> None:
+def cancel_submitted(submitted: asyncio.Future[GenerationStream | None]) -> None:
     """A stream submitted for a client that went away while it was submitted: cancelled, so it frees its place."""
     if not submitted.cancelled() and submitted.exception() is None and (stream := submitted.result()) is not None:
         stream.cancel()

@@ -31,10 +31,11 @@ from docqa.answering.reading import (
 )
 from docqa.core.errors import BusyError, DocqaError
 from docqa.core.events import AnswerDelta, AskEvent, CitationsEvent, DoneEvent, ErrorEvent, ReadingEvent
+from docqa.core.protocols import Generator
 from docqa.core.sampling_params import SamplingParams
 from docqa.core.streams import GenerationStream
 from docqa.core.types import Answer, Citation, Mode, Timings
-from docqa.service.asking import Asker
+from docqa.service.asking import Asker, cancel_submitted
 from docqa.service.status import AnswerOutcome
 
 BUSY_RETRY_S = 0.25  # how often a reader whose every prompt the full queue refused tries again
@@ -200,8 +201,7 @@ class ReadingRun:
         assert plan is not None and self._asker.generator is not None
         params = self._plan.finding_params
         params = replace(params, stop=(*params.stop, *plan.stop))
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(None, self._asker.generator.submit, plan.prompt, params, loop)
+        return await _submitted(self._asker.generator, plan.prompt, params)
 
     async def _consume(self, i: int, stream: GenerationStream) -> None:
         builder = self._builders[i]
@@ -279,8 +279,7 @@ class ReadingRun:
         stop = PLAIN_STOPS if info.prompt_format == "plain" else ()
         builder = AnswerBuilder(self._plan.mode, PromptPlan(prompt, [], n, stop), self._plan.started, 0.0)
         params = replace(params, stop=(*params.stop, *stop))
-        loop = asyncio.get_running_loop()
-        stream = await loop.run_in_executor(None, generator.submit, prompt, params, loop)
+        stream = await _submitted(generator, prompt, params)
         try:
             async for gen_event in stream:
                 for event in builder.on_event(gen_event):
@@ -318,6 +317,22 @@ class ReadingRun:
         if self._key is not None:
             self._asker.answer_cache.put(self._key, answer)
         self._asker.notify(AnswerOutcome(answer.mode, False, answer.timings, answer.finish_reason))
+
+
+async def _submitted(generator: Generator, prompt: str, params: SamplingParams) -> GenerationStream:
+    """generator.submit in a worker thread (an endpoint's waits for its server's headers); a reader stopped
+    meanwhile cancels the stream once it is there, so no prompt is left generating for nobody."""
+    loop = asyncio.get_running_loop()
+    submitting: asyncio.Future[GenerationStream | None] = loop.run_in_executor(
+        None, generator.submit, prompt, params, loop
+    )
+    try:
+        stream = await asyncio.shield(submitting)
+    except asyncio.CancelledError:
+        submitting.add_done_callback(cancel_submitted)
+        raise
+    assert stream is not None
+    return stream
 
 
 def _found(builder: AnswerBuilder) -> bool:
