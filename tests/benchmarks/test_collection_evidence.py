@@ -20,5 +20,5 @@ def test_the_halves_are_fixed_by_the_name_and_both_are_used() -> None:
 
 def test_a_prompt_holds_a_span_of_its_own_contract_only() -> None:
     span = "This Agreement shall be governed by the laws of the State of New York."
-    prompts = [((7,), f"<source>... {span.upper()} ...</source>"), ((8,), "<source>nothing</source>")]
+    prompts: list[tuple[tuple[int, ...], str]] = [((7,), f"<source>{span.upper()}</source>"), ((8,), "none")]
     assert _hits(prompts, 7, [span]) and not _hits(prompts, 8, [span])
