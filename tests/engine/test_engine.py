@@ -413,8 +413,11 @@ def test_a_prompt_counted_before_it_is_submitted_is_not_tokenized_again(
         return tokenize(text, special)
 
     monkeypatch.setattr(engine.llama, "tokenize", counting)
-    uncounted, _ = run(engine, prompt)
+    run(engine, prompt)
     assert calls.count(prompt) == 1  # tokenized once, at submit
+    # Compared from the same cache state: the first run may reuse another test's cached head, the later ones
+    # this prompt whole, and on some CPUs those passes round apart enough to flip a greedy token.
+    uncounted, _ = run(engine, prompt)
     assert engine.count_tokens(prompt) == len(tokenize(prompt))
     calls.clear()
     counted, _ = run(engine, prompt)
