@@ -21,11 +21,11 @@ from collections.abc import Callable, Mapping, Sequence
 from docqa.answering import focus
 from docqa.core.types import RetrievedChunk
 from docqa.store.keyword import lexical
+from docqa.store.keyword.passage_bm25 import K1, B
 from docqa.store.keyword.passages import split_passages
 
 PARAGRAPH_CHARS = 1500  # a "paragraph" longer than this (a page without blank lines) is cut at its line breaks
 HEADING_CHARS = 200  # a paragraph this short, just before a taken one, is taken with it (its heading)
-K1, B = 1.2, 0.75  # BM25's constants, as the index's own ranking uses them
 CONTEXT_WEIGHT = 1.0  # what the best passage adds to each of its paragraphs' scores (bench.collection_evidence)
 RankedPassages = Callable[[RetrievedChunk], list[tuple[int, float]]]  # (passage number, score), best first
 _BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
@@ -101,7 +101,7 @@ def pack(
     taken: dict[int, set[int]] = {}
     used = 0
     for _, rank, n in units:
-        numbers = {n} | _heading_of(chunks[rank].text, spans[rank], n)
+        numbers = {n} | _heading_of(spans[rank], n)
         numbers -= taken.get(rank, set())
         size = sum(count_tokens(chunks[rank].text[slice(*spans[rank][k])]) for k in numbers)
         if taken and used + size > budget:
@@ -143,7 +143,7 @@ def passage_spans(text: str) -> list[tuple[int, int]]:
     return found
 
 
-def _heading_of(text: str, spans: list[tuple[int, int]], n: int) -> set[int]:
+def _heading_of(spans: list[tuple[int, int]], n: int) -> set[int]:
     if n > 0 and spans[n - 1][1] - spans[n - 1][0] <= HEADING_CHARS:
         return {n - 1}
     return set()

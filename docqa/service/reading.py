@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from docqa.answering import focus, packing
-from docqa.answering.prompting import PromptPlan, build_prompt
+from docqa.answering.prompting import SYSTEM_PROMPT, PromptPlan, build_prompt
 from docqa.answering.reading import FINDING_SYSTEM, PART_SYSTEM, finding_question
 from docqa.answering.scope_choice import NamedDocument, ScopeDecision, choose_scope, topic_of, without_names
 from docqa.core.errors import ConfigError, InvalidRequestError
@@ -171,18 +171,32 @@ def _best_passages(
 
 
 def _finding_prompt(reading: _Reading, chunks: list[RetrievedChunk]) -> PromptPlan:
+    # a finding is a sentence or two from its passages: read without reasoning
+    question = finding_question(reading.request.question)
+    return _prompt(reading, question, chunks, reading.asker.settings.reading.finding_tokens, FINDING_SYSTEM)
+
+
+def _prompt(
+    reading: _Reading,
+    question: str,
+    chunks: list[RetrievedChunk],
+    max_tokens: int,
+    system: str = SYSTEM_PROMPT,
+    thinking: bool = False,
+) -> PromptPlan:
+    """The prompt of these chunks in the generator's template (by default with a lookup's instructions)."""
     asker = reading.asker
     assert asker.generator is not None
     info = asker.generator.info
     return build_prompt(
-        question=finding_question(reading.request.question),
+        question=question,
         ranked=chunks,
         prompt_format=info.prompt_format,
-        thinking=False,  # a finding is a sentence or two from its passages: read without reasoning
+        thinking=thinking,
         n_ctx=info.n_ctx,
-        max_tokens=asker.settings.reading.finding_tokens,
+        max_tokens=max_tokens,
         count_tokens=asker.generator.count_tokens,
-        system=FINDING_SYSTEM,
+        system=system,
     )
 
 
@@ -269,18 +283,10 @@ def _part_budget(asker: Asker, request: AskRequest) -> int:
 
 def _whole_prompt(reading: _Reading, chunks: list[RetrievedChunk]) -> PromptPlan | None:
     """All the document's chunks in order in one prompt; None when they do not all fit."""
-    asker = reading.asker
+    asker, request = reading.asker, reading.request
     assert asker.generator is not None
-    info = asker.generator.info
-    plan = build_prompt(
-        question=reading.request.question,
-        ranked=chunks,
-        prompt_format=info.prompt_format,
-        thinking=reading.request.thinking and info.can_think,
-        n_ctx=info.n_ctx,
-        max_tokens=asker.max_tokens(reading.request),
-        count_tokens=asker.generator.count_tokens,
-    )
+    thinking = request.thinking and asker.generator.info.can_think
+    plan = _prompt(reading, request.question, chunks, asker.max_tokens(request), thinking=thinking)
     return plan if len(plan.sources) == len(chunks) else None
 
 
@@ -309,16 +315,7 @@ def _pages_label(chunks: list[RetrievedChunk]) -> str:
 
 
 def _part_prompt(reading: _Reading, chunks: list[RetrievedChunk]) -> PromptPlan:
-    asker = reading.asker
-    assert asker.generator is not None
-    info = asker.generator.info
-    return build_prompt(
-        question=reading.request.question,
-        ranked=chunks,
-        prompt_format=info.prompt_format,
-        thinking=False,  # a part's notes, as a finding: the summary written from them is reasoned, if asked
-        n_ctx=info.n_ctx,
-        max_tokens=min(asker.settings.reading.part_tokens, asker.max_tokens(reading.request)),
-        count_tokens=asker.generator.count_tokens,
-        system=PART_SYSTEM,
-    )
+    # a part's notes, as a finding, without reasoning: the summary written from them is reasoned, if asked
+    asker, request = reading.asker, reading.request
+    notes = min(asker.settings.reading.part_tokens, asker.max_tokens(request))
+    return _prompt(reading, request.question, chunks, notes, PART_SYSTEM)

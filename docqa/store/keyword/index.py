@@ -105,21 +105,6 @@ def search(
     return merged[:limit]
 
 
-def best_passage(
-    session: Session,
-    stats: TermStats,
-    query: Query,
-    chunk_id: int,
-    document_id: int,
-    sec_filing: bool = False,
-    rc: RankingConstants = DEFAULT_RANKING,
-) -> int | None:
-    """Which of a chunk's passages (their order in split_passages) the question matches best, scored as
-    the second pass scores them (body BM25 and the headings' bonuses); None when none matches."""
-    scored = ranked_passages(session, stats, query, chunk_id, document_id, sec_filing, rc)
-    return scored[0][0] if scored else None
-
-
 def ranked_passages(
     session: Session,
     stats: TermStats,
@@ -130,7 +115,7 @@ def ranked_passages(
     rc: RankingConstants = DEFAULT_RANKING,
 ) -> list[tuple[int, float]]:
     """(passage number in split_passages order, score) of every passage of the chunk that the question
-    matches, best first, scored as best_passage scores them."""
+    matches, best first, scored as the second pass scores them (body BM25 and the headings' bonuses)."""
     stats.refresh(session)
     terms = stats.weighted(session, list(query.terms))
     rows = (chunk_id * PASSAGES_PER_CHUNK, (chunk_id + 1) * PASSAGES_PER_CHUNK)
