@@ -1,9 +1,10 @@
 """Answer cache: the same question on an unchanged collection, mode and model is answered from SQLite.
 
 The key covers everything that shapes an answer: the normalised question, collection, mode, model,
-top_k, document scope, max_tokens, temperature and seed. Invalidation needs no bookkeeping here:
-the store deletes a collection's cached answers in the same transaction that adds, replaces or
-deletes one of its documents, so a cached answer can never outlive the text it was drawn from.
+top_k, document scope, max_tokens, temperature and seed, and who asked (an API key's answers are found
+only by that key: with a shared cache a key could confirm what another asked by asking it). Invalidation
+needs no bookkeeping here: the store deletes a collection's cached answers in the same transaction that
+adds, replaces or deletes one of its documents, so a cached answer can never outlive the text it was drawn from.
 Reasoning is kept only for thinking-mode answers. Only finished answers with some text are cached (a blank
 one, which a small model can produce, would be served again without a chance to do better), and a replayed
 answer is marked `cached` and keeps the token counts it was generated with (usage reports stay true).
@@ -66,6 +67,7 @@ def cache_key(
     thinking_budget: int | None = None,
     scope: str = "lookup",
     document_ids: tuple[int, ...] = (),
+    asker: str = "",
 ) -> CacheKey:
     """retrieval: how the sources were found (Retriever.signature): another retriever, embedding model or
     fusion weight finds other sources, so its answers are other entries."""
@@ -90,6 +92,8 @@ def cache_key(
         parts["scope"] = scope
     if document_ids:
         parts["documents"] = sorted(document_ids)
+    if asker:  # a key's answers are its own: another key cannot confirm what it asked (absent: no keys)
+        parts["asker"] = asker
     if prompt_budget is not None:  # sources cut to a budget (a CPU's) are other sources: another answer
         parts["prompt_budget"] = prompt_budget
     digest = hashlib.sha256(json.dumps(parts, sort_keys=True, ensure_ascii=False).encode()).hexdigest()

@@ -12,7 +12,7 @@ from starlette.concurrency import run_in_threadpool
 
 from docqa.api import errors, staging
 from docqa.api.cross_site import CrossSiteGuard
-from docqa.api.deps import require_api_key
+from docqa.api.deps import admin_only, caller, collection_reader, collection_writer
 from docqa.api.draining import InFlight
 from docqa.api.limits import BodySizeLimit
 from docqa.api.metrics import Metrics, RequestCounter
@@ -77,19 +77,19 @@ def create_app(settings: Settings | None = None, *, state: AppState | None = Non
         app_state.metrics.attach(app_state.qa)
     errors.install(app)
     app.include_router(health.router)  # open: load balancers probe it without a key
-    authenticated = [Depends(require_api_key)]
+    authenticated = [Depends(caller)]  # and each route asks the caller's grant (docqa.api.deps)
     if not app_state.generator_only:  # a generation node serves only its models (completions, embeddings)
         web.mount(app)  # the page itself is open; its API calls carry the key
         app.include_router(collections.router, dependencies=authenticated)
-        app.include_router(documents.router, dependencies=authenticated)
-        app.include_router(jobs.router, dependencies=authenticated)
+        app.include_router(documents.router, dependencies=[Depends(collection_writer)])
+        app.include_router(jobs.router, dependencies=[Depends(collection_reader)])
         app.include_router(ask.router, dependencies=authenticated)
-        app.include_router(conversations.router, dependencies=authenticated)
+        app.include_router(conversations.router, dependencies=[Depends(collection_reader)])
         app.include_router(openai_compat.router, dependencies=authenticated)
     else:
         app.include_router(completions.models_router, dependencies=authenticated)
     app.include_router(completions.router, dependencies=authenticated)
-    app.include_router(metrics.router, dependencies=authenticated)
+    app.include_router(metrics.router, dependencies=[Depends(admin_only)])
     if keyed:
         app.add_api_route("/openapi.json", lambda: app.openapi(), dependencies=authenticated, include_in_schema=False)
     else:

@@ -7,6 +7,7 @@ import logging
 import threading
 from dataclasses import dataclass, field
 
+from docqa.api.key_slots import KeySlots
 from docqa.api.metrics import Metrics
 from docqa.core.errors import DocqaError, EndpointUnavailableError
 from docqa.core.settings import Settings
@@ -33,6 +34,11 @@ class AppState:
     generator_only: bool = False  # a generation node: models, no data home
     node: ModelNode | None = None
     _in_flight_lock: threading.Lock = field(default_factory=threading.Lock)
+    slots: KeySlots = field(init=False)  # generations at once per API key
+
+    def __post_init__(self) -> None:
+        api, llm = self.settings.api, self.settings.llm
+        self.slots = KeySlots(api.generations_per_key or max(1, llm.n_parallel - 1))
 
     def enter(self) -> None:
         with self._in_flight_lock:

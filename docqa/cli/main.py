@@ -15,7 +15,7 @@ with contextlib.suppress(ImportError):  # a missing llama_cpp is reported when a
 
 import click
 
-from docqa.cli import ask, database, documents, evaluate, feedback, models, serve, worker
+from docqa.cli import ask, database, documents, evaluate, feedback, keys, models, serve, worker
 from docqa.cli.options import DocqaGroup
 
 
@@ -47,6 +47,7 @@ for command in (
     evaluate.eval_,
     models.models,
     database.db,
+    keys.keys,
     worker.worker,
     serve.serve,
     serve.completion,

@@ -243,3 +243,37 @@ def is_disk_full(exc: BaseException) -> bool:
         if error is not None and "database or disk is full" in str(error):
             return True
     return False
+
+
+class NotPermittedError(DocqaError):
+    """The caller's key may read the collection but not change it (a read-only key uploading, deleting)."""
+
+    http_status = 403
+
+    def __init__(self, name: str, action: str) -> None:
+        super().__init__(f"this API key may not {action} in collection '{name}' (a read-only key)")
+
+
+class AdminOnlyError(DocqaError):
+    """A route that spans every collection (metrics, keys) for a key granted only some."""
+
+    http_status = 403
+
+    def __init__(self, what: str) -> None:
+        super().__init__(f"{what} needs an admin API key")
+
+
+class ApiKeyError(DocqaError):
+    """`docqa keys`: a key name taken, unknown or malformed."""
+
+    http_status = 400
+
+
+class KeyGenerationsError(BusyError):
+    """The caller's key already runs as many generations as it may; another key's questions keep their slots."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"this API key already runs {limit} generation{'s' if limit != 1 else ''} at once, its limit; "
+            "retry when one ends"
+        )

@@ -52,6 +52,9 @@ class AskRequest:
     # the documents a `compare` (or `document`) question is about where the question names none; for a
     # `collection` question, the documents it reads (a selection of the collection)
     document_ids: tuple[int, ...] = ()
+    # whose question (docqa.core.tenants.Grant.owner, "" without keys): its cached answer is filed under it,
+    # so that one key cannot learn from the cache what another asked
+    asker: str = ""
 
     def follows(self) -> str:
         """The question this one follows (the last earlier one, trimmed), or "" for none: what steers its

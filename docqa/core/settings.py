@@ -309,7 +309,15 @@ class APISettings(BaseModel):
     keys: str = Field(
         default="",
         description="Comma-separated API keys (DOCQA_API_KEYS); when set, every route but /health needs "
-        "'Authorization: Bearer KEY'. Empty: no authentication (local use).",
+        "'Authorization: Bearer KEY'; each is an admin key (every collection). Named keys granted some "
+        "collections are made with `docqa keys create`. Neither: no authentication (local use).",
+    )
+    generations_per_key: int | None = Field(
+        default=None,
+        ge=1,
+        description="Answers one API key may have generating at once (a key's own --max-generations overrides "
+        "it); past it, 429. Unset: the engine's parallel sequences less one, so one key never holds every slot. "
+        "Without keys, no limit.",
     )
     allowed_hosts: str = Field(
         default="",

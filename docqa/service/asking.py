@@ -213,6 +213,7 @@ class Asker:
             thinking_budget=self._thinking_budget(request) if request.thinking else None,
             scope=scope,
             document_ids=document_ids,
+            asker=request.asker,
         )
 
 

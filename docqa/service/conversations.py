@@ -4,7 +4,6 @@ and keeps the answer with its citations, reasoning and timings; listing, renamin
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 from typing import Any, Protocol
@@ -36,10 +35,10 @@ class ConversationService:
         self._qa = qa
         self.rows = Conversations(qa.store.session)
 
-    def owner(self, collection: str | None, api_key: str) -> Owner:
-        """The conversations of this collection made with this key ("" without keys); never the key itself."""
-        key_hash = hashlib.sha256(api_key.encode()).hexdigest()[:32] if api_key else ""
-        return Owner(self._qa.collection(collection).id, key_hash)
+    def owner(self, collection: str | None, asker: str) -> Owner:
+        """The conversations of this collection made by this caller (Grant.owner: a hash of its key, "" without
+        keys); never the key itself."""
+        return Owner(self._qa.collection(collection).id, asker)
 
     def create(self, owner: Owner, title: str = "") -> dict[str, Any]:
         return self.rows.create(owner, title)

@@ -42,6 +42,7 @@ from docqa.service.liveness import Liveness
 from docqa.service.originals import Originals
 from docqa.service.reading_run import ReadingRun
 from docqa.service.status import AnswerOutcome, CacheStats, CollectionSummary, ServiceStatus
+from docqa.store.api_keys import ApiKeys
 from docqa.store.audit import document_problems, orphan_problems
 from docqa.store.consistency import ConsistencyReport
 from docqa.store.models import CollectionRow, DocumentRow
@@ -78,6 +79,7 @@ class DocQA:
         self._preparing = ThreadPoolExecutor(settings.retrieval.workers, thread_name_prefix="docqa-ask")
         self._queue: IngestQueue | None = None  # ingestion jobs (a database URL), opened at first use
         self.conversations = ConversationService(self)  # kept on the server, per collection and API key
+        self.api_keys = ApiKeys(self.store.session)  # named keys and their grants (docqa keys)
         # uploaded files, for the page's viewer; also in the database or object store a deployment shares
         self.originals = Originals(settings.data_dir / "originals", components.shared_originals(settings, self.store))
         # The models open() loaded, which close() frees; models handed in belong to the caller.

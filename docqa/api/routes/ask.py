@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
-from docqa.api.deps import QADep
+from docqa.api.deps import CallerDep, QADep, StateDep, readable
+from docqa.api.key_slots import KeySlots
 from docqa.core.catalog_fields import where_pairs
 from docqa.core.errors import DocqaError
 from docqa.core.events import AskEvent, ErrorEvent
 from docqa.core.requests import MAX_QUESTION_CHARS, AskRequest
 from docqa.core.scopes import AskedScope
+from docqa.core.tenants import Grant
 
 router = APIRouter(tags=["ask"])
 
@@ -69,7 +71,8 @@ class AskBody(BaseModel):
         "are ignored, as llama-server's ignore_eos does for the former (for benchmarks).",
     )
 
-    def request(self) -> AskRequest:
+    def request(self, asker: str = "") -> AskRequest:
+        """asker: whose question (Grant.owner): a cached answer is found only by the key that asked it."""
         return AskRequest(
             self.question,
             self.collection,
@@ -86,6 +89,7 @@ class AskBody(BaseModel):
             thinking_budget=self.thinking_budget,
             scope=self.scope,
             document_ids=tuple(self.document_ids or ()),
+            asker=asker,
         )
 
 
@@ -102,15 +106,34 @@ async def sse_stream(first: AskEvent, events: AsyncIterator[AskEvent]) -> AsyncI
         yield sse(ErrorEvent(str(exc)))
 
 
-@router.post("/v1/ask", summary="Answer a question from a collection, with citations", response_model=None)
-async def ask(body: AskBody, qa: QADep, request: Request) -> StreamingResponse | dict[str, Any]:
-    if not body.stream:
-        answer = await qa.aask(body.request(), request.is_disconnected)
-        return answer.as_dict()
-    events = qa.astream(body.request())
-    first = await events.__anext__()  # retrieval errors (404, 409, ...) still become HTTP statuses
+async def answered(
+    slots: KeySlots,
+    grant: Grant,
+    stream: bool,
+    answer: Callable[[], Awaitable[dict[str, Any]]],
+    events: Callable[[], AsyncIterator[AskEvent]],
+) -> StreamingResponse | dict[str, Any]:
+    """An answer as JSON, or its events as SSE, run in one of the caller's generation slots (429 past its key's
+    limit): given back when the answer is written, or when the stream ends, fails or its client leaves."""
+    if not stream:
+        with slots.slot(grant):
+            return await answer()
+    first, held = await slots.opened(grant, events())  # retrieval errors (404, 409, ...) still HTTP statuses
     return StreamingResponse(
-        sse_stream(first, events),
+        sse_stream(first, held),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
+
+
+@router.post("/v1/ask", summary="Answer a question from a collection, with citations", response_model=None)
+async def ask(
+    body: AskBody, qa: QADep, state: StateDep, grant: CallerDep, request: Request
+) -> StreamingResponse | dict[str, Any]:
+    readable(grant, body.collection or qa.settings.collection)
+    asked = body.request(grant.owner)
+
+    async def answer() -> dict[str, Any]:
+        return (await qa.aask(asked, request.is_disconnected)).as_dict()
+
+    return await answered(state.slots, grant, body.stream, answer, lambda: qa.astream(asked))

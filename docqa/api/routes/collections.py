@@ -7,14 +7,17 @@ from typing import Any
 from fastapi import APIRouter, Response
 from pydantic import BaseModel, Field
 
-from docqa.api.deps import QADep
+from docqa.api.deps import CallerDep, QADep, readable
+from docqa.core.errors import NotPermittedError
 
 router = APIRouter(prefix="/v1/collections", tags=["collections"])
 
 
 @router.get("", summary="Collections with their document and chunk counts")
-def list_collections(qa: QADep) -> dict[str, Any]:
-    return {"collections": [{"name": c.name, "documents": c.ready, "chunks": c.chunks} for c in qa.collections()]}
+def list_collections(qa: QADep, grant: CallerDep) -> dict[str, Any]:
+    """The collections the caller's key is granted (every one for an admin key, or without keys)."""
+    granted = [c for c in qa.collections() if grant.can_read(c.name)]
+    return {"collections": [{"name": c.name, "documents": c.ready, "chunks": c.chunks} for c in granted]}
 
 
 class NewCollection(BaseModel):
@@ -24,7 +27,10 @@ class NewCollection(BaseModel):
 
 
 @router.post("", status_code=201, summary="Create an empty collection (200 when it exists already)")
-def create_collection(body: NewCollection, qa: QADep, response: Response) -> dict[str, Any]:
+def create_collection(body: NewCollection, qa: QADep, grant: CallerDep, response: Response) -> dict[str, Any]:
+    readable(grant, body.name)  # a key makes only collections it was granted (their names), and reads them
+    if not grant.can_write(body.name):
+        raise NotPermittedError(body.name, "create collections")
     existed = {c.name: c for c in qa.collections()}
     row = qa.collection(body.name, create=True)  # the name is checked here (400 for a bad one)
     found = existed.get(row.name)
@@ -35,7 +41,8 @@ def create_collection(body: NewCollection, qa: QADep, response: Response) -> dic
 
 
 @router.get("/{name}/chunks/{chunk_id}", summary="The text of one chunk, as a citation points at it")
-def get_chunk(name: str, chunk_id: int, qa: QADep) -> dict[str, Any]:
+def get_chunk(name: str, chunk_id: int, qa: QADep, grant: CallerDep) -> dict[str, Any]:
+    readable(grant, name)
     chunk = qa.chunk(chunk_id, name)
     return {
         "chunk_id": chunk.chunk_id,

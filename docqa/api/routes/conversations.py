@@ -1,6 +1,6 @@
-"""Conversations kept on the server, per collection and per API key (a key sees only its own): list (with
-search), create, read, rename, delete, export as JSON or Markdown, ask in one (its earlier questions
-carried), and feedback on an answer."""
+"""Conversations kept on the server, per collection and per API key (a key sees only its own, in the
+collections it is granted: docqa.api.deps.collection_reader): list (with search), create, read, rename, delete,
+export as JSON or Markdown, ask in one (its earlier questions carried), and feedback on an answer."""
 
 from __future__ import annotations
 
@@ -10,9 +10,8 @@ from fastapi import APIRouter, Request, Response
 from fastapi.responses import PlainTextResponse, StreamingResponse
 from pydantic import BaseModel, Field
 
-from docqa.api.deps import CallerKeyDep, QADep
-from docqa.api.routes.ask import AskBody, sse_stream
-from docqa.core.requests import validate_collection_name
+from docqa.api.deps import CallerDep, QADep, StateDep
+from docqa.api.routes.ask import AskBody, answered
 
 router = APIRouter(prefix="/v1/collections/{name}/conversations", tags=["conversations"])
 
@@ -31,38 +30,38 @@ class FeedbackBody(BaseModel):
 
 
 @router.get("", summary="The caller's conversations in a collection, the latest first")
-def list_conversations(name: str, qa: QADep, key: CallerKeyDep, q: str = "") -> dict[str, Any]:
-    owner = qa.conversations.owner(validate_collection_name(name), key)
+def list_conversations(name: str, qa: QADep, grant: CallerDep, q: str = "") -> dict[str, Any]:
+    owner = qa.conversations.owner(name, grant.owner)
     return {"conversations": qa.conversations.find(owner, q)}
 
 
 @router.post("", status_code=201, summary="Start a conversation")
-def create(name: str, body: TitleBody, qa: QADep, key: CallerKeyDep) -> dict[str, Any]:
-    return qa.conversations.create(qa.conversations.owner(validate_collection_name(name), key), body.title)
+def create(name: str, body: TitleBody, qa: QADep, grant: CallerDep) -> dict[str, Any]:
+    return qa.conversations.create(qa.conversations.owner(name, grant.owner), body.title)
 
 
 @router.get("/{conversation_id}", summary="A conversation with its messages, answers and citations")
-def read(name: str, conversation_id: int, qa: QADep, key: CallerKeyDep) -> dict[str, Any]:
-    return qa.conversations.get(qa.conversations.owner(validate_collection_name(name), key), conversation_id)
+def read(name: str, conversation_id: int, qa: QADep, grant: CallerDep) -> dict[str, Any]:
+    return qa.conversations.get(qa.conversations.owner(name, grant.owner), conversation_id)
 
 
 @router.patch("/{conversation_id}", summary="Rename a conversation")
-def rename(name: str, conversation_id: int, body: TitleBody, qa: QADep, key: CallerKeyDep) -> dict[str, Any]:
-    owner = qa.conversations.owner(validate_collection_name(name), key)
+def rename(name: str, conversation_id: int, body: TitleBody, qa: QADep, grant: CallerDep) -> dict[str, Any]:
+    owner = qa.conversations.owner(name, grant.owner)
     return qa.conversations.rename(owner, conversation_id, body.title)
 
 
 @router.delete("/{conversation_id}", status_code=204, summary="Delete a conversation")
-def delete(name: str, conversation_id: int, qa: QADep, key: CallerKeyDep) -> Response:
-    qa.conversations.delete(qa.conversations.owner(validate_collection_name(name), key), conversation_id)
+def delete(name: str, conversation_id: int, qa: QADep, grant: CallerDep) -> Response:
+    qa.conversations.delete(qa.conversations.owner(name, grant.owner), conversation_id)
     return Response(status_code=204)
 
 
 @router.get("/{conversation_id}/export", summary="A conversation as JSON or Markdown", response_model=None)
 def export(
-    name: str, conversation_id: int, qa: QADep, key: CallerKeyDep, format: Literal["json", "markdown"] = "json"
+    name: str, conversation_id: int, qa: QADep, grant: CallerDep, format: Literal["json", "markdown"] = "json"
 ) -> dict[str, Any] | PlainTextResponse:
-    owner = qa.conversations.owner(validate_collection_name(name), key)
+    owner = qa.conversations.owner(name, grant.owner)
     exported = qa.conversations.export(owner, conversation_id, format)
     if isinstance(exported, str):
         return PlainTextResponse(exported, media_type="text/markdown; charset=utf-8")
@@ -75,25 +74,23 @@ def export(
     response_model=None,
 )
 async def ask(
-    name: str, conversation_id: int, body: MessageBody, qa: QADep, key: CallerKeyDep, request: Request
+    name: str, conversation_id: int, body: MessageBody, qa: QADep, state: StateDep, grant: CallerDep, request: Request
 ) -> StreamingResponse | dict[str, Any]:
-    owner = qa.conversations.owner(validate_collection_name(name), key)
-    asked = body.model_copy(update={"collection": name}).request()
-    if not body.stream:
+    owner = qa.conversations.owner(name, grant.owner)
+    asked = body.model_copy(update={"collection": name}).request(grant.owner)
+
+    async def answer() -> dict[str, Any]:
         return await qa.conversations.ask(owner, conversation_id, asked, request.is_disconnected)
-    events = qa.conversations.stream(owner, conversation_id, asked)
-    first = await events.__anext__()  # a missing conversation, retrieval errors: still HTTP statuses
-    return StreamingResponse(
-        sse_stream(first, events),
-        media_type="text/event-stream",
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+
+    return await answered(
+        state.slots, grant, body.stream, answer, lambda: qa.conversations.stream(owner, conversation_id, asked)
     )
 
 
 @router.post("/{conversation_id}/messages/{message_id}/feedback", status_code=204, summary="Rate an answer")
 def feedback(
-    name: str, conversation_id: int, message_id: int, body: FeedbackBody, qa: QADep, key: CallerKeyDep
+    name: str, conversation_id: int, message_id: int, body: FeedbackBody, qa: QADep, grant: CallerDep
 ) -> Response:
-    owner = qa.conversations.owner(validate_collection_name(name), key)
+    owner = qa.conversations.owner(name, grant.owner)
     qa.conversations.feedback(owner, conversation_id, message_id, body.rating, body.note)
     return Response(status_code=204)

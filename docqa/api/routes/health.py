@@ -1,6 +1,6 @@
 """GET /health: 503 while the models load (or failed to, or wait for their LLM endpoint), while shutting down,
 and while the database or the LLM endpoint does not answer ("degraded", naming which); 200 when docqa can answer.
-Open to load balancers; with API keys configured, only a request with a key sees the details (model files,
+Open to load balancers; with API keys, only a request with an admin key sees the details (model files,
 the engine's queue, why loading failed)."""
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ import os
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from docqa.api.deps import StateDep, has_api_key
+from docqa.api.deps import StateDep, sees_details
 
 router = APIRouter(tags=["health"])
 
 
 @router.get("/health", summary="Readiness: 200 when the models are loaded")
 def health(state: StateDep, request: Request) -> JSONResponse:
-    details = has_api_key(request, state.settings)
+    details = sees_details(request, state)
     if state.draining.is_set():  # tell load balancers first, while in-flight requests finish
         return JSONResponse({"status": "draining", "detail": "shutting down"}, status_code=503)
     served = state.server

@@ -24,7 +24,7 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from docqa.answering.citing import citation_label, shown_citations, sources_footer
-from docqa.api.deps import QADep
+from docqa.api.deps import CallerDep, QADep, StateDep, readable
 from docqa.core.catalog_fields import where_pairs
 from docqa.core.errors import DocqaError, InvalidRequestError, UnknownModelError
 from docqa.core.events import AnswerDelta, AskEvent, CitationsEvent, DoneEvent, ErrorEvent, ReasoningDelta
@@ -162,7 +162,7 @@ def choose_thinking(body: ChatCompletionBody, message: str) -> tuple[bool, str]:
     return False, cleaned
 
 
-def ask_request(body: ChatCompletionBody) -> AskRequest:
+def ask_request(body: ChatCompletionBody, asker: str = "") -> AskRequest:
     body.refuse_unsupported()
     users = [m for m in body.messages if m.role == "user"]
     if not users or not users[-1].text().strip():
@@ -184,6 +184,7 @@ def ask_request(body: ChatCompletionBody) -> AskRequest:
         where=where_pairs(body.where),
         scope=body.scope,
         document_ids=tuple(body.document_ids or ()),
+        asker=asker,
     )
 
 
@@ -197,7 +198,7 @@ def _usage(timings: dict[str, Any]) -> dict[str, int]:
 
 
 @router.get("/models", summary="Every collection as a model, 'docqa/<collection>' (OpenAI format)")
-def list_models(qa: QADep) -> dict[str, Any]:
+def list_models(qa: QADep, grant: CallerDep) -> dict[str, Any]:
     return {
         "object": "list",
         "data": [
@@ -208,17 +209,22 @@ def list_models(qa: QADep) -> dict[str, Any]:
                 "owned_by": "docqa",
             }
             for c in qa.collections()
+            if grant.can_read(c.name)  # a key sees the collections it is granted
         ],
     }
 
 
 @router.post("/chat/completions", summary="Answer the last user message from a collection (OpenAI format)")
-async def chat_completions(body: ChatCompletionBody, qa: QADep, http: Request) -> Any:
-    request = ask_request(body)
+async def chat_completions(
+    body: ChatCompletionBody, qa: QADep, state: StateDep, grant: CallerDep, http: Request
+) -> Any:
+    request = ask_request(body, grant.owner)
+    readable(grant, request.collection or "default")
     completion_id = f"chatcmpl-{uuid.uuid4().hex}"
     created = int(time.time())
     if not body.stream:
-        answer = await qa.aask(request, http.is_disconnected)
+        with state.slots.slot(grant):
+            answer = await qa.aask(request, http.is_disconnected)
         result = answer.as_dict()
         citations: list[dict[str, Any]] = result["citations"]  # type: ignore[assignment]
         message: dict[str, Any] = {"role": "assistant", "content": answer.answer + sources_footer(citations)}
@@ -234,8 +240,7 @@ async def chat_completions(body: ChatCompletionBody, qa: QADep, http: Request) -
             "citations": citations,
             "cached": answer.cached,  # docqa's own field, beside citations: replayed from the answer cache
         }
-    events = qa.astream(request)
-    first = await events.__anext__()  # retrieval errors still become HTTP statuses
+    first, events = await state.slots.opened(grant, qa.astream(request))  # the slot back when they end
     include_usage = bool(body.stream_options and body.stream_options.include_usage)
     site = str(http.base_url).rstrip("/")  # where a source's link points: this server, as the client reached it
     chunks = _stream_chunks(first, events, completion_id, created, body.model, include_usage, site)
