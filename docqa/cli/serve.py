@@ -103,5 +103,6 @@ def open_bind_warning(host: str, keys: str, generator_only: bool) -> str | None:
     what = "generate, tokenize and embed" if generator_only else "ask, upload and delete documents"
     return (
         f"WARNING: listening on {host} without API keys: anyone who reaches this port may {what}. "
-        "Set DOCQA_API_KEYS, or listen on 127.0.0.1 behind a proxy that authenticates."
+        "Set DOCQA_API_KEYS or make keys with `docqa keys create` (then this does not apply), or listen on "
+        "127.0.0.1 behind a proxy that authenticates."
     )

@@ -9,19 +9,28 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from docqa.core.errors import InvalidRequestError
-from docqa.core.requests import is_unicode_text
+from docqa.core.requests import storable
 
 MAX_FIELDS = 20
 MAX_VALUE_CHARS = 200
+MAX_METADATA_CHARS = 200_000
 _FIELD = re.compile(r"[a-z][a-z0-9_]{0,31}")
 
 
 def parse_metadata(raw: str) -> dict[str, Any]:
     """An upload's `metadata` form field: a JSON object of catalog fields."""
+    if len(raw) > MAX_METADATA_CHARS:  # what MAX_FIELDS fields of MAX_FIELDS values could take, with room
+        raise InvalidRequestError(f"metadata: longer than {MAX_METADATA_CHARS:,} characters")
     try:
         value = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise InvalidRequestError(f'metadata: not JSON ({exc.msg}); send an object like {{"company": "3M"}}') from None
+    except RecursionError:  # lists nested thousands deep
+        raise InvalidRequestError(
+            "metadata: nested too deep; a field is a string, a number or a list of strings"
+        ) from None
+    except ValueError as exc:  # an integer of thousands of digits (Python's int_max_str_digits)
+        raise InvalidRequestError(f"metadata: not JSON docqa reads ({str(exc)[:80]})") from None
     if not isinstance(value, dict):
         raise InvalidRequestError('metadata: a JSON object is expected, like {"company": "3M", "tags": ["lease"]}')
     return user_fields(value)
@@ -45,8 +54,8 @@ def user_fields(raw: Mapping[str, Any]) -> dict[str, Any]:
         values = value if isinstance(value, list) else [value]
         if len(values) > MAX_FIELDS or any(len(str(v)) > MAX_VALUE_CHARS for v in values):
             raise InvalidRequestError(f"metadata: {name} is too long (at most {MAX_VALUE_CHARS} characters a value)")
-        if not all(is_unicode_text(str(v)) for v in values):
-            raise InvalidRequestError(f"metadata: {name} holds a lone surrogate: not Unicode text")
+        for v in values:
+            storable(str(v), f"metadata: {name}")
         checked[name] = value
     return checked
 
@@ -77,7 +86,7 @@ def where_pairs(raw: Mapping[str, object] | Sequence[str] | None) -> tuple[tuple
         if isinstance(value, bool) or not isinstance(value, (str, int, float)) or not str(value).strip():
             raise InvalidRequestError(f"where: {name} needs a non-empty string or number")
         text = str(value)
-        if len(text) > MAX_VALUE_CHARS or not is_unicode_text(text):
-            raise InvalidRequestError(f"where: {name}'s value is over {MAX_VALUE_CHARS} characters or not Unicode text")
-        pairs.append((name, text))
+        if len(text) > MAX_VALUE_CHARS:
+            raise InvalidRequestError(f"where: {name}'s value is over {MAX_VALUE_CHARS} characters")
+        pairs.append((name, storable(text, f"where: {name}")))
     return tuple(pairs)

@@ -126,6 +126,15 @@ class ConversationNotFoundError(DocqaError):
         super().__init__(f"conversation {conversation_id} not found")
 
 
+class MessageNotFoundError(DocqaError):
+    """No such message in a conversation the caller has."""
+
+    http_status = 404
+
+    def __init__(self, conversation_id: int, message_id: int) -> None:
+        super().__init__(f"message {message_id} not found in conversation {conversation_id}")
+
+
 class JobNotFoundError(DocqaError):
     http_status = 404
 

@@ -98,6 +98,7 @@ class DoneEvent:
     finish_reason: str
     citations: list[Citation] = field(default_factory=list)
     cached: bool = False  # replayed from the answer cache
+    message_id: int | None = None  # asked in a conversation: the message it was kept as (for feedback)
     kind: ClassVar[EventKind] = "done"
 
     def as_dict(self) -> dict[str, object]:
@@ -108,6 +109,8 @@ class DoneEvent:
         }
         if self.cached:
             data["cached"] = True
+        if self.message_id is not None:
+            data["message_id"] = self.message_id
         return data
 
 

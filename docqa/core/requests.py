@@ -20,6 +20,16 @@ def is_unicode_text(text: str) -> bool:
     return True
 
 
+def storable(text: str, what: str) -> str:
+    """`text` unchanged, or an InvalidRequestError naming `what` where no database could keep it: a NUL
+    (U+0000: Postgres' text refuses it, after the work was done) or a lone surrogate (no encoder writes it)."""
+    if "\x00" in text:
+        raise InvalidRequestError(f"{what} holds a NUL character (U+0000), which text cannot hold; remove it")
+    if not is_unicode_text(text):
+        raise InvalidRequestError(f"{what} holds a lone surrogate (\\ud800-\\udfff): not Unicode text")
+    return text
+
+
 def validate_collection_name(name: str) -> str:
     if not _COLLECTION_NAME.fullmatch(name):
         raise InvalidRequestError(f"invalid collection name '{name[:80]}': use 1-64 letters, digits, '.', '_' or '-'")

@@ -19,7 +19,7 @@ from docqa.answering.prompting import PromptPlan, build_prompt
 from docqa.core.errors import ConfigError, DocqaError, InvalidRequestError
 from docqa.core.events import AskEvent
 from docqa.core.protocols import Generator
-from docqa.core.requests import MAX_QUESTION_CHARS, AskRequest, is_unicode_text
+from docqa.core.requests import MAX_QUESTION_CHARS, AskRequest, storable
 from docqa.core.sampling_params import NON_THINKING_SAMPLING, THINKING_SAMPLING, SamplingParams
 from docqa.core.settings import CPU_MAX_TOKENS, CPU_PROMPT_BUDGET, GPU_MAX_TOKENS, Settings
 from docqa.core.streams import GenerationStream, GenEvent
@@ -58,8 +58,7 @@ def check(request: AskRequest) -> None:
     if len(question) > MAX_QUESTION_CHARS:
         raise InvalidRequestError(f"the question is longer than {MAX_QUESTION_CHARS} characters")
     for text in (question, *request.earlier):
-        if not is_unicode_text(text):
-            raise InvalidRequestError("the question holds a lone surrogate (\\ud800-\\udfff): not Unicode text")
+        storable(text, "the question")  # kept in the cache and conversations: refused before any work
 
 
 class Asker:

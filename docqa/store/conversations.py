@@ -15,10 +15,16 @@ from typing import Any
 from sqlalchemy import ForeignKey, Integer, String, Text, delete, func, or_, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
-from docqa.core.errors import ConversationNotFoundError
+from docqa.core.errors import ConversationNotFoundError, MessageNotFoundError
 from docqa.store.models import Base, DocumentRow, now
 
 TITLE_CHARS = 80  # a conversation is titled by its first question, cut to this many characters
+MESSAGES_PAGE = 100  # messages a conversation's GET returns at once, the latest (older ones: `before`)
+
+
+def _literal(text: str) -> str:
+    """`text` as a LIKE pattern matching itself: its % and _ are letters in a search, not wildcards."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 class ConversationRow(Base):
@@ -118,34 +124,41 @@ class Conversations:
             .order_by(ConversationRow.updated_at.desc(), ConversationRow.id.desc())
         )
         if search.strip():
-            pattern = f"%{search.strip().lower()}%"
-            asked = select(MessageRow.conversation_id).where(func.lower(MessageRow.question).like(pattern))
-            query = query.where(or_(func.lower(ConversationRow.title).like(pattern), ConversationRow.id.in_(asked)))
+            pattern = f"%{_literal(search.strip().lower())}%"
+            asked = select(MessageRow.conversation_id).where(func.lower(MessageRow.question).like(pattern, escape="\\"))
+            query = query.where(
+                or_(func.lower(ConversationRow.title).like(pattern, escape="\\"), ConversationRow.id.in_(asked))
+            )
         with self._session() as s:
             return [_summary(row, int(n)) for row, n in s.execute(query)]
 
-    def get(self, owner: Owner, conversation_id: int) -> dict[str, Any]:
-        """The conversation with its messages, oldest first; a citation of a deleted document marked so."""
+    def get(
+        self, owner: Owner, conversation_id: int, before: int | None = None, limit: int = MESSAGES_PAGE
+    ) -> dict[str, Any]:
+        """The conversation with its latest `limit` messages (before message `before`, for the page before),
+        oldest first; a citation of a deleted document marked so. `earlier` says whether older ones remain."""
         with self._session() as s:
             row = self._owned(s, owner, conversation_id)
-            messages = list(
-                s.scalars(select(MessageRow).where(MessageRow.conversation_id == row.id).order_by(MessageRow.id))
-            )
+            query = select(MessageRow).where(MessageRow.conversation_id == row.id)
+            if before is not None:
+                query = query.where(MessageRow.id < before)
+            messages = list(s.scalars(query.order_by(MessageRow.id.desc()).limit(limit + 1)))[::-1]
+            earlier = len(messages) > limit
+            messages = messages[1:] if earlier else messages
             records = [json.loads(m.record) for m in messages]
             cited = {c.get("document_id") for record in records for c in _citations(record)}
             live = set(s.scalars(select(DocumentRow.id).where(DocumentRow.id.in_([c for c in cited if c]))))
             shown = [_message(m, record, live) for m, record in zip(messages, records, strict=True)]
-            return {**_summary(row, len(messages)), "messages": shown}
+            total = s.scalar(select(func.count()).where(MessageRow.conversation_id == row.id))
+            summary = _summary(row, int(total or 0))
+            return {**summary, "messages": shown, "messages_total": summary["messages"], "earlier": earlier}
 
-    def questions(self, owner: Owner, conversation_id: int) -> list[str]:
-        """The questions asked so far, oldest first (what a follow-up carries)."""
+    def questions(self, owner: Owner, conversation_id: int, last: int) -> list[str]:
+        """The last `last` questions asked, oldest first (what a follow-up carries)."""
         with self._session() as s:
             row = self._owned(s, owner, conversation_id)
-            return list(
-                s.scalars(
-                    select(MessageRow.question).where(MessageRow.conversation_id == row.id).order_by(MessageRow.id)
-                )
-            )
+            query = select(MessageRow.question).where(MessageRow.conversation_id == row.id)
+            return list(s.scalars(query.order_by(MessageRow.id.desc()).limit(last)))[::-1]
 
     def rename(self, owner: Owner, conversation_id: int, title: str) -> dict[str, Any]:
         with self._session() as s:
@@ -185,7 +198,7 @@ class Conversations:
             row = self._owned(s, owner, conversation_id)
             message = s.get(MessageRow, message_id) if 0 < message_id < 2**63 else None
             if message is None or message.conversation_id != row.id:
-                raise ConversationNotFoundError(conversation_id)
+                raise MessageNotFoundError(conversation_id, message_id)
             message.feedback, message.feedback_note = rating, note
 
     def rated(self, collection_id: int) -> list[dict[str, Any]]:

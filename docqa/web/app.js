@@ -575,19 +575,8 @@ async function ask(question, regenerate) {
     running = null;
     setAsking(false);
     updateTurn(view, turn);
-    await syncIds();
     await loadConversations();
   }
-}
-
-async function syncIds() {
-  // the kept messages' IDs (for feedback), matched in order to the turns that were kept
-  if (current.id === null) return;
-  try {
-    const data = await (await api(conversationsPath(`/${current.id}`))).json();
-    const kept = current.turns.filter((t) => t.status !== "stopped" && !t.status.startsWith("error"));
-    data.messages.forEach((m, i) => { if (kept[i]) kept[i].id = m.id; });
-  } catch (_) { /* the list still shows what is there */ }
 }
 
 function setAsking(on) {
@@ -641,6 +630,7 @@ function handle(kind, data) {
     turn.status = "generating…";
   } else if (kind === "done") {
     turn.citations = data.citations;
+    if (data.message_id) turn.id = data.message_id;  // the message kept: feedback goes to it, by its ID
     const t = data.timings;
     turn.status = data.cached ? "answered from the cache" :
       `first token ${((t.ttft_ms || 0) / 1000).toFixed(1)} s · ${t.completion_tokens} tokens in ${(t.total_ms / 1000).toFixed(1)} s`;

@@ -86,6 +86,10 @@ def test_the_uploaders_fields_win_and_are_named_as_theirs() -> None:
         ('{"tags": [1, 2]}', "must be a list of strings"),
         ('{"title": "' + "x" * 300 + '"}', "too long"),
         ('{"title": "\\ud800"}', "lone surrogate"),
+        ('{"title": "a\\u0000b"}', "NUL character"),  # Postgres' text cannot hold it
+        ('{"tags": ' + "[" * 100_000 + "]" * 100_000 + "}", "longer than"),
+        ('{"tags": ' + "[" * 20_000 + "]" * 20_000 + "}", "nested too deep"),
+        ('{"year": ' + "9" * 5_000 + "}", "not JSON docqa reads"),  # past Python's int_max_str_digits
     ],
 )
 def test_bad_metadata_is_refused_saying_why(raw: str, message: str) -> None:

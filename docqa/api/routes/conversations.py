@@ -4,14 +4,15 @@ export as JSON or Markdown, ask in one (its earlier questions carried), and feed
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import PlainTextResponse, StreamingResponse
 from pydantic import BaseModel, Field
 
 from docqa.api.deps import CallerDep, QADep, StateDep
 from docqa.api.routes.ask import AskBody, answered
+from docqa.service.conversations import MESSAGES_PAGE
 
 router = APIRouter(prefix="/v1/collections/{name}/conversations", tags=["conversations"])
 
@@ -41,8 +42,18 @@ def create(name: str, body: TitleBody, qa: QADep, grant: CallerDep) -> dict[str,
 
 
 @router.get("/{conversation_id}", summary="A conversation with its messages, answers and citations")
-def read(name: str, conversation_id: int, qa: QADep, grant: CallerDep) -> dict[str, Any]:
-    return qa.conversations.get(qa.conversations.owner(name, grant.owner), conversation_id)
+def read(
+    name: str,
+    conversation_id: int,
+    qa: QADep,
+    grant: CallerDep,
+    before: Annotated[
+        int | None, Query(ge=1, description="Only messages before this message ID (the page before).")
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=500, description="Most messages returned: the latest ones.")] = MESSAGES_PAGE,
+) -> dict[str, Any]:
+    """`messages` is the latest `limit` (oldest first); `earlier` true: ask again with `before` the first's ID."""
+    return qa.conversations.get(qa.conversations.owner(name, grant.owner), conversation_id, before, limit)
 
 
 @router.patch("/{conversation_id}", summary="Rename a conversation")
