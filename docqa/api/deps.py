@@ -66,8 +66,9 @@ def grant_of(request: Request, state: AppState) -> Grant | None:
     qa = state.qa
     if qa is None:  # named keys live in the store, which opens with the models
         raise _not_ready(state)
-    if token:
-        return qa.api_keys.grant(token)
+    if token and (grant := qa.api_keys.grant(token)) is not None:
+        return grant
+    # no key, or one nobody made: let in only where no keys exist at all (clients send one anyway, "unused")
     return None if state.settings.api.keys.strip() or qa.api_keys.any_active() else OPEN
 
 

@@ -99,6 +99,13 @@ class EmbedSettings(BaseModel):
         description="Prefix for questions before embedding; unset picks the model's documented one "
         "(Qwen3-Embedding: 'Instruct: ...\\nQuery:').",
     )
+    max_output_mb: int = Field(
+        default=1024,
+        ge=16,
+        description="Host memory llama.cpp may hold for one decode's outputs (each token's logits and vector, where "
+        "the model pools more than its last token): a longer text is embedded in pieces that fit it. A model with a "
+        "262k-word vocabulary needs 1 MB a token; without a bound one 8,000-token text took 8 GB.",
+    )
     batch_tokens: int = Field(
         default=512,
         ge=1,

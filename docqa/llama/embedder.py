@@ -168,6 +168,12 @@ class LlamaEmbedder:
         # The longest piece embedded at once: a BERT-style model (all-MiniLM, bge-small) has 512 learned
         # positions, and llama.cpp aborts the process past them, so longer texts go in pieces (_windows).
         self.window = min(settings.n_ctx, int(self._model.n_ctx_train()) or settings.n_ctx)
+        # Every token an output, llama.cpp keeps outputs x (vocabulary + width) floats on the host, and keeps that
+        # buffer at its largest: a 262k-word vocabulary made one 8,000-character text cost 2.9 GB for the process's
+        # life. Outputs per decode are bounded by embed.max_output_mb, so texts go in pieces of at most that many.
+        self.max_outputs = self._outputs_within(settings.max_output_mb)
+        if not self.prefill_without_outputs:
+            self.window = min(self.window, self.max_outputs)
         self._wrap = self._special_wrap()
         self.model_id = model_label(model_path)
         self.dim = int(self._model.n_embd())
@@ -190,6 +196,11 @@ class LlamaEmbedder:
             # (kernels, cuBLAS, buffers); pay it while loading, not inside the first ingest or query.
             self._embed_tokens([self._tokenize("warm-up")])
         logger.info("embedder %s loaded (%d dims, %d-token micro-batches)", self.model_id, self.dim, self.micro_batch)
+
+    def _outputs_within(self, megabytes: int) -> int:
+        # float32 logits and vector, twice: in the compute buffer, then in the output buffer they are copied to
+        per_output = 2 * 4 * (int(self._model.n_vocab()) + int(self._model.n_embd()))
+        return max(32, megabytes * 2**20 // per_output)
 
     def _tokenize(self, text: str, *, bos: bool = True) -> list[int]:
         with self._uses.use():
@@ -295,6 +306,11 @@ class LlamaEmbedder:
         sums = np.zeros((len(texts), self.dim), dtype=np.float64)
         lengths = np.zeros(len(texts), dtype=np.float64)
         max_seqs = self._max_texts
+        batch_limit = (
+            self._settings.batch_tokens
+            if self.prefill_without_outputs
+            else min(self._settings.batch_tokens, self.max_outputs)
+        )
         batch: list[tuple[int, list[int]]] = []
         batch_tokens = 0
         done = 0  # texts whose every piece is embedded
@@ -316,7 +332,7 @@ class LlamaEmbedder:
         with ThreadPoolExecutor(1, thread_name_prefix="docqa-tokenise") as tokeniser:
             for i, windows in enumerate(tokeniser.map(self._windows, texts)):
                 for tokens in windows:
-                    if batch and (batch_tokens + len(tokens) > self._settings.batch_tokens or len(batch) >= max_seqs):
+                    if batch and (batch_tokens + len(tokens) > batch_limit or len(batch) >= max_seqs):
                         flush(i)  # the texts before this one are complete
                     batch.append((i, tokens))
                     batch_tokens += len(tokens)

@@ -15,7 +15,7 @@ from typing import Literal, Protocol
 import numpy as np
 
 from docqa import components
-from docqa.core.errors import ConfigError, ModelNotLoadedError
+from docqa.core.errors import ConfigError, InvalidRequestError, ModelNotLoadedError
 from docqa.core.protocols import Embedder, Generator, Reranker
 from docqa.core.sampling_params import SamplingParams
 from docqa.core.settings import Settings
@@ -64,11 +64,35 @@ def status_of(generator: Generator | None, embedder: Embedder | None, reranker: 
     )
 
 
+# Tokens of one embeddings request, in the embedder's own tokens: docqa's client sends 16 chunks of at most
+# 4,096 generator tokens, so twice that leaves room for another tokenizer. Characters bound nothing: 64,000 of
+# them are 8,000 to 64,000 tokens, and each token costs the node a forward pass (and, for a model whose every
+# token is an output, ~1 MB of logits a token: docqa.llama.embedder bounds that memory per decode).
+MAX_EMBED_REQUEST_TOKENS = 131_072
+
+
+def _within_tokens(embedder: Embedder, texts: Sequence[str]) -> None:
+    """InvalidRequestError, before any embedding, when the texts are more tokens than one request may bring
+    (an embedder that cannot count, one behind another endpoint, bounds its own)."""
+    count = getattr(embedder, "count_tokens", None)
+    if count is None:
+        return
+    total = 0
+    for text in texts:
+        total += count(text)
+        if total > MAX_EMBED_REQUEST_TOKENS:
+            raise InvalidRequestError(
+                f"input: more than {MAX_EMBED_REQUEST_TOKENS:,} tokens of this embedder in one request; send the "
+                "texts in several requests"
+            )
+
+
 def embed(embedder: Embedder | None, texts: Sequence[str], input_type: InputType) -> tuple[np.ndarray, str]:
     """Vectors of texts, as search would embed them: a query with the model's query instruction (Qwen3-
     Embedding's), documents as they are. With the model's name."""
     if embedder is None:
         raise ModelNotLoadedError("no embedding model loaded here: start the node with DOCQA_EMBED_MODEL set")
+    _within_tokens(embedder, texts)
     if input_type == "query":
         return np.vstack([embedder.embed_query(text) for text in texts]), embedder.model_id
     return embedder.embed_documents(texts), embedder.model_id
