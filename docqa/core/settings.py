@@ -104,7 +104,7 @@ class EmbedSettings(BaseModel):
         ge=16,
         description="Host memory llama.cpp may hold for one decode's outputs (each token's logits and vector, where "
         "the model pools more than its last token): a longer text is embedded in pieces that fit it. A model with a "
-        "262k-word vocabulary needs 1 MB a token; without a bound one 8,000-token text took 8 GB.",
+        "large vocabulary needs about 2 MB a token (docs/benchmarks.md, embedder memory).",
     )
     batch_tokens: int = Field(
         default=512,
