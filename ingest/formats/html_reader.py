@@ -30,6 +30,11 @@ _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _HIDDEN = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _BREAK_BEFORE = re.compile(r"(?:page-)?break-before\s*:\s*(?:always|page)", re.IGNORECASE)
 _BREAK_AFTER = re.compile(r"(?:page-)?break-after\s*:\s*(?:always|page)", re.IGNORECASE)
+MAX_DEPTH = 2048  # libxml2's depth limit with huge_tree
+# Tags that format text and carry no structure: where they nest past MAX_DEPTH, the text is read without them.
+_INLINE_TAGS = re.compile(
+    rb"</?(?:font|span|b|i|u|s|em|strong|small|big|a|sup|sub|tt|strike|nobr|ins|del)\b[^>]*>", re.I
+)
 
 
 class _Pages:
@@ -79,11 +84,17 @@ def read_html_bytes(data: bytes, encoding: str | None = None) -> ParsedDocument:
     if encoding is None and not _declares_encoding(data):  # decoded as text files are, not as Latin-1
         text, warnings = decode_text(data)
         data, encoding = text.encode("utf-8"), "utf-8"
-    try:
-        parser = lxml.html.HTMLParser(encoding=encoding)
-        root = lxml.html.document_fromstring(data, parser=parser)
-    except (lxml.etree.ParserError, ValueError) as exc:
-        raise ReadError(f"not readable HTML: {exc}") from None
+    root, too_deep = _parse(data, encoding)
+    if too_deep:  # libxml2 stops reading past its depth, saying so only in its error log
+        root, too_deep = _parse(_INLINE_TAGS.sub(b"", data), encoding)
+        if too_deep:
+            raise ReadError(
+                f"the HTML nests deeper than {MAX_DEPTH:,} elements, even without its inline tags (font, span, b, "
+                "...): the text past that depth would be lost, so the file is not added"
+            )
+        warnings.append(
+            f"the HTML nests deeper than {MAX_DEPTH:,} elements: read without its inline tags (font, span, b, ...)"
+        )
     out = _Pages()
     skipping: list[Any] = []  # the elements whose subtree is being left out
     for event, element in lxml.etree.iterwalk(root, events=("start", "end")):
@@ -104,6 +115,21 @@ def read_html_bytes(data: bytes, encoding: str | None = None) -> ParsedDocument:
     if not texts:
         raise ReadError("the HTML file has no visible text")
     return ParsedDocument([Page(n, text) for n, text in enumerate(texts, 1)], warnings)
+
+
+def _parse(data: bytes, encoding: str | None) -> tuple[Any, bool]:
+    """The document's root, and whether the parser stopped at its depth limit. huge_tree lifts libxml2's
+    limit from 256 elements (old filings leave 400 <font> tags unclosed, and everything past the 256th was cut
+    without a word) to MAX_DEPTH."""
+    import lxml.etree
+    import lxml.html
+
+    try:
+        parser = lxml.html.HTMLParser(encoding=encoding, huge_tree=True)
+        root = lxml.html.document_fromstring(data, parser=parser)
+    except (lxml.etree.ParserError, ValueError) as exc:
+        raise ReadError(f"not readable HTML: {exc}") from None
+    return root, any("Excessive depth" in error.message for error in parser.error_log)
 
 
 def _declares_encoding(data: bytes) -> bool:
