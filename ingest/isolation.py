@@ -23,9 +23,10 @@ from docqa.core.files import SUPPORTED_SUFFIXES
 from docqa.core.settings import IngestSettings
 from docqa.core.types import ParsedDocument
 from ingest.ocr import OcrOptions
-from ingest.pdf_worker import read_frame, write_frame
+from ingest.pdf_worker import read_frame, reply_bytes, write_frame
 from ingest.readers import read_document
 
+DEFAULT_MAX_CHARS = IngestSettings().max_document_chars
 # The worker enforces the per-PDF limit itself; this slack only covers a worker that stops answering.
 _WORKER_SLACK_S = 30.0
 
@@ -47,16 +48,16 @@ class _Worker:
         return self._proc.poll() is None
 
     def parse(
-        self, path: Path, password: str | None, timeout_s: float, memory_mb: int, ocr: OcrOptions
+        self, path: Path, password: str | None, timeout_s: float, memory_mb: int, ocr: OcrOptions, max_chars: int
     ) -> tuple[str, object]:
         assert self._proc.stdin is not None and self._proc.stdout is not None
         try:
-            write_frame(self._proc.stdin, pickle.dumps((str(path), password, timeout_s, memory_mb, ocr)))
+            write_frame(self._proc.stdin, pickle.dumps((str(path), password, timeout_s, memory_mb, ocr, max_chars)))
         except OSError:
             self.close()
             return ("error", "PDF parser worker is not running")
         ready = select.select([self._proc.stdout], [], [], timeout_s + _WORKER_SLACK_S)[0]
-        reply = read_frame(self._proc.stdout) if ready else None
+        reply = read_frame(self._proc.stdout, reply_bytes(max_chars)) if ready else None
         if reply is None:
             self.close()
             return ("error", "PDF parser worker stopped answering" if not ready else "PDF parser worker died")
@@ -80,13 +81,13 @@ class _WorkerPool:
         self._lock = threading.Lock()
 
     def parse(
-        self, path: Path, password: str | None, timeout_s: float, memory_mb: int, ocr: OcrOptions
+        self, path: Path, password: str | None, timeout_s: float, memory_mb: int, ocr: OcrOptions, max_chars: int
     ) -> tuple[str, object]:
         with self._lock:
             worker = self._idle.pop() if self._idle else None
         if worker is None:
             worker = _Worker()
-        result = worker.parse(path, password, timeout_s, memory_mb, ocr)
+        result = worker.parse(path, password, timeout_s, memory_mb, ocr, max_chars)
         if worker.alive:
             with self._lock:
                 self._idle.append(worker)
@@ -104,11 +105,16 @@ atexit.register(_pool.close)
 
 
 def read_pdf_isolated(
-    path: Path, password: str | None, timeout_s: float, memory_mb: int, ocr: OcrOptions | None = None
+    path: Path,
+    password: str | None,
+    timeout_s: float,
+    memory_mb: int,
+    ocr: OcrOptions | None = None,
+    max_chars: int = DEFAULT_MAX_CHARS,
 ) -> ParsedDocument:
     """ingest.readers.read_pdf (read_text for a text file) in a child process; every way the child can fail
-    becomes a ReadError."""
-    kind, value = _pool.parse(path.resolve(), password, timeout_s, memory_mb, ocr or OcrOptions("off"))
+    becomes a ReadError, and so does a text past max_chars, refused in the child."""
+    kind, value = _pool.parse(path.resolve(), password, timeout_s, memory_mb, ocr or OcrOptions("off"), max_chars)
     if kind != "ok":
         raise ReadError(str(value))
     assert isinstance(value, ParsedDocument)
@@ -119,5 +125,7 @@ def read_document_safely(path: Path, password: str | None, limits: IngestSetting
     """A PDF or text file read in the child process (DOCQA_INGEST_ISOLATE_PDF), under the same limits."""
     ocr = OcrOptions(limits.ocr, limits.ocr_languages)
     if limits.isolate_pdf and path.suffix.lower() in SUPPORTED_SUFFIXES:
-        return read_pdf_isolated(path, password, limits.pdf_timeout_s, limits.pdf_memory_mb, ocr)
+        return read_pdf_isolated(
+            path, password, limits.pdf_timeout_s, limits.pdf_memory_mb, ocr, limits.max_document_chars
+        )
     return read_document(path, password, ocr)

@@ -22,17 +22,27 @@ from typing import IO
 
 from docqa.core.errors import ReadError
 from docqa.core.files import EMAIL_SUFFIXES, HTML_SUFFIXES, PACKAGE_KINDS, PDF_SUFFIXES, RTF_SUFFIXES
+from ingest.bounds import BYTES_PER_CHAR, text_size, too_much_text
 from ingest.ocr import TIME_SHARE, OcrOptions
 from ingest.readers import read_document, read_pdf
 
 _FRAME = struct.Struct(">Q")
 
 
-def read_frame(stream: IO[bytes]) -> bytes | None:
+def reply_bytes(max_chars: int) -> int:
+    """The most bytes a reply of a text within max_chars can take: 4 UTF-8 bytes a character, with room for
+    its pages' numbers and warnings."""
+    return BYTES_PER_CHAR * max_chars + (1 << 20)
+
+
+def read_frame(stream: IO[bytes], max_bytes: int | None = None) -> bytes | None:
+    """A frame's payload; None where the stream ends first, or the frame says it is longer than max_bytes."""
     header = stream.read(_FRAME.size)
     if len(header) < _FRAME.size:
         return None
     (length,) = _FRAME.unpack(header)
+    if max_bytes is not None and length > max_bytes:
+        return None
     payload = stream.read(length)
     return payload if len(payload) == length else None
 
@@ -82,12 +92,19 @@ def failure_message(wait_status: int, peak_mib: float, memory_mb: int, reader: s
     return crash_message(wait_status)
 
 
-def _parse(path: str, password: str | None, memory_mb: int, ocr: OcrOptions, ocr_budget_s: float) -> tuple[str, object]:
+def _parse(
+    path: str, password: str | None, memory_mb: int, ocr: OcrOptions, ocr_budget_s: float, max_chars: int
+) -> tuple[str, object]:
     reader = reader_name(path)
     try:
-        if reader == "PDF parser":
-            return ("ok", read_pdf(Path(path), password, ocr, ocr_budget_s))
-        return ("ok", read_document(Path(path)))
+        parsed = (
+            read_pdf(Path(path), password, ocr, ocr_budget_s) if reader == "PDF parser" else read_document(Path(path))
+        )
+        # checked here, before the text crosses to the server: a 6 MB CSV whose 6-million-character header heads
+        # each of its pages came back as 600 million characters, which the server unpickled before refusing them
+        if (chars := text_size(parsed)) > max_chars:
+            raise too_much_text(chars, max_chars)
+        return ("ok", parsed)
     except ReadError as exc:
         return ("error", str(exc))
     except MemoryError:
@@ -97,13 +114,13 @@ def _parse(path: str, password: str | None, memory_mb: int, ocr: OcrOptions, ocr
 
 
 def _child(
-    write_fd: int, path: str, password: str | None, memory_mb: int, ocr: OcrOptions, ocr_budget_s: float
+    write_fd: int, path: str, password: str | None, memory_mb: int, ocr: OcrOptions, ocr_budget_s: float, max_chars: int
 ) -> None:
     code = 0
     try:
         limit = memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-        result = _parse(path, password, memory_mb, ocr, ocr_budget_s)
+        result = _parse(path, password, memory_mb, ocr, ocr_budget_s, max_chars)
         try:
             payload = pickle.dumps(result)
         except MemoryError:
@@ -116,17 +133,21 @@ def _child(
         os._exit(code)
 
 
-def parse_in_child(path: str, password: str | None, timeout_s: float, memory_mb: int, ocr: OcrOptions) -> bytes:
+def parse_in_child(
+    path: str, password: str | None, timeout_s: float, memory_mb: int, ocr: OcrOptions, max_chars: int
+) -> bytes:
     """Fork, parse in the child, and return its pickled result or a pickled error. OCR gets the share of
-    the time limit that ingest.ocr.TIME_SHARE leaves it."""
+    the time limit that ingest.ocr.TIME_SHARE leaves it; a text past max_chars is refused in the child, and a
+    reply larger than such a text could be is never read whole."""
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(read_fd)
-        _child(write_fd, path, password, memory_mb, ocr, TIME_SHARE * timeout_s)
+        _child(write_fd, path, password, memory_mb, ocr, TIME_SHARE * timeout_s, max_chars)
     os.close(write_fd)
     deadline = time.monotonic() + timeout_s
     blocks: list[bytes] = []
+    received = 0
     # the child's address space at its largest, as last seen (what its limit counts); it starts as this one's
     peak_mib = _address_space_mib(os.getpid(), "VmSize")
     with os.fdopen(read_fd, "rb", buffering=0) as pipe:
@@ -144,6 +165,11 @@ def parse_in_child(path: str, password: str | None, timeout_s: float, memory_mb:
             if not block:
                 break
             blocks.append(block)
+            received += len(block)
+            if received > reply_bytes(max_chars):  # what no text within the bound pickles to
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return pickle.dumps(("error", str(too_much_text(received // BYTES_PER_CHAR, max_chars, "at least "))))
     _, status, usage = os.wait4(pid, 0)
     if blocks and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
         return b"".join(blocks)
@@ -174,9 +200,9 @@ def main() -> None:
     requests, replies = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing a library prints may corrupt the reply stream
     while (frame := read_frame(requests)) is not None:
-        path, password, timeout_s, memory_mb, ocr = pickle.loads(frame)
+        path, password, timeout_s, memory_mb, ocr, max_chars = pickle.loads(frame)
         try:
-            write_frame(replies, parse_in_child(path, password, timeout_s, memory_mb, ocr))
+            write_frame(replies, parse_in_child(path, password, timeout_s, memory_mb, ocr, max_chars))
         except BrokenPipeError:  # the docqa process that asked is gone (killed mid-ingest): nothing to answer
             os._exit(0)
 

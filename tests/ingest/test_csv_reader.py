@@ -107,3 +107,19 @@ def test_an_ingested_export_answers_about_a_row_far_from_its_header(tmp_path: Pa
 def test_a_cells_own_line_breaks_keep_its_row_on_one_line() -> None:
     """Excel's Alt+Enter, an HTML cell's source lines: the row's label stays beside its figure."""
     assert row_line(["Revenue\n(restated)", "\n 1,200\n", ""]) == "Revenue (restated) | 1,200"
+
+
+def test_a_header_repeated_past_the_bound_is_refused_in_the_reading_child(tmp_path: Path) -> None:
+    """A 250 KB CSV whose 220,000-character header heads each of its 30 pages is 6.6 million characters:
+    refused by the child that read it (issue 60, item 6), not sent to the server to be refused there; the
+    next file is read as usual."""
+    path = tmp_path / "wide.csv"
+    header = ",".join(f"column {n} " + "x" * 44_000 for n in range(5))
+    path.write_text(header + "\n" + "\n".join(f"{n},1,2,3,4" for n in range(3_000)) + "\n")
+    with pytest.raises(ReadError, match=r"6,6\d\d,\d{3} characters of text, over the 5,000,000 limit"):
+        read_pdf_isolated(path, None, timeout_s=60, memory_mb=1024)
+    with pytest.raises(ReadError, match=r"over the 1,000,000 limit"):
+        read_pdf_isolated(path, None, timeout_s=60, memory_mb=1024, max_chars=1_000_000)
+    small = tmp_path / "small.csv"
+    small.write_text("a,b\n1,2\n")
+    assert read_pdf_isolated(small, None, timeout_s=60, memory_mb=1024).pages[0].text.endswith("1 | 2")
