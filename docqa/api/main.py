@@ -94,7 +94,11 @@ def create_app(settings: Settings | None = None, *, state: AppState | None = Non
         app.add_api_route("/openapi.json", lambda: app.openapi(), dependencies=authenticated, include_in_schema=False)
     else:
         api_docs.mount(app, "/openapi.json")
-    app.add_middleware(BodySizeLimit, max_bytes=app_state.settings.max_upload_mb * 2**20)
+    app.add_middleware(
+        BodySizeLimit,
+        max_bytes=app_state.settings.max_upload_mb * 2**20,
+        max_json_bytes=app_state.settings.api.max_json_mb * 2**20,
+    )
     allowed_hosts = app_state.settings.api.allowed_hosts.split(",")
     app.add_middleware(CrossSiteGuard, open_without_keys=not keyed, allowed_hosts=allowed_hosts)
     app.add_middleware(InFlight, state=app_state)  # refuses work first when draining

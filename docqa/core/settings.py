@@ -332,6 +332,12 @@ class APISettings(BaseModel):
         "machine's name that requests may address (their Host header), against DNS rebinding; '*': any.",
     )
     max_files: int = Field(default=100, ge=1, description="Most files in one upload request.")
+    max_json_mb: int = Field(
+        default=16,
+        ge=1,
+        description="Largest body of a request that is not an upload (a question, a chat's messages, texts to embed), "
+        "in MiB: such a body is parsed before the request runs, holding other requests meanwhile; past it, 413.",
+    )
     max_upload_chars: int = Field(
         default=25_000_000,
         ge=10_000,

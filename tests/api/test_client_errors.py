@@ -205,3 +205,25 @@ def test_non_streamed_asks_get_429_from_the_queue_bound(
         for stream in held:
             stream.cancel()
         fake_generator.paused.clear()
+
+
+def test_a_huge_chat_history_is_refused_before_it_holds_the_server(served: tuple[str, DocQA]) -> None:
+    """Issue 60, item 7: 2.3 million tiny messages in a 94 MB body held the event loop (/health 11.5 s). A body
+    that is no upload is bounded (16 MiB: 413 as it arrives), and a history is counted before any message of it
+    is validated."""
+    base, _ = served
+    tiny = {"role": "user", "content": "x"}
+    huge = b'{"model": "docqa", "messages": [' + b",".join([b'{"role":"user","content":"x"}'] * 700_000) + b"]}"
+    assert len(huge) > 16 * 2**20
+    refused = httpx.post(f"{base}/v1/chat/completions", content=huge, headers={"content-type": "application/json"})
+    assert "DOCQA_API_MAX_JSON_MB" in _error(refused, 413, "PayloadTooLarge")
+    many = httpx.post(f"{base}/v1/chat/completions", json={"model": "docqa", "messages": [tiny] * 5_000}, timeout=30)
+    assert "at most 4,096 messages, not 5,000" in _error(many, 422, "ValidationError")
+    fine = httpx.post(f"{base}/v1/chat/completions", json={"model": "docqa", "messages": [tiny] * 3}, timeout=60)
+    assert fine.status_code == 200
+    upload = httpx.post(  # an upload keeps its own, larger bound: 17 MiB arrive, and the file fails alone
+        f"{base}/v1/collections/default/documents",
+        files={"files": ("scan.pdf", b"not a pdf " * 1_800_000, "application/pdf")},
+        timeout=120,
+    )
+    assert upload.status_code != 413 and "scan.pdf" in upload.text, upload.text
