@@ -45,6 +45,11 @@ def ingest(
     verbose: bool,
 ) -> None:
     """Index PDF, text, Markdown, Office, HTML, CSV and email files (folders are searched recursively)."""
+    if queue and password:  # the jobs would fail "password required" once a worker took them
+        raise click.UsageError(
+            "--password cannot go with --queue: a password is never kept in the database, so a worker could not open "
+            "the files; ingest encrypted PDFs without --queue (here, where the password is given)"
+        )
     settings = make_settings(data_dir, verbose)
     if queue:
         _enqueue(settings, list(paths), collection, as_json, verbose)

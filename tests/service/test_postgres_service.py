@@ -99,6 +99,10 @@ def test_ingest_queue_hands_files_to_workers_and_docs_list_shows_them(tmp_path: 
     no_database = runner.invoke(main, ["ingest", "--queue", str(SAMPLE_DOCS)], env={"DOCQA_DATA_DIR": str(elsewhere)})
     assert no_database.exit_code != 0 and "DOCQA_DATABASE_URL" in no_database.output
     assert not elsewhere.exists()  # refused before any data home is made
+    # a password cannot be queued (it is never kept): refused, nothing queued (issue 60, item 8)
+    with_password = runner.invoke(main, ["ingest", "--queue", "--password", "pw", str(SAMPLE_DOCS)], env=env)
+    assert with_password.exit_code == 2 and "--password cannot go with --queue" in with_password.output
+    assert len(json.loads(runner.invoke(main, ["docs", "list", "--json"], env=env).output)) == len(rows)
 
 
 def test_check_finds_and_removes_originals_in_the_database_that_no_document_holds(
