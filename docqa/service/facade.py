@@ -27,6 +27,7 @@ from docqa.answering.cache import AnswerCache
 from docqa.core.documents import IngestReport, ProgressCallback, Source
 from docqa.core.errors import ChunkNotFoundError, ClientGoneError, DocqaError
 from docqa.core.events import AskEvent
+from docqa.core.files import sha256_file
 from docqa.core.protocols import Embedder, Generator, Reranker
 from docqa.core.requests import AskRequest, validate_collection_name
 from docqa.core.sampling_params import SamplingParams
@@ -195,22 +196,24 @@ class DocQA:
         coll = self.collection(collection, create=True)
         replaced = [s.key for s in sources if s.key.startswith("upload:")]  # uploads' originals are kept
         before = [found.sha256 for key in replaced if (found := self.store.find_document(coll.id, key)) is not None]
+        kept = self._keep_uploads(sources)
         report = self.ingestor.ingest(coll, sources, progress, password, max_chars=max_chars)
-        self._keep_uploads(coll, sources, report)
-        self._forget_unheld(before)  # an upload replaced by new bytes under its name
+        self._forget_unheld([*before, *kept])  # a replaced upload's bytes, and those of files that failed
         for callback in self.on_ingest:
             callback(report)
         return report
 
-    def _keep_uploads(self, coll: CollectionRow, sources: list[Source], report: IngestReport) -> None:
-        """Keep the uploaded files that are documents now (a path's file stays where it is)."""
-        documents = {d.id: d for d in self.store.documents(coll.id) if d.status == "ready"}
-        results = {result.path: result for result in report.files}
+    def _keep_uploads(self, sources: list[Source]) -> list[str]:
+        """Keep the uploaded files (a path's file stays where it is) before any becomes a document: a process
+        killed mid-upload then leaves at worst a kept file no document holds (`docqa check --repair` removes
+        it), never a document without its file. Returns the contents kept."""
+        kept = []
         for source in sources:
-            result = results.get(source.name)
-            document = documents.get(result.document_id or -1) if result else None
-            if source.key.startswith("upload:") and document is not None and source.path.is_file():
-                self.originals.keep(document.sha256, source.path)
+            if source.key.startswith("upload:") and source.path.is_file():
+                sha = sha256_file(source.path)
+                self.originals.keep(sha, source.path)
+                kept.append(sha)
+        return kept
 
     def _forget_unheld(self, shas: Sequence[str]) -> None:
         """Drop the kept originals of these contents where no document of the store holds them any more."""
@@ -292,16 +295,23 @@ class DocQA:
         return [r for r in reports if r.problems or r.collection != "(all collections)"]
 
     def _unheld_originals(self, repair: bool) -> list[str]:
-        """Kept originals that no document holds: left by a crash between a document's write and its
-        original's, or kept before a replaced upload's were forgotten. Listed before the documents are
-        read: an original is kept after its document is written, so one being kept now is not taken."""
+        """Kept originals that no document holds (a process killed mid-upload: uploads are kept before they are
+        ingested), and uploaded documents whose original is kept nowhere. Originals kept in the last
+        ORIGINAL_GRACE_S here may belong to an upload being ingested now: neither listed nor removed."""
         kept = self.originals.kept()
-        held = {d.sha256 for c in self.store.collections() for d in self.store.documents(c.id)}
-        unheld = sorted(kept - held)
+        documents = [d for c in self.store.collections() for d in self.store.documents(c.id)]
+        unheld = sorted(sha for sha in kept - {d.sha256 for d in documents} if not self.originals.recent(sha))
         if repair:
             for sha in unheld:
                 self.originals.forget(sha)
-        return [f"{len(unheld)} kept original file(s) that no document holds"] if unheld else []
+        problems = [f"{len(unheld)} kept original file(s) that no document holds"] if unheld else []
+        missing = [
+            d.name for d in documents if d.source.startswith("upload:") and d.status == "ready" and d.sha256 not in kept
+        ]
+        if missing:
+            shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+            problems.append(f"{len(missing)} uploaded document(s) whose file was not kept ({shown}): upload them again")
+        return problems
 
     # --- searching and asking ----------------------------------------------------------------
 

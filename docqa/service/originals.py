@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
@@ -23,6 +24,8 @@ from typing import Protocol
 from docqa.core.errors import OriginalNotKeptError
 from docqa.core.files import sha256_file
 from docqa.store.models import DocumentRow
+
+ORIGINAL_GRACE_S = 3600  # a kept original this young may belong to an upload still being ingested
 
 
 class SharedOriginals(Protocol):
@@ -65,6 +68,13 @@ class Originals:
         here = {p.name for p in self.root.glob("??/*") if p.is_file() and len(p.name) == 64}
         return here | (self.shared.kept() if self.shared is not None else set())
 
+    def recent(self, sha256: str) -> bool:
+        """Whether this content was kept here in the last ORIGINAL_GRACE_S (its upload may be being ingested)."""
+        try:
+            return time.time() - self._path(sha256).stat().st_mtime < ORIGINAL_GRACE_S
+        except OSError:
+            return False
+
     def _from_shared(self, sha256: str) -> Path | None:
         """The shared copy, written under this data home, or None."""
         data = self.shared.get(sha256) if self.shared is not None else None
@@ -92,7 +102,9 @@ class Originals:
             fetched = self._from_shared(document.sha256)
             if fetched is not None:
                 return fetched
-            raise OriginalNotKeptError(document.name, "its upload was not kept (ingested before docqa kept them)")
+            raise OriginalNotKeptError(
+                document.name, "its uploaded file was not kept (ingested before docqa kept uploads): upload it again"
+            )
         path = Path(document.source)
         try:
             same = path.is_file() and sha256_file(path) == document.sha256

@@ -4,14 +4,25 @@ ingested from a path is served while its bytes are the ones ingested; otherwise 
 
 from __future__ import annotations
 
+import os
+import pickle
 import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import httpx
+import pytest
 
+from bench.local_server import wait_healthy
 from docqa.service import DocQA
+from docqa.service.originals import ORIGINAL_GRACE_S
 from tests.support.live_server import free_port, serve_app
-from tests.support.paths import SAMPLE_DOCS, make_settings
+from tests.support.paths import ROOT, SAMPLE_DOCS, make_settings
+from tests.support.pdf_factory import slow_pdf
 
 
 def test_an_uploaded_pdf_is_kept_served_and_removed_with_its_last_document(tmp_path: Path) -> None:
@@ -74,12 +85,19 @@ def test_check_finds_and_removes_originals_no_document_holds(tmp_path: Path) -> 
         stray = settings.data_dir / "originals" / "ab" / ("ab" + "0" * 62)  # a crash left it behind
         stray.parent.mkdir(parents=True, exist_ok=True)
         stray.write_bytes(b"bytes of a document that was never written")
+        old = time.time() - 2 * ORIGINAL_GRACE_S  # an original this recent may be an upload being ingested
+        os.utime(stray, (old, old))
         (report,) = [r for r in qa.check() if r.collection == "(all collections)"]
         assert report.problems == ["1 kept original file(s) that no document holds"]
         qa.check(repair=True)
         assert not stray.exists() and not [r for r in qa.check() if r.collection == "(all collections)"]
         (document,) = httpx.get(docs).json()["documents"]
         assert httpx.get(f"{docs}/{document['id']}/file").content == b"A notice that stays."
+        for kept in (settings.data_dir / "originals").rglob("*"):  # lost by hand, or a disk restored without it
+            if kept.is_file():
+                kept.unlink()
+        (report,) = [r for r in qa.check() if r.collection == "(all collections)"]
+        assert report.problems == ["1 uploaded document(s) whose file was not kept (kept.txt): upload them again"]
 
 
 def test_an_original_never_runs_as_active_content_on_docqas_origin(tmp_path: Path) -> None:
@@ -103,3 +121,60 @@ def test_an_original_never_runs_as_active_content_on_docqas_origin(tmp_path: Pat
         assert text.headers["content-type"] == "text/plain; charset=utf-8"
         assert text.headers["content-disposition"].startswith("inline")
         assert "sandbox" in text.headers["content-security-policy"]
+
+
+@pytest.mark.slow  # `docqa serve` loads the demo model
+def test_a_server_killed_mid_upload_leaves_no_document_without_its_file(tmp_path: Path) -> None:
+    """Issue 60, item 9: kill -9 during a multi-file upload left the files ingested so far ready without their
+    originals (kept only after the last file), "ingested before docqa kept them", and `docqa check` saw nothing
+    wrong. Uploads are now kept before they are ingested, and check names a document whose file is missing."""
+    data, port = tmp_path / "data", free_port()
+    base = f"http://127.0.0.1:{port}"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "docqa", "serve", "--port", str(port), "--data-dir", str(data)],
+        cwd=ROOT,
+        env={**os.environ, "DOCQA_RETRIEVAL_RETRIEVER": "bm25"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_healthy(base, proc, timeout_s=300)
+        notice = b"The notice period is ninety days."
+        files = [
+            ("files", ("notice.txt", notice, "text/plain")),
+            ("files", ("scan.pdf", slow_pdf(tmp_path / "scan.pdf").read_bytes(), "application/pdf")),
+        ]
+        upload = subprocess.Popen(  # the upload's client, killed with the server
+            [sys.executable, "-c", "import httpx, pickle, sys; httpx.post(sys.argv[1], files=pickle.loads("
+             "sys.stdin.buffer.read()), timeout=600)", f"{base}/v1/collections/default/documents"],
+            stdin=subprocess.PIPE,
+        )  # fmt: skip
+        assert upload.stdin is not None
+        upload.stdin.write(pickle.dumps(files))
+        upload.stdin.close()
+        deadline = time.monotonic() + 120
+        while not _ready(data / "docqa.sqlite3", "notice.txt"):  # the first file is a document; the PDF still read
+            assert time.monotonic() < deadline, "notice.txt never became a document"
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(30)
+        upload.kill()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    with DocQA(make_settings(data), None, None) as qa:
+        (document,) = [d for d in qa.documents() if d.name == "notice.txt"]
+        assert qa.original(document.id)[1].read_bytes() == notice
+        problems = [p for report in qa.check() for p in report.problems]
+        assert not [p for p in problems if "was not kept" in p], problems
+
+
+def _ready(database: Path, name: str) -> bool:
+    if not database.is_file():
+        return False
+    with sqlite3.connect(database) as db:
+        try:
+            found = db.execute("SELECT status FROM documents WHERE name = ?", (name,)).fetchone()
+        except sqlite3.OperationalError:  # its tables not made yet
+            return False
+    return found is not None and found[0] == "ready"
