@@ -16,13 +16,16 @@ import select
 import signal
 import struct
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import IO
 
 from docqa.core.errors import ReadError
 from docqa.core.files import EMAIL_SUFFIXES, HTML_SUFFIXES, PACKAGE_KINDS, PDF_SUFFIXES, RTF_SUFFIXES
+from docqa.core.process_folders import clear_stale
 from ingest.bounds import BYTES_PER_CHAR, text_size, too_much_text
+from ingest.formats.eml_reader import ATTACHMENT_PREFIX
 from ingest.ocr import TIME_SHARE, OcrOptions
 from ingest.readers import read_document, read_pdf
 
@@ -156,6 +159,7 @@ def parse_in_child(
             if remaining <= 0:
                 os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
+                clear_stale(Path(tempfile.gettempdir()), ATTACHMENT_PREFIX)
                 return pickle.dumps(("error", f"{reader_name(path)} timed out after {timeout_s:g} s"))
             ready = select.select([pipe], [], [], min(remaining, _POLL_S))[0]
             peak_mib = max(peak_mib, _address_space_mib(pid, "VmPeak"))
@@ -171,6 +175,7 @@ def parse_in_child(
                 os.waitpid(pid, 0)
                 return pickle.dumps(("error", str(too_much_text(received // BYTES_PER_CHAR, max_chars, "at least "))))
     _, status, usage = os.wait4(pid, 0)
+    clear_stale(Path(tempfile.gettempdir()), ATTACHMENT_PREFIX)  # what a child killed reading an email left
     if blocks and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
         return b"".join(blocks)
     peak = max(peak_mib, usage.ru_maxrss / 1024)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import email
 import email.policy
 import re
+import shutil
 import tempfile
 from collections.abc import Callable
 from email.message import EmailMessage
@@ -22,11 +23,13 @@ from pathlib import Path
 
 from docqa.core.errors import ReadError
 from docqa.core.files import EMAIL_SUFFIXES, SUPPORTED_SUFFIXES
+from docqa.core.process_folders import process_folder
 from docqa.core.types import Page, ParsedDocument
 from ingest.formats.html_reader import read_html_bytes
 from ingest.formats.text_units import heading_line
 
 _HEADERS = ("From", "To", "Cc", "Date")
+ATTACHMENT_PREFIX = "docqa-eml-"  # the folders attachments are read from: "docqa-eml-<pid>-..."
 _UNSAFE_NAME = re.compile(r"[^\w.\- ()]+")
 
 
@@ -78,7 +81,7 @@ def _attachment_pages(
     part: EmailMessage, name: str, read_attachment: Callable[[Path], ParsedDocument], warnings: list[str]
 ) -> list[str]:
     suffix = Path(name).suffix.lower()
-    if suffix in EMAIL_SUFFIXES:
+    if suffix in EMAIL_SUFFIXES or part.get_content_type() == "message/rfc822":
         warnings.append(f"attachment {name} not read (an attached email: save it and ingest it on its own)")
         return []
     if suffix not in SUPPORTED_SUFFIXES:
@@ -88,14 +91,19 @@ def _attachment_pages(
     if not isinstance(data, bytes) or not data:
         warnings.append(f"attachment {name} not read: it is empty")
         return []
-    with tempfile.TemporaryDirectory(prefix="docqa-eml-") as folder:
-        saved = Path(folder) / name
+    # named by this process: the reading child may be killed at its time limit (no cleanup runs), and the worker
+    # that forked it then removes the folders of processes that are gone (ingest.pdf_worker)
+    folder = process_folder(Path(tempfile.gettempdir()), ATTACHMENT_PREFIX)
+    try:
+        saved = folder / name
         saved.write_bytes(data)
         try:
             parsed = read_attachment(saved)
         except ReadError as exc:
             warnings.append(f"attachment {name} not read: {exc}")
             return []
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
     warnings += [f"attachment {name}: {w}" for w in parsed.warnings]
     return [heading_line(f"Attachment: {name}, page {page.number}", 2) + "\n\n" + page.text for page in parsed.pages]
 

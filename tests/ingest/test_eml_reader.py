@@ -5,6 +5,7 @@ with the standard library (no blobs)."""
 
 from __future__ import annotations
 
+import tempfile
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
@@ -13,11 +14,12 @@ import pytest
 
 from docqa.core.errors import ReadError
 from docqa.service import DocQA
+from ingest.formats.eml_reader import ATTACHMENT_PREFIX
 from ingest.isolation import read_pdf_isolated
 from ingest.readers import read_document
 from tests.support import office_factory
 from tests.support.paths import make_settings
-from tests.support.pdf_factory import text_pdf
+from tests.support.pdf_factory import slow_pdf, text_pdf
 
 
 def _message(folder: Path) -> Path:
@@ -101,3 +103,34 @@ def test_an_ingested_email_answers_about_its_attachment_with_its_page(tmp_path: 
         assert "## Attachment: amendment.pdf, page 2" in hit.text
     finally:
         qa.store.close()
+
+
+def test_a_reader_killed_at_its_time_limit_leaves_no_attachment_copy(tmp_path: Path) -> None:
+    """Issue 60, item 10: an email whose attachment outlasts the time limit left its copy under /tmp for good
+    (the child that read it was killed, so its clean-up never ran)."""
+    msg = EmailMessage()
+    msg["From"], msg["Subject"] = "legal@company.example", "scan"
+    msg.set_content("The scan is attached.")
+    slow = slow_pdf(tmp_path / "scan.pdf").read_bytes()
+    msg.add_attachment(slow, maintype="application", subtype="pdf", filename="scan.pdf")
+    path = tmp_path / "scan.eml"
+    path.write_bytes(bytes(msg))
+    before = set(Path(tempfile.gettempdir()).glob(f"{ATTACHMENT_PREFIX}*"))
+    with pytest.raises(ReadError, match="timed out"):
+        read_pdf_isolated(path, None, timeout_s=1, memory_mb=1024)
+    assert set(Path(tempfile.gettempdir()).glob(f"{ATTACHMENT_PREFIX}*")) <= before
+
+
+def test_an_attached_email_without_a_file_name_is_called_an_email(tmp_path: Path) -> None:
+    msg = EmailMessage()
+    msg["From"], msg["Subject"] = "ir@company.example", "fwd"
+    msg.set_content("See the thread below.")
+    inner = EmailMessage()
+    inner["Subject"] = "the thread"
+    inner.set_content("old thread")
+    msg.add_attachment(inner)  # message/rfc822, no file name
+    path = tmp_path / "fwd.eml"
+    path.write_bytes(bytes(msg))
+    doc = read_document(path)
+    assert any("(an attached email" in w for w in doc.warnings), doc.warnings
+    assert not any("without an extension" in w for w in doc.warnings)
