@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import JsonDict
 
 PromptFormat = Literal["auto", "qwen3", "chatml", "gemma", "plain"]
@@ -30,7 +30,14 @@ MIN_PROMPT_BUDGET = 512
 EXPERIMENTAL: JsonDict = {"experimental": True}
 
 
-class LLMSettings(BaseModel):
+class SettingsGroup(BaseModel):
+    """A group of settings (DOCQA_<GROUP>_<FIELD>): a field it does not have is refused, naming the closest one
+    (a misspelled DOCQA_LLM_MAX_TOKEN was ignored without a word)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class LLMSettings(SettingsGroup):
     model: Path | None = Field(
         default=None,
         description="Path to the generator GGUF (e.g. Qwen3-14B-Q4_K_M.gguf). Unset: the offline demo model. With "

@@ -30,8 +30,9 @@ from docqa.core.llm_settings import (
     GPU_MAX_TOKENS,
     LLMSettings,
     PromptFormat,
+    SettingsGroup,
 )
-from docqa.core.settings_errors import describe_errors
+from docqa.core.settings_errors import describe_errors, unknown_variables
 
 __all__ = [
     "CPU_MAX_TOKENS",
@@ -52,7 +53,7 @@ Pooling = Literal["auto", "mean", "last", "cls"]
 RetrieverKind = Literal["auto", "hybrid", "dense", "bm25"]
 
 
-class EmbedSettings(BaseModel):
+class EmbedSettings(SettingsGroup):
     model: Path | None = Field(
         default=None,
         description="Path to the embedding GGUF (e.g. Qwen3-Embedding-0.6B-Q8_0.gguf). Unset: the offline demo model.",
@@ -115,7 +116,7 @@ class EmbedSettings(BaseModel):
     )
 
 
-class ChunkingSettings(BaseModel):
+class ChunkingSettings(SettingsGroup):
     # 4096 because on CUAD (docqa eval, BM25) recall@3 was 0.67 with 1024-token chunks, 0.77 with 2048 and
     # 0.86 with 4096: a clause and the sentences that qualify it stay together. Three such chunks and the
     # answer fit the default 16k context; a larger answer budget drops the lowest-ranked chunk first.
@@ -137,7 +138,7 @@ class ChunkingSettings(BaseModel):
         return self
 
 
-class RetrievalSettings(BaseModel):
+class RetrievalSettings(SettingsGroup):
     top_k: int = Field(default=3, ge=1, le=50, description="Chunks put in the prompt.")
     retriever: RetrieverKind = Field(
         default="auto",
@@ -170,7 +171,7 @@ class RetrievalSettings(BaseModel):
     )
 
 
-class RerankSettings(BaseModel):
+class RerankSettings(SettingsGroup):
     model: Path | None = Field(
         default=None,
         description="Path to a reranker GGUF (Qwen3-Reranker-0.6B/4B/8B, either llama.cpp's rank-pooled conversion "
@@ -209,7 +210,7 @@ class RerankSettings(BaseModel):
     n_threads: int | None = Field(default=None, description="CPU threads for the reranker; unset uses every core.")
 
 
-class IngestSettings(BaseModel):
+class IngestSettings(SettingsGroup):
     max_file_mb: int = Field(default=200, ge=1, description="Files larger than this are refused.")
     checkpoint_seconds: float = Field(
         default=30.0,
@@ -270,7 +271,7 @@ class IngestSettings(BaseModel):
     )
 
 
-class ReadingSettings(BaseModel):
+class ReadingSettings(SettingsGroup):
     """Questions over whole documents and collections (docqa.service.reading)."""
 
     max_documents: int = Field(
@@ -312,7 +313,7 @@ class ReadingSettings(BaseModel):
     )
 
 
-class APISettings(BaseModel):
+class APISettings(SettingsGroup):
     keys: str = Field(
         default="",
         description="Comma-separated API keys (DOCQA_API_KEYS); when set, every route but /health needs "
@@ -360,7 +361,7 @@ class Settings(BaseSettings):
         env_prefix="DOCQA_",
         env_nested_delimiter="_",
         env_nested_max_split=1,
-        extra="ignore",
+        extra="forbid",
     )
 
     data_dir: Path = Field(default=Path("indexes"), description="Where collections, documents and vector indexes live.")
@@ -432,10 +433,12 @@ class Settings(BaseSettings):
     def load(cls, **overrides: Any) -> Settings:
         """The settings, or a ConfigError that names each bad value by its environment variable (the CLI and
         the server say it in a line, where pydantic's error came out as a traceback)."""
+        if unknown := unknown_variables(os.environ, VARIABLES):
+            raise ConfigError(f"invalid settings: {'; '.join(unknown)}")
         try:
             return cls(**overrides)
         except ValidationError as exc:
-            raise ConfigError(f"invalid settings: {describe_errors(exc, _GROUPS)}") from None
+            raise ConfigError(f"invalid settings: {describe_errors(exc, _GROUPS, VARIABLES)}") from None
         except tomllib.TOMLDecodeError as exc:  # a syntax error in docqa.toml: where, not a traceback
             toml_path = os.environ.get("DOCQA_CONFIG", "docqa.toml")
             raise ConfigError(f"invalid settings: {toml_path} is not valid TOML: {exc}") from None
@@ -464,4 +467,15 @@ _GROUPS = frozenset(
     name
     for name, field in Settings.model_fields.items()
     if isinstance(field.annotation, type) and issubclass(field.annotation, BaseModel)
+)
+
+# Every setting's environment variable: DOCQA_<FIELD>, DOCQA_<GROUP> (a JSON object) and DOCQA_<GROUP>_<FIELD>.
+VARIABLES = frozenset(
+    f"DOCQA_{name.upper()}{f'_{sub.upper()}' if sub else ''}"
+    for name, field in Settings.model_fields.items()
+    for sub in (
+        ["", *field.annotation.model_fields]
+        if isinstance(field.annotation, type) and issubclass(field.annotation, BaseModel)
+        else [""]
+    )
 )

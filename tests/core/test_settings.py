@@ -93,3 +93,33 @@ def test_every_docqa_variable_is_read_through_the_settings(monkeypatch: pytest.M
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("DOCQA_LLAMA_LOG", "1")
     assert Settings.load().llama_log is True
+
+
+@pytest.mark.parametrize(
+    ("variable", "closest"),
+    [
+        ("DOCQA_LLM_MAX_TOKEN", "DOCQA_LLM_MAX_TOKENS"),
+        ("DOCQA_LLM_N_CTXX", "DOCQA_LLM_N_CTX"),
+        ("DOCQA_COLLECTON", "DOCQA_COLLECTION"),
+        ("DOCQA_API_KEY", "DOCQA_API_KEYS"),
+    ],
+)
+def test_a_setting_that_does_not_exist_is_refused_naming_the_closest(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, variable: str, closest: str
+) -> None:
+    """Issue 60: a misspelled setting was ignored without a word, and docqa ran with the default."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(variable, "5")
+    with pytest.raises(ConfigError, match=f"{variable} is no setting \\(did you mean {closest}\\?\\)"):
+        Settings.load()
+
+
+def test_a_misspelled_key_of_the_toml_file_is_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    for text, name in (("[llm]\nn_ctxx = 4096\n", "DOCQA_LLM_N_CTXX"), ('colection = "x"\n', "DOCQA_COLECTION")):
+        (tmp_path / "docqa.toml").write_text(text)
+        with pytest.raises(ConfigError, match=f"{name} is no setting"):
+            Settings.load()
+    (tmp_path / "docqa.toml").write_text("[llm]\nn_ctx = 4096\n")
+    monkeypatch.setenv("DOCQA_CONFIG", str(tmp_path / "docqa.toml"))  # no setting, but read: allowed
+    assert Settings.load().llm.n_ctx == 4096
