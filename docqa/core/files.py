@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 
@@ -40,6 +41,17 @@ def rtf_problem(head: bytes) -> str | None:
     """Why bytes named .rtf are not RTF (every RTF file starts with "{\\rtf"), or None: the upload check and the
     reader say the same."""
     return None if head.lstrip().startswith(b"{\\rtf") else "not an RTF file (it does not start with {\\rtf)"
+
+
+_UNSAFE_NAME = re.compile(r"[^\w.\- ()]+")
+
+
+def staged_name(display: str, fallback: str) -> str:
+    """A name to write a received file under in docqa's own staging folder: the client's name made safe (no
+    folders, no odd characters), so that a reader that names its pages by the file ("Table: renewals.csv")
+    names them as the uploader did, not "0.csv"; `fallback` where nothing of it is left."""
+    name = _UNSAFE_NAME.sub("_", Path(display).name).strip(" .")[:120]
+    return name if name and Path(name).suffix.lower() == Path(display).suffix.lower() else fallback
 
 
 def is_supported(path: Path) -> bool:

@@ -385,6 +385,16 @@ class Settings(BaseSettings):
             raise ValueError(
                 "not a Postgres URL; docqa's database is Postgres: postgresql+psycopg://user:password@host/db"
             )
+        if url:
+            from sqlalchemy.engine import make_url  # here, not at import: `docqa --help` loads no database library
+
+            try:
+                make_url(url)
+            except Exception:  # a port that is no number, a stray character: said without the URL (its password)
+                raise ValueError(
+                    "a malformed URL (a port that is no number? characters of the password to %-escape?); the form "
+                    "is postgresql+psycopg://user:password@host:5432/db"
+                ) from None
         return url or None
 
     max_upload_mb: int = Field(

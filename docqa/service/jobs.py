@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from docqa.core.documents import IngestReport, Progress, ProgressCallback, Source
 from docqa.core.errors import DatabaseUnavailableError, JobNotFoundError, QueueNotConfiguredError, UploadStoreError
+from docqa.core.files import staged_name
 from docqa.core.process_folders import clear_stale, process_folder
 from docqa.core.settings import Settings
 from docqa.store.models import CollectionRow
@@ -127,7 +128,7 @@ class IngestQueue:
             return
         folder = process_folder(JOB_FOLDERS, JOB_PREFIX)  # a worker killed mid-job leaves it to the next one
         try:
-            path = folder / f"file{Path(job.name).suffix.lower()}"
+            path = folder / staged_name(job.name, f"file{Path(job.name).suffix.lower()}")  # pages named as uploaded
             path.write_bytes(data)
             collection = self._qa.store.collection_by_id(job.collection_id)
             report = self._qa.ingest_sources(

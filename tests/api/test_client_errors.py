@@ -227,3 +227,40 @@ def test_a_huge_chat_history_is_refused_before_it_holds_the_server(served: tuple
         timeout=120,
     )
     assert upload.status_code != 413 and "scan.pdf" in upload.text, upload.text
+
+
+def test_true_is_no_rating_and_no_is_no_switch(served: tuple[str, DocQA]) -> None:
+    """Issue 60 (weak): a rating of true was kept as 1, and enable_thinking "no" turned thinking on."""
+    base, _ = served
+    url = f"{base}/v1/collections/default/conversations"
+    cid = httpx.post(url, json={}).json()["id"]
+    message = httpx.post(f"{url}/{cid}/messages", json={"question": "Which law governs?"}, timeout=60).json()
+    rated = httpx.post(f"{url}/{cid}/messages/{message['message_id']}/feedback", json={"rating": True})
+    assert "1 or -1, not true or false" in _error(rated, 422, "ValidationError")
+    assert httpx.get(f"{url}/{cid}").json()["messages"][0]["feedback"] is None
+    body = {
+        "model": "docqa",
+        "messages": [{"role": "user", "content": "Which law governs?"}],
+        "chat_template_kwargs": {"enable_thinking": "no"},
+    }
+    asked = httpx.post(f"{base}/v1/chat/completions", json=body, timeout=60)
+    assert "enable_thinking: true or false" in _error(asked, 400, "InvalidRequestError")
+
+
+def test_a_malformed_database_url_is_one_line_naming_it_without_its_password(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from docqa.cli.main import main
+
+    env = {"DOCQA_DATABASE_URL": "postgresql+psycopg://user:s3cret@host:notaport/db", "DOCQA_DATA_DIR": str(tmp_path)}
+    result = CliRunner().invoke(main, ["docs", "list"], env=env)
+    assert result.exit_code != 0 and "Traceback" not in result.output and "s3cret" not in result.output
+    assert "DOCQA_DATABASE_URL: a malformed URL" in result.output
+
+
+def test_an_uploaded_table_names_its_pages_as_it_was_uploaded(served: tuple[str, DocQA]) -> None:
+    base, qa = served
+    table = {"files": ("../renewals 2024.csv", b"Customer,Fee\nAcme,100\n", "text/csv")}
+    assert httpx.post(f"{base}/v1/collections/tables/documents", files=table, timeout=60).status_code == 200
+    (hit,) = qa.retrieve("Acme fee", 1, collection="tables")
+    assert hit.document_name == "renewals 2024.csv" and "Table: renewals 2024.csv (rows 2-2 of 2)" in hit.text

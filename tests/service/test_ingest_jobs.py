@@ -263,3 +263,20 @@ def test_a_database_outage_mid_job_does_not_leave_the_job_running_for_good(
         assert [d.name for d in documents] == ["long.txt"] and documents[0].status == "ready"
     finally:
         qa.close()
+
+
+def test_a_queued_table_names_its_pages_as_it_was_uploaded(
+    tmp_path: Path, postgres_url: str, fake_generator: FakeGenerator
+) -> None:
+    """Issue 60 (weak): a queued CSV's pages were headed by the staging file's name ("Table: 0.csv")."""
+    qa = DocQA(make_settings(tmp_path / "api", database_url=postgres_url), None, fake_generator)
+    try:
+        queue = qa.ingest_queue()
+        job = queue.enqueue("tables", "renewals 2024.csv", "upload:renewals 2024.csv", b"Customer,Fee\nAcme,100\n")
+        queue.run(job.id)
+        (document,) = qa.documents("tables")
+        assert document.name == "renewals 2024.csv" and document.status == "ready"
+        (hit,) = qa.retrieve("Acme fee", 1, collection="tables")
+        assert "Table: renewals 2024.csv (rows 2-2 of 2)" in hit.text
+    finally:
+        qa.close()

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import PlainTextResponse, StreamingResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, BeforeValidator, Field
 
 from docqa.api.deps import CallerDep, QADep, StateDep
 from docqa.api.routes.ask import AskBody, answered
@@ -25,8 +25,15 @@ class MessageBody(AskBody):
     """A question asked in the conversation: /v1/ask's fields (its collection is the path's)."""
 
 
+def _no_bool(value: object) -> object:
+    """JSON's true is Python's 1: a rating of true was kept as a good one."""
+    if isinstance(value, bool):
+        raise ValueError("1 or -1, not true or false")
+    return value
+
+
 class FeedbackBody(BaseModel):
-    rating: Literal[1, -1] = Field(description="1: a good answer; -1: a bad one.")
+    rating: Annotated[Literal[1, -1], BeforeValidator(_no_bool)] = Field(description="1: a good answer; -1: a bad one.")
     note: str | None = Field(default=None, max_length=2000)
 
 

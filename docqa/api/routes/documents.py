@@ -25,6 +25,7 @@ from docqa.core.files import (
     RTF_SUFFIXES,
     SUPPORTED_SUFFIXES,
     rtf_problem,
+    staged_name,
     unsupported_type,
 )
 from docqa.core.requests import validate_collection_name
@@ -145,7 +146,9 @@ async def upload(name: str, request: Request, qa: QADep, settings: SettingsDep) 
                 if problem:  # this file fails; the others in the request are still ingested
                     rejected.append(FileResult(display, "failed", error=problem))
                     continue
-                path = tmp / f"{i}{Path(display).suffix.lower()}"  # never the client's name as a path
+                fallback = f"file{Path(display).suffix.lower()}"
+                path = tmp / str(i) / staged_name(display, fallback)  # one folder a file; its name made safe
+                path.parent.mkdir()
                 with path.open("wb") as out:
                     out.write(head)
                     while block := await upload.read(1 << 20):

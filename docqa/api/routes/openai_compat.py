@@ -168,7 +168,9 @@ def choose_thinking(body: ChatCompletionBody, message: str) -> tuple[bool, str]:
         return switches[-1][1] == "think", cleaned
     kwargs = body.chat_template_kwargs or {}
     if "enable_thinking" in kwargs:
-        return bool(kwargs["enable_thinking"]), cleaned
+        if not isinstance(kwargs["enable_thinking"], bool):  # "no" is truthy: it turned thinking on
+            raise InvalidRequestError("chat_template_kwargs.enable_thinking: true or false")
+        return kwargs["enable_thinking"], cleaned
     if body.reasoning_effort is not None:
         return body.reasoning_effort.lower() not in ("none", "off"), cleaned
     return False, cleaned
