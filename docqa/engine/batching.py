@@ -49,6 +49,8 @@ logger = logging.getLogger(__name__)
 class BatchingGenerator(Admitting):
     """The `Generator` protocol, served by continuous batching over `n_parallel` sequences."""
 
+    close_wait_s = 30.0  # how long close() waits for the engine thread before it frees nothing
+
     def __init__(self, model_path: Path, settings: LLMSettings) -> None:
         self._settings = settings
         self.llama = LlamaContext.for_engine(model_path, settings)
@@ -133,7 +135,13 @@ class BatchingGenerator(Admitting):
         with self._lock:
             self._closing = True
         self._waiting.cancel_all()
-        self._thread.join(timeout=30)
+        self._thread.join(timeout=self.close_wait_s)
+        if self._thread.is_alive():  # a decode still running in llama.cpp: freeing its context would crash it
+            logger.error(
+                "the engine thread is still at work after %g s: its llama.cpp context is left to the process's end",
+                self.close_wait_s,
+            )
+            return
         self.samplers.close()
         self.llama.close()
 

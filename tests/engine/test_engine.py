@@ -576,3 +576,33 @@ def test_a_fault_while_admitting_fails_that_request_gives_its_slot_back_and_the_
         assert last.kind == "finished" and text
     finally:
         eng.close()
+
+
+def test_close_frees_no_context_the_engine_thread_still_uses(demo_model: Path) -> None:
+    """Issue 60 (a review): close() freed llama.cpp's context even when the engine thread outlived its join,
+    which a decode still running would then use. Now a thread still in a decode keeps the context."""
+    eng = four_sequences(demo_model)
+    eng.close_wait_s = 0.5
+    in_decode, finish = threading.Event(), threading.Event()
+    decode = eng.llama.decode
+
+    def slow_decode() -> int:  # a decode that takes longer than close waits
+        in_decode.set()
+        finish.wait(60)
+        return decode()
+
+    eng.llama.decode = slow_decode  # type: ignore[method-assign]
+    freed: list[bool] = []
+    close_context = eng.llama.close
+    eng.llama.close = lambda: freed.append(True)  # type: ignore[method-assign]
+    try:
+        eng.submit("Tell me a long story about a lighthouse keeper.", replace(NON_THINKING_SAMPLING, max_tokens=8))
+        assert in_decode.wait(60)
+        eng.close()
+        assert not freed and eng._thread.is_alive()  # nothing freed under the decode
+        finish.set()
+        eng._thread.join(60)
+        assert not eng._thread.is_alive()
+    finally:
+        finish.set()
+        close_context()
