@@ -69,7 +69,10 @@ def grant_of(request: Request, state: AppState) -> Grant | None:
     if token and (grant := qa.api_keys.grant(token)) is not None:
         return grant
     # no key, or one nobody made: let in only where no keys exist at all (clients send one anyway, "unused")
-    return None if state.settings.api.keys.strip() or qa.api_keys.any_active() else OPEN
+    if state.settings.api.keys.strip():
+        return None
+    state.named_keys = qa.api_keys.any_made()
+    return None if state.named_keys else OPEN
 
 
 def sees_details(request: Request, state: AppState) -> bool:
@@ -80,8 +83,8 @@ def sees_details(request: Request, state: AppState) -> bool:
         grant = grant_of(request, state)
     except NotReadyError:  # the store of named keys is not open yet: only DOCQA_API_KEYS are known
         return not state.settings.api.keys.strip()
-    except DocqaError:  # the database is away: /health says so, without details
-        return False
+    except DocqaError:  # the database is away: details as the last time it answered (none if it never did)
+        return not state.settings.api.keys.strip() and state.named_keys is False
     return grant is not None and grant.is_admin
 
 

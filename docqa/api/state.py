@@ -35,6 +35,7 @@ class AppState:
     node: ModelNode | None = None
     _in_flight_lock: threading.Lock = field(default_factory=threading.Lock)
     slots: KeySlots = field(init=False)  # generations at once per API key
+    named_keys: bool | None = None  # whether the store held named keys when last asked (None: not yet asked)
 
     def __post_init__(self) -> None:
         api, llm = self.settings.api, self.settings.llm

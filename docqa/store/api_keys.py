@@ -118,9 +118,11 @@ class ApiKeys:
                 row.revoked_at = now()
             return _info(row)
 
-    def any_active(self) -> bool:
+    def any_made(self) -> bool:
+        """Whether a named key was ever made: from then on a request needs a key, even once every named key is
+        revoked (revoking the last one must not open the server)."""
         with self._session() as s:
-            return s.scalar(select(ApiKeyRow.id).where(ApiKeyRow.revoked_at.is_(None)).limit(1)) is not None
+            return s.scalar(select(ApiKeyRow.id).limit(1)) is not None
 
     def grant(self, secret: str) -> Grant | None:
         """The grant of a key presented (None: no such key, or revoked). Looked up by hash: the database index
