@@ -197,7 +197,8 @@ class DocQA:
         replaced = [s.key for s in sources if s.key.startswith("upload:")]  # uploads' originals are kept
         before = [found.sha256 for key in replaced if (found := self.store.find_document(coll.id, key)) is not None]
         kept = self._keep_uploads(sources)
-        report = self.ingestor.ingest(coll, sources, progress, password, max_chars=max_chars)
+        with self.originals.pinned(kept):
+            report = self.ingestor.ingest(coll, sources, progress, password, max_chars=max_chars)
         self._forget_unheld([*before, *kept])  # a replaced upload's bytes, and those of files that failed
         for callback in self.on_ingest:
             callback(report)
@@ -218,6 +219,8 @@ class DocQA:
     def _forget_unheld(self, shas: Sequence[str]) -> None:
         """Drop the kept originals of these contents where no document of the store holds them any more."""
         for sha in set(shas):
+            if self.originals.is_pinned(sha):  # an upload of these bytes is being ingested here
+                continue
             if not any(self.store.document_with_content(c.id, sha, other_than="") for c in self.store.collections()):
                 self.originals.forget(sha)
 

@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol
 
@@ -46,6 +49,25 @@ class Originals:
     def __init__(self, root: Path, shared: SharedOriginals | None = None) -> None:
         self.root = root
         self.shared = shared
+        self._pinned: Counter[str] = Counter()  # contents kept for uploads being ingested in this process
+        self._pins = threading.Lock()
+
+    @contextmanager
+    def pinned(self, shas: Sequence[str]) -> Iterator[None]:
+        """While an upload is ingested, its kept bytes are not forgotten: deleting another document with the same
+        bytes meanwhile (no document holds them yet) removed the file the upload was about to become."""
+        with self._pins:
+            self._pinned.update(shas)
+        try:
+            yield
+        finally:
+            with self._pins:
+                self._pinned.subtract(shas)
+                self._pinned = +self._pinned
+
+    def is_pinned(self, sha256: str) -> bool:
+        with self._pins:
+            return self._pinned[sha256] > 0
 
     def _path(self, sha256: str) -> Path:
         return self.root / sha256[:2] / sha256

@@ -178,3 +178,34 @@ def _ready(database: Path, name: str) -> bool:
         except sqlite3.OperationalError:  # its tables not made yet
             return False
     return found is not None and found[0] == "ready"
+
+
+def test_deleting_a_document_while_an_upload_of_its_bytes_is_ingested_keeps_the_upload_s_file(
+    tmp_path: Path,
+) -> None:
+    """Issue 60 (a review): an upload's original is kept before it becomes a document; deleting another
+    document with the same bytes meanwhile found no document holding them and removed the file the upload
+    was about to need."""
+    from docqa.core.documents import Source
+
+    notice = b"The notice period is ninety days."
+    with DocQA(make_settings(tmp_path / "data"), None, None) as qa:
+        first = tmp_path / "first" / "notice.txt"
+        first.parent.mkdir()
+        first.write_bytes(notice)
+        qa.ingest_sources([Source(first, "upload:notice.txt", "notice.txt")], "one")
+        (older,) = qa.documents("one")
+        ingest = qa.ingestor.ingest
+
+        def ingest_while_deleting(*args: object, **kwargs: object) -> object:
+            qa.delete_document(older.id, "one")  # another request, at the worst moment
+            return ingest(*args, **kwargs)  # type: ignore[arg-type]
+
+        qa.ingestor.ingest = ingest_while_deleting  # type: ignore[method-assign]
+        second = tmp_path / "second" / "notice copy.txt"
+        second.parent.mkdir()
+        second.write_bytes(notice)
+        qa.ingest_sources([Source(second, "upload:notice copy.txt", "notice copy.txt")], "two")
+        (newer,) = qa.documents("two")
+        assert qa.original(newer.id, "two")[1].read_bytes() == notice
+        assert qa.documents("one") == []
