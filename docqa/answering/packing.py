@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from docqa.answering import focus
 from docqa.core.types import RetrievedChunk
@@ -27,6 +28,14 @@ from docqa.store.keyword.passages import split_passages
 PARAGRAPH_CHARS = 1500  # a "paragraph" longer than this (a page without blank lines) is cut at its line breaks
 HEADING_CHARS = 200  # a paragraph this short, just before a taken one, is taken with it (its heading)
 CONTEXT_WEIGHT = 1.0  # what the best passage adds to each of its paragraphs' scores (bench.collection_evidence)
+TITLE_WEIGHT = 0.0  # what the terms of a paragraph's title add (bench.collection_evidence chooses it)
+# A clause's own title at its start: a number ("7.1", "12.", "(b)", "Section 4") then a few words ending in a
+# period or colon ("7.1 Term."), or words in capitals ending so ("TERM AND TERMINATION.").
+_NUMBERED_TITLE = re.compile(
+    r"\s*(?:(?:section|article|clause)\s+)?(?:\d+(?:\.\d+)*|[ivxlc]+|\(?[a-z\d]{1,3}\))[.)]?\s+([^.:\n]{2,80}?)[.:]",
+    re.IGNORECASE,
+)
+_CAPITALS_TITLE = re.compile(r"\s*([A-Z][A-Z ,;&/'-]{2,80})[.:]")
 RankedPassages = Callable[[RetrievedChunk], list[tuple[int, float]]]  # (passage number, score), best first
 _BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
 _SUFFIX = re.compile(r"(?:ations?|ities|ity|ments?|ings?|ions?|ive|ed|es|s)$")
@@ -71,6 +80,72 @@ def _score(text: str, weights: Mapping[str, float], average: float) -> float:
     return sum(idf * counts[t] * (K1 + 1) / (counts[t] + norm) for t, idf in weights.items() if t in counts)
 
 
+@dataclass(frozen=True)
+class Packable:
+    """A document's chunks with their paragraphs scored for the question: what `take` packs into a budget,
+    and `need`, the tokens every paragraph holding the question's words would take (with their headings)."""
+
+    chunks: Sequence[RetrievedChunk]
+    spans: list[list[tuple[int, int]]]
+    units: list[tuple[int, int]]  # (chunk rank, paragraph number) holding the question's words, best first
+    sizes: dict[tuple[int, int], int]  # each paragraph's tokens
+    need: int
+
+
+def packable(
+    chunks: Sequence[RetrievedChunk],
+    term_weights: Mapping[str, float],
+    count_tokens: Callable[[str], int],
+    passages: RankedPassages | None = None,
+) -> Packable:
+    """The chunks' paragraphs scored: BM25 over the question's terms (term_weights: each term's IDF), plus,
+    given the index's passage ranking of a chunk, CONTEXT_WEIGHT times its passage's share of the best
+    passage's score, so that a clause whose own words are not the question's is still found under its heading
+    or beside the sentence that names it."""
+    weights: dict[str, float] = {}
+    for term, idf in term_weights.items():
+        weights[stem(term)] = max(weights.get(stem(term), 0.0), idf)
+    spans = [paragraphs(c.text) for c in chunks]
+    lengths = [e - s for per_chunk in spans for s, e in per_chunk]
+    average = sum(lengths) / max(len(lengths), 1)
+    context = _contexts(chunks, spans, passages) if passages is not None else [[0.0] * len(s) for s in spans]
+    scored = []  # (score, chunk rank, paragraph number)
+    for rank, chunk in enumerate(chunks):
+        for n, (start, end) in enumerate(spans[rank]):
+            text = chunk.text[start:end]
+            score = _score(text, weights, average) + context[rank][n]
+            if TITLE_WEIGHT and score > 0:
+                score += TITLE_WEIGHT * _title_score(_title(chunk.text, spans[rank], n), weights)
+            if score > 0:
+                scored.append((score, rank, n))
+    scored.sort(key=lambda u: (-u[0], u[1], u[2]))
+    units = [(rank, n) for _, rank, n in scored]
+    sizes: dict[tuple[int, int], int] = {}
+    for rank, n in units:
+        for k in {n} | _heading_of(spans[rank], n):
+            if (rank, k) not in sizes:
+                sizes[(rank, k)] = count_tokens(chunks[rank].text[slice(*spans[rank][k])])
+    return Packable(chunks, spans, units, sizes, sum(sizes.values()))
+
+
+def take(found: Packable, budget: int, count_tokens: Callable[[str], int]) -> list[RetrievedChunk]:
+    """The sources that show the best paragraphs within `budget` tokens, best first, a paragraph that does not
+    fit skipped for a smaller one after it; empty when no paragraph holds a term of the question (the caller
+    then cuts windows instead). The taken paragraphs of a chunk that stand next to each other make one source,
+    shown in the document's order with its pages."""
+    taken: dict[int, set[int]] = {}
+    used = 0
+    for rank, n in found.units:
+        numbers = ({n} | _heading_of(found.spans[rank], n)) - taken.get(rank, set())
+        size = sum(found.sizes[(rank, k)] for k in numbers)
+        if taken and used + size > budget:
+            continue
+        taken.setdefault(rank, set()).update(numbers)
+        used += size
+    chunks, spans = found.chunks, found.spans
+    return [source for r in sorted(taken) for source in _runs(chunks[r], spans[r], taken[r], budget, count_tokens)]
+
+
 def pack(
     chunks: Sequence[RetrievedChunk],
     term_weights: Mapping[str, float],
@@ -78,37 +153,8 @@ def pack(
     budget: int,
     passages: RankedPassages | None = None,
 ) -> list[RetrievedChunk]:
-    """The sources that show the best paragraphs of these chunks within `budget` tokens, best first, a
-    paragraph that does not fit skipped for a smaller one after it; empty when no paragraph holds a term
-    of the question (the caller then cuts windows instead). term_weights: each question term's IDF.
-    passages: the index's passage ranking of a chunk; a paragraph's score then adds CONTEXT_WEIGHT times
-    its passage's (the score's share of the best passage's), so that a clause whose own words are not the
-    question's is still found under its heading or beside the sentence that names it."""
-    weights: dict[str, float] = {}
-    for term, idf in term_weights.items():
-        weights[stem(term)] = max(weights.get(stem(term), 0.0), idf)
-    spans = [paragraphs(c.text) for c in chunks]
-    sizes = [e - s for per_chunk in spans for s, e in per_chunk]
-    average = sum(sizes) / max(len(sizes), 1)
-    context = _contexts(chunks, spans, passages) if passages is not None else [[0.0] * len(s) for s in spans]
-    units = []  # (score, chunk rank, paragraph number)
-    for rank, chunk in enumerate(chunks):
-        for n, (start, end) in enumerate(spans[rank]):
-            score = _score(chunk.text[start:end], weights, average) + context[rank][n]
-            if score > 0:
-                units.append((score, rank, n))
-    units.sort(key=lambda u: (-u[0], u[1], u[2]))
-    taken: dict[int, set[int]] = {}
-    used = 0
-    for _, rank, n in units:
-        numbers = {n} | _heading_of(spans[rank], n)
-        numbers -= taken.get(rank, set())
-        size = sum(count_tokens(chunks[rank].text[slice(*spans[rank][k])]) for k in numbers)
-        if taken and used + size > budget:
-            continue
-        taken.setdefault(rank, set()).update(numbers)
-        used += size
-    return [source for r in sorted(taken) for source in _runs(chunks[r], spans[r], taken[r], budget, count_tokens)]
+    """The best paragraphs of these chunks within `budget` tokens (packable, then take)."""
+    return take(packable(chunks, term_weights, count_tokens, passages), budget, count_tokens)
 
 
 def _contexts(
@@ -141,6 +187,27 @@ def passage_spans(text: str) -> list[tuple[int, int]]:
         found.append((start, start + len(passage)))
         at = start + 1
     return found
+
+
+def _title(text: str, spans: list[tuple[int, int]], n: int) -> str:
+    """The title a paragraph stands under: its own leading one ("7.1 Term. The term of ...", "TERMINATION.
+    Either party ..."), else the short paragraph before it (a heading line)."""
+    start, end = spans[n]
+    head = min(end, start + 120)
+    own = _NUMBERED_TITLE.match(text, start, head) or _CAPITALS_TITLE.match(text, start, head)
+    if own:
+        return own.group(1)
+    if n > 0 and spans[n - 1][1] - spans[n - 1][0] <= HEADING_CHARS:
+        return text[slice(*spans[n - 1])]
+    return ""
+
+
+def _title_score(title: str, weights: Mapping[str, float]) -> float:
+    """The IDF of the question's terms a title holds (each once): a clause titled by the question's words."""
+    if not title:
+        return 0.0
+    words = {stem(w.lower()) for w in lexical.words_of(lexical.index_text(title))}
+    return sum(idf for term, idf in weights.items() if term in words)
 
 
 def _heading_of(spans: list[tuple[int, int]], n: int) -> set[int]:

@@ -78,6 +78,8 @@ _GENERIC = frozenset((
     "sa", "ag", "nv", "gmbh", "form", "document", "file", "copy", "final", "draft", "version", "execution",
     "pdf", "txt", "docx", "html", "md", "doc", "text", "dated", "effective", "schedule", "appendix", "annex",
     "addendum", "no", "number", "part", "section", "10k", "10q", "8k", "20f", "10-k", "10-q", "8-k", "20-f",
+    # which of a document's versions, not which document ("FIRST AMENDMENT TO SUPPLY AGREEMENT")
+    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "amend",
 ))
 # fmt: on
 _GLUED_SUFFIX = re.compile(r"([a-z]{3,})(?:inc|corp|llc|ltd|plc|co)$")
@@ -160,19 +162,24 @@ def named_documents(question: str, documents: Sequence[NamedDocument]) -> tuple[
     named = {d.document_id: _name_words(d.names) for d in documents}
     spread = Counter(w for own, kinds in named.values() for w in own | kinds)
     scores: dict[int, float] = {}
+    firm: set[int] = set()  # named by a word of its name alone (or its Chinese name's core)
     for doc in documents:
         own, kinds = named[doc.document_id]
         # a word of several documents' names names none of them: a company's or a title's own word may be
         # shared by a contract and its amendment, a word of its kind ("distributor", "license") by none
         distinctive = {w for w in own if spread[w] <= NAMED_BY_AT_MOST} | {w for w in kinds if spread[w] == 1}
-        score = sum(1 / spread[w] for w in distinctive & asked)
-        score += any(core in folded for core in _cjk_cores(doc.names))
-        if score:
-            scores[doc.document_id] = score
+        matched = distinctive & asked
+        score = sum(1 / spread[w] for w in matched)
+        cjk = any(core in folded for core in _cjk_cores(doc.names))
+        if score or cjk:
+            scores[doc.document_id] = score + cjk
+            if cjk or any(spread[w] == 1 for w in matched):
+                firm.add(doc.document_id)
     # "the Pf Hospitality Group and the Pelican Delivers agreements": a third document whose name shares only
-    # "group" is not named beside the two that match by more
+    # "group" is not named beside the two that match by more; a word of one document's name alone names it,
+    # however many words named another ("the Data Call Technologies and the Deltathree agreements")
     best = max(scores.values(), default=0.0)
-    return tuple(d for d, score in scores.items() if score >= best / 2)
+    return tuple(d for d, score in scores.items() if d in firm or score >= best / 2)
 
 
 def choose_scope(question: str, documents: Sequence[NamedDocument], pinned: Sequence[int] = ()) -> ScopeDecision:

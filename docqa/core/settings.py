@@ -290,11 +290,19 @@ class ReadingSettings(SettingsGroup):
     document_tokens: int = Field(
         default=2048,
         ge=256,
-        description="Tokens of each document's passages in its prompt (shared by its passages, each cut around the "
-        "lines that match best): 100 contracts make ~220k prompt tokens at the default.",
+        description="Each document's share of the passage tokens of a question over many documents: the question "
+        "spends this times the documents in all, and a document that needs less (short, few matching paragraphs, "
+        "none) leaves the rest to those that need more, up to what a prompt holds (docqa.answering.shares).",
     )
     finding_tokens: int = Field(
         default=160, ge=16, description="Most tokens of each document's finding (a sentence or two, or NOT STATED)."
+    )
+    few_documents_tokens: int = Field(
+        default=16_384,
+        ge=256,
+        description="A question over few documents (a comparison of two) spends at least this many tokens of "
+        "passages in all, so each document gets its part of it where that is more than document_tokens (up to "
+        "what a prompt holds).",
     )
     part_tokens: int = Field(
         default=384, ge=32, description="Most tokens of the notes taken on each part of a document read part by part."

@@ -16,6 +16,7 @@ import json
 import os
 import re
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from functools import partial
@@ -24,6 +25,7 @@ from docqa.answering import focus, packing
 from docqa.answering.prompting import SYSTEM_PROMPT, PromptPlan, build_prompt
 from docqa.answering.reading import FINDING_SYSTEM, PART_SYSTEM, finding_question
 from docqa.answering.scope_choice import NamedDocument, ScopeDecision, choose_scope, topic_of, without_names
+from docqa.answering.shares import documents_share, shares
 from docqa.core.errors import ConfigError, InvalidRequestError
 from docqa.core.query import Query
 from docqa.core.requests import AskRequest
@@ -35,6 +37,7 @@ from docqa.service.reading_run import Part, ReadingPlan, ReadingRun
 from docqa.store.models import CollectionRow, DocumentRow
 
 PLANNING_THREADS = min(8, os.cpu_count() or 1)
+MAX_CHUNKS = 12  # chunks searched in one document given a larger share than its own
 # A part's prompt leaves this much of the context beside its text (instructions, question, the notes' room).
 PART_OVERHEAD_TOKENS = 512
 _TOP_HEADING = re.compile(
@@ -119,16 +122,29 @@ def _findings_plan(reading: _Reading) -> ReadingPlan:
         topic = " ".join((topic, *clause_words(request.question)))
     query = asker.retriever.understand(coll, topic, scoped=True)
     weights = asker.store.term_weights(query)
-
-    def part(document: DocumentRow) -> Part:
-        chunks = _best_passages(reading, topic, query, weights, document.id)
-        return Part(document.name, document.id, _finding_prompt(reading, chunks) if chunks else None)
-
+    search = partial(_search, reading, topic, query, weights)
+    settings = asker.settings.reading
+    room = _finding_room(reading)
+    each = documents_share(len(documents), settings.document_tokens, settings.few_documents_tokens, room)
     # Tokenizing to fit each document's passages is most of the planning (~0.1 s a document with Qwen's
     # tokenizer, which runs outside the interpreter's lock): the documents are planned side by side.
     with ThreadPoolExecutor(PLANNING_THREADS, thread_name_prefix="docqa-reading-plan") as pool:
-        parts = list(pool.map(part, documents))
+        found = list(pool.map(lambda d: search(d.id, settings.passages_per_document), documents))
+        budgets = shares([f.need if f is not None else 0 for f in found], each, room)
+
+        def part(document: DocumentRow, first: packing.Packable | None, budget: int) -> Part:
+            chunks = _packed(reading, search, query, document.id, first, budget, each)
+            return Part(document.name, document.id, _finding_prompt(reading, chunks) if chunks else None)
+
+        parts = list(pool.map(part, documents, found, budgets))
     return _plan(reading, parts, len(documents))
+
+
+def _finding_room(reading: _Reading) -> int:
+    """The most tokens of passages one finding prompt can hold beside its instructions and its finding."""
+    assert reading.asker.generator is not None
+    n_ctx = reading.asker.generator.info.n_ctx
+    return max(n_ctx - reading.asker.settings.reading.finding_tokens - PART_OVERHEAD_TOKENS, 256)
 
 
 def _collection_documents(reading: _Reading) -> list[DocumentRow]:
@@ -150,24 +166,44 @@ def _collection_documents(reading: _Reading) -> list[DocumentRow]:
     return ready
 
 
-def _best_passages(
-    reading: _Reading, topic: str, query: Query, weights: dict[str, float], document_id: int
-) -> list[RetrievedChunk]:
-    """The document's best paragraphs within `reading.document_tokens` (docqa.answering.packing); where no
-    paragraph holds the question's words (a dense-only hit), windows around each chunk's centre."""
+def _search(
+    reading: _Reading, topic: str, query: Query, weights: dict[str, float], document_id: int, chunks: int
+) -> packing.Packable | None:
+    """The document's best chunks for the topic, their paragraphs scored (None: none holds its words)."""
     asker = reading.asker
     assert asker.generator is not None
-    settings = asker.settings.reading
-    ranked = asker.retriever.retrieve(
-        reading.collection, topic, settings.passages_per_document, document_id, query=query
-    )
-    count = asker.generator.count_tokens
+    ranked = asker.retriever.retrieve(reading.collection, topic, chunks, document_id, query=query)
+    if not ranked:
+        return None
     ranked_passages = partial(asker.store.ranked_passages, query)
-    packed = packing.pack(ranked, weights, count, settings.document_tokens, ranked_passages)
-    if packed or not ranked:
+    return packing.packable(ranked, weights, asker.generator.count_tokens, ranked_passages)
+
+
+def _packed(
+    reading: _Reading,
+    search: Callable[[int, int], packing.Packable | None],
+    query: Query,
+    document_id: int,
+    found: packing.Packable | None,
+    budget: int,
+    each: int,
+) -> list[RetrievedChunk]:
+    """The document's best paragraphs within its budget (docqa.answering.packing); a document given more than
+    its share is searched again for as many more chunks; where no paragraph holds the question's words (a
+    dense-only hit), windows around each chunk's centre."""
+    asker = reading.asker
+    assert asker.generator is not None
+    if found is None:
+        return []
+    count = asker.generator.count_tokens
+    more = min(MAX_CHUNKS, -(-asker.settings.reading.passages_per_document * budget // each))
+    if budget > each and more > len(found.chunks):
+        found = search(document_id, more) or found
+    packed = packing.take(found, budget, count)
+    if packed:
         return packed
-    share = focus.per_source(settings.document_tokens, len(ranked))
-    return [focus.focus(query, c, asker.store.best_passage, count, share) for c in ranked]
+    share = focus.per_source(budget, len(found.chunks))
+    return [focus.focus(query, c, asker.store.best_passage, count, share) for c in found.chunks]
 
 
 def _finding_prompt(reading: _Reading, chunks: list[RetrievedChunk]) -> PromptPlan:

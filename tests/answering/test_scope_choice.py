@@ -139,3 +139,20 @@ def test_a_comparison_searches_each_document_without_the_names() -> None:
 
     topic = without_names("the termination clauses of the Dynamex and the Accuray agreements", FOLDER[:2])
     assert "Dynamex" not in topic and "Accuray" not in topic and "termination clauses" in topic
+
+
+def test_a_one_word_name_beside_a_three_word_one_still_names_its_document() -> None:
+    """A word of one document's name alone names it, however many words named the other: "Northwind Trading
+    Partners" (three words) and "Zentrix" (one) are both compared; a third document sharing a word of the
+    question's topic through its version ("FIRST AMENDMENT") is not."""
+    folder = [
+        NamedDocument(1, ("NorthwindTradingPartnersInc_2019_EX-10.1_Supply Agreement.txt",)),
+        NamedDocument(2, ("ZentrixCorp_2020_EX-10.4_License Agreement.txt",)),
+        NamedDocument(3, ("Halvorsen Foods - FIRST AMENDMENT TO SUPPLY AGREEMENT.txt",)),
+        NamedDocument(4, ("Quillon Medical - Distribution Agreement.txt",)),
+    ]
+    decision = choose_scope(
+        "Compare the right of first refusal clauses of the Northwind Trading Partners and the Zentrix agreements",
+        folder,
+    )
+    assert decision.scope == "compare" and decision.documents == (1, 2)
