@@ -10,9 +10,11 @@ rule of ../shared/data/README.md) is in that contract's prompt; for a comparison
 and whether both contracts were found by their names. The lookup path (the collection's top 3 chunks) is
 scored on the same questions for reference: it can reach 3 contracts at most.
 
-What the collection path tunes (chunks searched per document, tokens per document, the weight of a paragraph's
-passage, the clause words on or off) is chosen on half of the contracts (split by a hash of the file name) and
-reported on the other half; `--pairs-only` measures the comparisons alone at the default settings. Tokens are counted
+What the collection path tunes (chunks searched per document, the weight of a paragraph's title; for comparisons,
+the tokens a question over few documents spends) is chosen on half of the contracts (split by a hash of the file
+name) and reported on the other half; `--pairs-only` measures the comparisons alone at the default settings. Each
+collection question is asked of all the contracts, as a user asks it: a contract's share of the prompt tokens
+depends on what the others need (docqa.answering.shares). Tokens are counted
 with Qwen's tokenizer (a vocabulary-only GGUF).
 
     python -m bench.collection_evidence --data ../shared/data/cuad_dev [--contracts 100]
@@ -65,14 +67,15 @@ QUESTIONS = {
     "Post-Termination Services": ("Which contracts impose obligations after termination?", "post-termination"),
     "Expiration Date": ("When does each of these contracts expire?", "expiration"),
 }
-# the run of 2026-12-06 (bench/results/cpu_collection_evidence_2026-12-06_83f6a71+.json) chose 3 chunks, 2,048
-# tokens and a context weight of 1.0 from 1,536 / 2,048 and 0 / 1 / 2 / 4; this grid adds the clause words
+# Earlier runs chose 2,048 tokens and a context weight of 1.0 (cpu_collection_evidence_2026-12-06_83f6a71+.json),
+# then the clause words and 4 chunks (..._ced67fb.json); since each document's share depends on the others'
+# needs, the question is asked of the whole collection. This grid: chunks searched, the weight of a paragraph's
+# title; for comparisons, the tokens a question over few documents spends.
 GRID: dict[str, tuple[Any, ...]] = {
-    "passages_per_document": (3, 4),
-    "document_tokens": (2048,),
-    "context_weight": (1.0,),
-    "clause_words": (False, True),
+    "passages_per_document": (4, 6),
+    "title_weight": (0.0, 1.0),
 }
+FEW_DOCUMENTS_TOKENS = (16_384, 32_768)
 
 
 class CountingOnly:
@@ -123,18 +126,18 @@ def _hits(prompts: list[tuple[tuple[int, ...], str]], document_id: int, answers:
 def _score_collection(
     qa: DocQA, ids: dict[str, int], spans: dict[str, dict[str, list[str]]], halves: str = "AB"
 ) -> dict[str, Any]:
-    """Per category: contracts holding the clause (by half) and those whose span reached their prompt."""
+    """Per category: contracts holding the clause (by half) and those whose span reached their prompt, the
+    question asked of the whole collection as a user asks it (each contract's share of the prompt tokens
+    depends on what the others need: docqa.answering.shares); and the prompt tokens it spends."""
     out: dict[str, Any] = {}
     for category, holders in spans.items():
         question = QUESTIONS[category][0]
         lookup = qa.prompts(AskRequest(question, collection="cuad", scope="lookup"))
-        row: dict[str, Any] = {}
+        prompts = qa.prompts(AskRequest(question, collection="cuad", scope="collection"))
+        assert qa._asker.generator is not None
+        row: dict[str, Any] = {"prompt_tokens": sum(qa._asker.generator.count_tokens(p) for _, p in prompts)}
         for half in halves:
             names = [n for n in holders if _half(n) == half]
-            # each contract's prompt is its own (its passages, searched within it): the holders' prompts are
-            # those of the question over the whole collection
-            selected = tuple(ids[n] for n in names)
-            prompts = qa.prompts(AskRequest(question, collection="cuad", scope="collection", document_ids=selected))
             row[half] = {
                 "holders": len(names),
                 "in_prompt": sum(_hits(prompts, ids[n], holders[n]) for n in names),
@@ -145,7 +148,7 @@ def _score_collection(
 
 
 def _totals(scores: dict[str, Any], half: str, field: str = "in_prompt") -> float | None:
-    if not all(half in row for row in scores.values()):
+    if not all(half in row for row in scores.values() if isinstance(row, dict)):
         return None
     held = sum(row[half]["holders"] for row in scores.values())
     return round(sum(row[half][field] for row in scores.values()) / max(held, 1), 4)
@@ -208,36 +211,41 @@ def main() -> None:
         print(json.dumps(pairs_only, indent=2), f"written to {path}", sep="\n")
         return
     grid: list[dict[str, Any]] = []
-    for k, tokens, weight, words in itertools.product(*GRID.values()):
-        packing.CONTEXT_WEIGHT = weight
-        _use(qa, base, ReadingSettings(passages_per_document=k, document_tokens=tokens, clause_words=words))
+    for k, title in itertools.product(*GRID.values()):
+        packing.TITLE_WEIGHT = title
+        _use(qa, base, ReadingSettings(passages_per_document=k))
         scores = _score_collection(qa, ids, spans, "A")
-        grid.append({"passages_per_document": k, "document_tokens": tokens, "context_weight": weight,
-                     "clause_words": words, "A": _totals(scores, "A")})  # fmt: skip
-        print(f"k={k} tokens={tokens} context={weight} clause_words={words}: A {grid[-1]['A']}", flush=True)
-    # chosen on half A: the highest evidence share, then the fewest tokens (the cheaper prompt)
-    best = max(grid, key=lambda g: (g["A"], -g["document_tokens"], -g["passages_per_document"]))
-    packing.CONTEXT_WEIGHT = best["context_weight"]
-    _use(
-        qa,
-        base,
-        ReadingSettings(passages_per_document=best["passages_per_document"], document_tokens=best["document_tokens"]),
-    )
+        grid.append({"passages_per_document": k, "title_weight": title, "A": _totals(scores, "A")})
+        print(f"k={k} title={title}: A {grid[-1]['A']}", flush=True)
+    # chosen on half A: the highest evidence share, then the fewer chunks, then no title weight (the simpler)
+    best = max(grid, key=lambda g: (g["A"], -g["passages_per_document"], -g["title_weight"]))
+    packing.TITLE_WEIGHT = best["title_weight"]
+    pair_grid = {}
+    for few in FEW_DOCUMENTS_TOKENS:
+        _use(qa, base, ReadingSettings(passages_per_document=best["passages_per_document"], few_documents_tokens=few))
+        pair_grid[few] = _score_pairs(qa, ids, spans, "A")
+        print(f"few_documents_tokens={few}: A {pair_grid[few]}", flush=True)
+    few = max(FEW_DOCUMENTS_TOKENS, key=lambda f: (pair_grid[f]["both_spans_in_prompt"], -f))
+    chosen_reading = ReadingSettings(passages_per_document=best["passages_per_document"], few_documents_tokens=few)
+    _use(qa, base, chosen_reading)
     best["scores"] = _score_collection(qa, ids, spans, "AB")
     best["B"] = _totals(best["scores"], "B")
-    pairs = {half: _score_pairs(qa, ids, spans, half) for half in "AB"}
+    pairs = {"A": pair_grid[few], "B": _score_pairs(qa, ids, spans, "B")}
     result = {
         "bench": "collection_evidence",
         "commit": commit(),
         "contracts": len(chosen),
         "ingest_s": round(ingest_s, 1),
         "categories": len(spans),
-        "chosen_on_A": {k: best[k] for k in GRID},
+        "chosen_on_A": {**{k: best[k] for k in GRID}, "few_documents_tokens": few},
+        "reading": chosen_reading.model_dump(),
         "collection_evidence": {"A": best["A"], "B": best["B"]},
         "lookup_top3_evidence": {h: _totals(best["scores"], h, "lookup_in_prompt") for h in "AB"},
+        "prompt_tokens_per_question": {c: row["prompt_tokens"] for c, row in best["scores"].items()},
         "by_category_B": {c: row["B"] for c, row in best["scores"].items()},
         "comparisons": pairs,
         "grid": [{k: v for k, v in g.items() if k != "scores"} for g in grid],
+        "pair_grid_A": pair_grid,
     }
     path = new_result_path("cpu_collection_evidence")
     path.write_text(json.dumps(result, indent=2) + "\n")
