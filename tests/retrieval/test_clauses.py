@@ -17,6 +17,13 @@ from docqa.retrieval.understanding.clauses import clause_words
         ("Which law governs each agreement?", "construed"),
         ("Which contracts restrict assignment without consent?", "transfer"),
         ("Which agreements give a right of first refusal?", "refusal"),
+        # the kinds of CUAD's taxonomy the evidence bench does not ask about
+        ("Which contracts have a source code escrow?", "deposit"),
+        ("Is any license perpetual or irrevocable?", "royalty-free"),
+        ("Which contracts forbid soliciting the other party's customers?", "customers"),
+        ("Which agreements name a third-party beneficiary?", "beneficiary"),
+        ("Does any contract contain a covenant not to sue?", "challenge"),
+        ("Which contracts forbid disparaging the other party?", "derogatory"),
     ],
 )
 def test_a_named_clause_brings_its_drafting_words(question: str, expected: str) -> None:
