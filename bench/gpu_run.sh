@@ -57,7 +57,7 @@ elif [ "$1" = serve ]; then
   # the whole path: docqa serve over 100 CUAD contracts (carried in .cuad/), in-process and through a node
   # (SKIP_LLAMA_SERVER=1: set-ups 1 and 2 only, and any --variant)
   BIN_ARG="--bin $B"; [ -z "${SKIP_LLAMA_SERVER:-}" ] || BIN_ARG=""
-  PYTHONUNBUFFERED=1 python3 -m bench.gpu_serve_bench --model $W/q14.gguf $BIN_ARG --cuad .cuad --out ${OUT:-.}/gpu_serve_bench.json ${EXTRA:-}
+  [ -n "${SKIP_SERVE:-}" ] || PYTHONUNBUFFERED=1 python3 -m bench.gpu_serve_bench --model $W/q14.gguf ${BIN_ARG:-} --cuad .cuad --out ${OUT:-.}/gpu_serve_bench.json ${EXTRA:-}
 elif [ "$1" = same_prompts ]; then
   # the engine alone on the whole path's prompts, then the whole path in-process (contracts in .cuad/)
   PYTHONUNBUFFERED=1 python3 -m bench.gpu_engine_same_prompts --model $W/q14.gguf --cuad .cuad --out ${OUT:-.}/gpu_engine_same_prompts.json ${EXTRA:-}
