@@ -19,6 +19,7 @@ set -u
 W=/root/w B=/root/w/lcp/vendor/llama.cpp/build/bin
 export LD_LIBRARY_PATH=$B LLAMA_CPP_LIB_PATH=$B PYTHONPATH=/tmp/site:$W/lcp:$W/lcp/vendor/llama.cpp/gguf-py:$PWD
 python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl 2>/dev/null
+[ -d .whl_readers ] && python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl_readers/*.whl 2>/dev/null
 python3 -c "import numpy" 2>/dev/null || python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/opt/*.whl
 mkdir -p "${OUT:-.}"
 if [ -n "${CODE:-}" ]; then  # an older commit's benches and code (BASELINE=<commit> bash bench/gpu_prepare.sh: .baseline)
