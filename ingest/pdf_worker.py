@@ -9,6 +9,8 @@ only with the docqa process that started this worker.
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import os
 import pickle
 import resource
@@ -195,12 +197,11 @@ def _address_space_mib(pid: int, field: str) -> float:
 
 
 def main() -> None:
-    # loaded once here, so each forked child starts parsing at once
-    import docx  # noqa: F401
-    import lxml.html  # noqa: F401
-    import openpyxl  # noqa: F401
-    import pptx  # noqa: F401
-    import pypdfium2  # noqa: F401
+    # loaded once here, so each forked child starts parsing at once; a reader's library missing fails its format
+    # alone, when a file of it comes (the GPU benches carry no Office or HTML readers)
+    for module in ("docx", "lxml.html", "openpyxl", "pptx", "pypdfium2"):
+        with contextlib.suppress(ImportError):
+            importlib.import_module(module)
 
     requests, replies = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing a library prints may corrupt the reply stream
