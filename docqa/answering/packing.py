@@ -28,7 +28,7 @@ from docqa.store.keyword.passages import split_passages
 PARAGRAPH_CHARS = 1500  # a "paragraph" longer than this (a page without blank lines) is cut at its line breaks
 HEADING_CHARS = 200  # a paragraph this short, just before a taken one, is taken with it (its heading)
 CONTEXT_WEIGHT = 1.0  # what the best passage adds to each of its paragraphs' scores (bench.collection_evidence)
-TITLE_WEIGHT = 0.0  # what the terms of a paragraph's title add (bench.collection_evidence chooses it)
+TITLE_WEIGHT = 1.0  # what the terms of a paragraph's title add (chosen on half A by bench.collection_evidence)
 # A clause's own title at its start: a number ("7.1", "12.", "(b)", "Section 4") then a few words ending in a
 # period or colon ("7.1 Term."), or words in capitals ending so ("TERM AND TERMINATION.").
 _NUMBERED_TITLE = re.compile(

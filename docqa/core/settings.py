@@ -281,7 +281,7 @@ class ReadingSettings(SettingsGroup):
         "that says how to narrow it (a catalog filter).",
     )
     passages_per_document: int = Field(
-        default=4,
+        default=6,
         ge=1,
         le=10,
         description="Chunks of each document, best first, whose passages compete for its share of a collection or "
@@ -298,7 +298,7 @@ class ReadingSettings(SettingsGroup):
         default=160, ge=16, description="Most tokens of each document's finding (a sentence or two, or NOT STATED)."
     )
     few_documents_tokens: int = Field(
-        default=16_384,
+        default=32_768,
         ge=256,
         description="A question over few documents (a comparison of two) spends at least this many tokens of "
         "passages in all, so each document gets its part of it where that is more than document_tokens (up to "

@@ -231,3 +231,43 @@ def test_findings_are_read_without_reasoning_and_the_comparison_in_the_mode_aske
     for prompt, params in findings:  # Qwen3's template with thinking off, and no reasoning budget
         assert prompt.endswith("<think>\n\n</think>\n\n") and params.thinking_budget is None
     assert not composed[0][0].endswith("</think>\n\n")  # the comparison may reason first
+
+
+def _passage_tokens(prompt: str, fake: FakeGenerator) -> int:
+    return fake.count_tokens("".join(re.findall(r"<source [^>]*>(.*?)</source>", prompt, flags=re.S)))
+
+
+def test_what_short_documents_leave_of_their_share_goes_to_a_long_one(tmp_path: Path, fake: FakeGenerator) -> None:
+    """Each document's share of a collection question's prompt tokens (docqa.answering.shares): three short
+    notes need little of theirs, so the long report, whose clauses all hold the question's words, is given more
+    than its own share; the question spends no more than the shares of all four."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for n in range(3):
+        (folder / f"note{n}.txt").write_text(f"Note {n}. The warranty lasts one year.\n")
+    clauses = "\n\n".join(f"Clause {n}. The warranty for part {n} lasts {n} years from delivery." for n in range(400))
+    (folder / "report.txt").write_text(clauses + "\n")
+    settings = make_settings(tmp_path / "data", reading=ReadingSettings(document_tokens=256, few_documents_tokens=256))
+    qa = DocQA(settings, None, fake)
+    try:
+        qa.ingest([folder])
+        qa.ask(AskRequest("Which of these documents say how long the warranty lasts?"))
+        findings = {m: p for p in fake.prompts if "<notes>" not in p for m in _sources_by_document(p)}
+        report = _passage_tokens(findings["report.txt"], fake)
+        assert report > 256 + 128  # more than its own share
+        assert sum(_passage_tokens(p, fake) for p in findings.values()) <= 4 * 256 + 64
+    finally:
+        qa.close()
+
+
+def test_a_comparison_of_two_reads_far_more_of_each_than_a_collection_share(
+    tmp_path: Path, fake: FakeGenerator
+) -> None:
+    settings = make_settings(tmp_path / "data", reading=ReadingSettings(document_tokens=256, few_documents_tokens=4096))
+    qa = _qa(tmp_path / "data", fake, reading=settings.reading)
+    try:
+        qa.ask(AskRequest("Compare the services agreement and the supply contract on payment"))
+        findings = [p for p in fake.prompts if "<notes>" not in p]
+        assert len(findings) == 2 and max(_passage_tokens(p, fake) for p in findings) > 256 + 128
+    finally:
+        qa.close()
