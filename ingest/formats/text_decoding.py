@@ -10,7 +10,7 @@ from docqa.core.errors import ReadError
 
 
 def decode_text(data: bytes) -> tuple[str, list[str]]:
-    """Decode a text file: UTF-8 (with or without BOM), UTF-32 or UTF-16 with BOM, UTF-16 without, else a
+    """Decode a text file: UTF-8 (with or without BOM), UTF-32 or UTF-16 with BOM or without, else a
     detected encoding. NUL bytes past the start (where the binary check looks) are dropped and said: no
     text holds them, and Postgres cannot store them."""
     text, warnings = _decoded(data)
@@ -33,8 +33,8 @@ def _decoded(data: bytes) -> tuple[str, list[str]]:
             return data.decode("utf-16"), ["decoded as UTF-16"]
         except UnicodeDecodeError as exc:
             raise ReadError(f"starts with a UTF-16 byte-order mark but is not UTF-16 (byte {exc.start})") from None
-    if b"\x00" in data[:8192]:  # valid UTF-8 too, but no text file holds NUL bytes: UTF-16 without its mark?
-        return _utf16_without_bom(data)
+    if b"\x00" in data[:8192]:  # valid UTF-8 too, but no text file holds NUL bytes: UTF-32 or -16 without a mark?
+        return _utf32_without_bom(data) or _utf16_without_bom(data)
     try:
         return data.decode("utf-8"), []
     except UnicodeDecodeError:
@@ -45,6 +45,25 @@ def _decoded(data: bytes) -> tuple[str, list[str]]:
     if best is None or best.encoding is None:
         raise ReadError("not UTF-8, and its encoding could not be detected; convert it to UTF-8")
     return str(best), [f"decoded as {best.encoding} (not UTF-8)"]
+
+
+def _utf32_without_bom(data: bytes) -> tuple[str, list[str]] | None:
+    """Text in UTF-32 with no byte-order mark: every character four bytes whose highest is always NUL (no code
+    point passes U+10FFFF), and, for Latin or Chinese text, the next one too; None where it is not that."""
+    head = data[: 8192 - 8192 % 4]
+    if len(data) % 4 or len(head) < 8:
+        return None
+    quarter = len(head) // 4
+    for high, next_high, encoding in ((3, 2, "utf-32-le"), (0, 1, "utf-32-be")):
+        if head[high::4].count(0) == quarter and head[next_high::4].count(0) >= 0.9 * quarter:
+            try:
+                text = data.decode(encoding)
+            except UnicodeDecodeError:
+                return None
+            return (
+                (text, [f"decoded as {encoding.upper()} (no byte-order mark)"]) if _reads_as_text(text[:4096]) else None
+            )
+    return None
 
 
 def _utf16_without_bom(data: bytes) -> tuple[str, list[str]]:

@@ -115,6 +115,16 @@ def test_utf32_with_its_byte_order_mark_is_read_as_utf32(tmp_path: Path, encodin
     assert doc.pages[0].text == text and doc.warnings == ["decoded as UTF-32"]
 
 
+@pytest.mark.parametrize("encoding", ["utf-32-le", "utf-32-be"])
+@pytest.mark.parametrize("text", ["Either party may terminate on sixty days notice.\n", "合同约定租金每月一千元。\n"])
+def test_utf32_without_its_byte_order_mark_is_read_as_utf32(tmp_path: Path, encoding: str, text: str) -> None:
+    """Issue 60 (weak): a UTF-32 file without its mark was refused as binary (or read as UTF-16's NULs)."""
+    path = tmp_path / "notes.txt"
+    path.write_bytes((text * 20).encode(encoding))
+    doc = read_document(path)
+    assert doc.pages[0].text == text * 20 and doc.warnings == [f"decoded as {encoding.upper()} (no byte-order mark)"]
+
+
 @pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
 def test_chinese_utf16_without_its_byte_order_mark_is_read(tmp_path: Path, encoding: str) -> None:
     """Issue 41, item 15: Chinese in UTF-16 has few NUL bytes; it failed as 'binary content'."""
