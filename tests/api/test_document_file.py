@@ -201,7 +201,7 @@ def test_deleting_a_document_while_an_upload_of_its_bytes_is_ingested_keeps_the_
             qa.delete_document(older.id, "one")  # another request, at the worst moment
             return ingest(*args, **kwargs)  # type: ignore[arg-type]
 
-        qa.ingestor.ingest = ingest_while_deleting  # type: ignore[method-assign]
+        qa.ingestor.ingest = ingest_while_deleting  # type: ignore[method-assign,assignment]
         second = tmp_path / "second" / "notice copy.txt"
         second.parent.mkdir()
         second.write_bytes(notice)
