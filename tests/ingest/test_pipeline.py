@@ -161,7 +161,9 @@ def test_embedder_direct_path_and_gpu_padding_keep_the_vectors(tiny_qwen3: Path)
     import llama_cpp
     import numpy as np
 
-    embedder = LlamaEmbedder(tiny_qwen3, EmbedSettings(n_ctx=2048))
+    # the output bound high enough for the 1,500-token text in one piece, as the reference reads it (with the
+    # default bound, Qwen's vocabulary splits it: tests/llama/test_embedder_memory.py)
+    embedder = LlamaEmbedder(tiny_qwen3, EmbedSettings(n_ctx=2048, max_output_mb=4096))
     texts = ["short one", "termination for convenience on 30 days notice", "word " * 1500, "中文合同条款"]
     # the reference: llama-cpp-python's own embedding path, on a context of its own
     llm = llama_cpp.Llama(
