@@ -28,10 +28,6 @@ class KeySlots:
             return None  # one local user: the engine's own queue is the only bound
         return grant.max_generations or self.default_limit
 
-    def held(self, grant: Grant) -> int:
-        with self._lock:
-            return self._held[grant.owner]
-
     def take(self, grant: Grant) -> None:
         """Take a slot for the grant's key, or KeyGenerationsError (429) when it holds its limit already."""
         limit = self.limit(grant)
