@@ -14,9 +14,16 @@ else
 export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
 endif
 
-.PHONY: setup demo test lint unit bench clean-demo
+QWEN_VOCAB := $(VENV)/share/docqa/ggml-vocab-qwen2.gguf
+export DOCQA_QWEN_VOCAB ?= $(abspath $(QWEN_VOCAB))
 
-setup: $(STAMP) docqa/web/vendor/pdfjs/VERSION
+.PHONY: setup demo test test-data lint unit bench clean-demo
+
+setup: $(STAMP) docqa/web/vendor/pdfjs/VERSION $(QWEN_VOCAB)
+
+# Qwen's tokenizer for the tests' tiny Qwen3 models, from llama-cpp-python's sdist on PyPI
+$(QWEN_VOCAB): tools/qwen_vocab.py $(STAMP)
+	$(PY) -m tools.qwen_vocab --out $@
 
 # the page's PDF viewer, from npm at build time (tools/vendor_pdfjs.sh pins the version)
 docqa/web/vendor/pdfjs/VERSION: tools/vendor_pdfjs.sh
@@ -43,8 +50,13 @@ lint: setup
 	$(VENV)/bin/lint-imports --no-cache
 	$(PY) -m tools.docs_check
 
+# every test that needs no GPU; those marked `data` read ../shared/data and run only where it is present
+# (conftest says how many were left out and why; `make test-data` runs them and fails without it)
 test: setup lint
 	$(PY) -m pytest
+
+test-data: setup
+	DOCQA_REQUIRE_DATA=1 $(PY) -m pytest -m data
 
 unit: setup
 	$(PY) -m pytest -m "not slow"

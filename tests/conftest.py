@@ -24,7 +24,7 @@ from docqa.llama.serial_generator import LlamaGenerator
 from docqa.service import DocQA
 from tests.support.fake_generator import SCRIPT, FakeGenerator
 from tests.support.live_server import free_port, serve_app
-from tests.support.paths import QWEN_VOCAB, SAMPLE_DOCS, make_settings
+from tests.support.paths import QWEN_VOCAB, SAMPLE_DOCS, SHARED, make_settings
 from tests.support.postgres import TestPostgres
 from tests.support.postgres import start as start_postgres
 from tests.support.s3 import start as start_s3
@@ -37,10 +37,37 @@ MODEL_FIXTURES = frozenset(
 )
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+DATA = SHARED / "data"
+LEFT_OUT = pytest.StashKey[int]()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if MODEL_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+    _leave_out_data_tests(config, items)
+
+
+def _leave_out_data_tests(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked `data` read the data sets beside the project (never copied into it). Where they are not
+    there, and no one asked for them (`make test-data` does), they are deselected, counted and named in the
+    summary: not skipped one by one, and not silently."""
+    if DATA.is_dir() or os.environ.get("DOCQA_REQUIRE_DATA"):
+        return
+    left = [item for item in items if item.get_closest_marker("data")]
+    if left:
+        config.hook.pytest_deselected(items=left)
+        items[:] = [item for item in items if not item.get_closest_marker("data")]
+        config.stash[LEFT_OUT] = len(left)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    left = config.stash.get(LEFT_OUT, 0)
+    if left:
+        terminalreporter.write_line(
+            f"{left} tests marked `data` were left out: they read {DATA}, which is not here "
+            "(the data sets stay outside the project; `make test-data` runs them where they are)"
+        )
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -49,10 +76,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     Postgres, a mount) must stop the run, not let its tests pass green unseen."""
     outcome = yield
     report = outcome.get_result()  # type: ignore[attr-defined]
-    if os.environ.get("CI") == "true" and report.skipped and not hasattr(report, "wasxfail"):
+    strict = os.environ.get("CI") == "true" or bool(os.environ.get("DOCQA_REQUIRE_DATA"))
+    if strict and report.skipped and not hasattr(report, "wasxfail"):
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
         report.outcome = "failed"
-        report.longrepr = f"skipped under CI=true, where every prerequisite must be present: {reason}"
+        report.longrepr = f"skipped under CI=true or make test-data, where every prerequisite must be present: {reason}"
 
 
 @pytest.fixture(autouse=True)

@@ -9,9 +9,9 @@ import pytest
 
 from docqa.eval.evaluation import document_ids_for, first_hit, load_rows
 from docqa.service import DocQA
-from tests.support.paths import ROOT, make_settings
+from tests.support.paths import SHARED, make_settings
 
-CUAD = ROOT.parent / "shared" / "data" / "cuad_dev"
+CUAD = SHARED / "data" / "cuad_dev"
 CONTRACTS = 40
 pytestmark = [pytest.mark.data, pytest.mark.skipif(not CUAD.is_dir(), reason=f"{CUAD} not present")]
 

@@ -1,4 +1,5 @@
-"""Where the tests find the project's files and the shared data (../shared, or DOCQA_SHARED_DIR)."""
+"""Where the tests find the project's files, the Qwen vocabulary set-up fetched, and the shared data (../shared, or
+DOCQA_SHARED_DIR: only tests marked `data` read it)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from docqa.core.settings import Settings
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_DOCS = ROOT / "sample_docs"
 SHARED = Path(os.environ.get("DOCQA_SHARED_DIR", ROOT.parent / "shared"))
-QWEN_VOCAB = Path(os.environ.get("DOCQA_QWEN_VOCAB", SHARED / "tools" / "ggml-vocab-qwen2.gguf"))
+# llama.cpp's vocabulary-only Qwen GGUF, which `make setup` extracts from llama-cpp-python's sdist on PyPI
+# (tools/qwen_vocab.py): it comes with the set-up, not from ../shared
+QWEN_VOCAB = Path(os.environ.get("DOCQA_QWEN_VOCAB", ROOT / ".venv" / "share" / "docqa" / "ggml-vocab-qwen2.gguf"))
 
 
 def make_settings(data_dir: Path, **overrides: object) -> Settings:
