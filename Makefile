@@ -24,6 +24,7 @@ setup: $(STAMP) docqa/web/vendor/pdfjs/VERSION $(QWEN_VOCAB)
 # Qwen's tokenizer for the tests' tiny Qwen3 models, from llama-cpp-python's sdist on PyPI
 $(QWEN_VOCAB): tools/qwen_vocab.py $(STAMP)
 	$(PY) -m tools.qwen_vocab --out $@
+	@touch $@
 
 # the page's PDF viewer, from npm at build time (tools/vendor_pdfjs.sh pins the version)
 docqa/web/vendor/pdfjs/VERSION: tools/vendor_pdfjs.sh

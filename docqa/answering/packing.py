@@ -36,6 +36,12 @@ _NUMBERED_TITLE = re.compile(
     re.IGNORECASE,
 )
 _CAPITALS_TITLE = re.compile(r"\s*([A-Z][A-Z ,;&/'-]{2,80})[.:]")
+# A heading line: an optional number ("42.0", "9.", "Article 7", "(b)") then at most 80 characters of words.
+_HEADING_LINE = re.compile(
+    r"(?:(?:section|article|clause)\s+)?(?:\d+(?:\.\d+)*|[ivxlc]+|\(?[a-z\d]{1,3}\))?[.)]?\s*([^.;:\n]{3,80})[.:]?",
+    re.IGNORECASE,
+)
+SECTION_TITLES = True  # a paragraph without its own title takes its section's heading line's
 RankedPassages = Callable[[RetrievedChunk], list[tuple[int, float]]]  # (passage number, score), best first
 _BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
 _SUFFIX = re.compile(r"(?:ations?|ities|ity|ments?|ings?|ions?|ive|ed|es|s)$")
@@ -71,10 +77,22 @@ def stem(word: str) -> str:
     return _SUFFIX.sub("", word) if len(word) > 5 and word.isascii() else word
 
 
+def paragraph_words(text: str) -> list[str]:
+    """The text's words as paragraphs are scored: lower-cased and stemmed, CJK as the index's bigrams."""
+    return [stem(word.lower()) for word in lexical.words_of(lexical.index_text(text))]
+
+
+def stemmed(term_weights: Mapping[str, float]) -> dict[str, float]:
+    """The question's terms keyed by their stems (two terms of one stem: the higher weight)."""
+    weights: dict[str, float] = {}
+    for term, idf in term_weights.items():
+        weights[stem(term)] = max(weights.get(stem(term), 0.0), idf)
+    return weights
+
+
 def _score(text: str, weights: Mapping[str, float], average: float) -> float:
     counts: dict[str, int] = {}
-    for word in lexical.words_of(lexical.index_text(text)) if weights else ():  # CJK as the index's bigrams
-        key = stem(word.lower())
+    for key in paragraph_words(text) if weights else ():
         counts[key] = counts.get(key, 0) + 1
     norm = K1 * (1 - B + B * len(text) / max(average, 1.0))
     return sum(idf * counts[t] * (K1 + 1) / (counts[t] + norm) for t, idf in weights.items() if t in counts)
@@ -97,35 +115,36 @@ def packable(
     term_weights: Mapping[str, float],
     count_tokens: Callable[[str], int],
     passages: RankedPassages | None = None,
+    known: Mapping[tuple[int, int], int] | None = None,
 ) -> Packable:
     """The chunks' paragraphs scored: BM25 over the question's terms (term_weights: each term's IDF), plus,
     given the index's passage ranking of a chunk, CONTEXT_WEIGHT times its passage's share of the best
     passage's score, so that a clause whose own words are not the question's is still found under its heading
-    or beside the sentence that names it."""
-    weights: dict[str, float] = {}
-    for term, idf in term_weights.items():
-        weights[stem(term)] = max(weights.get(stem(term), 0.0), idf)
+    or beside the sentence that names it. `known`: paragraph sizes already counted for these chunks."""
+    weights = stemmed(term_weights)
     spans = [paragraphs(c.text) for c in chunks]
     lengths = [e - s for per_chunk in spans for s, e in per_chunk]
     average = sum(lengths) / max(len(lengths), 1)
     context = _contexts(chunks, spans, passages) if passages is not None else [[0.0] * len(s) for s in spans]
     scored = []  # (score, chunk rank, paragraph number)
     for rank, chunk in enumerate(chunks):
+        titles = _titles(chunk.text, spans[rank]) if TITLE_WEIGHT else [""] * len(spans[rank])
         for n, (start, end) in enumerate(spans[rank]):
             text = chunk.text[start:end]
             score = _score(text, weights, average) + context[rank][n]
-            if TITLE_WEIGHT and score > 0:
-                score += TITLE_WEIGHT * _title_score(_title(chunk.text, spans[rank], n), weights)
+            if SECTION_TITLES or score > 0:
+                score += TITLE_WEIGHT * _title_score(titles[n], weights)
             if score > 0:
                 scored.append((score, rank, n))
     scored.sort(key=lambda u: (-u[0], u[1], u[2]))
     units = [(rank, n) for _, rank, n in scored]
-    sizes: dict[tuple[int, int], int] = {}
+    sizes: dict[tuple[int, int], int] = dict(known or {})  # the sizes a scoring of the same chunks counted
     for rank, n in units:
         for k in {n} | _heading_of(spans[rank], n):
             if (rank, k) not in sizes:
                 sizes[(rank, k)] = count_tokens(chunks[rank].text[slice(*spans[rank][k])])
-    return Packable(chunks, spans, units, sizes, sum(sizes.values()))
+    held = {(rank, k) for rank, n in units for k in {n} | _heading_of(spans[rank], n)}
+    return Packable(chunks, spans, units, sizes, sum(sizes[u] for u in held))
 
 
 def take(found: Packable, budget: int, count_tokens: Callable[[str], int]) -> list[RetrievedChunk]:
@@ -200,6 +219,31 @@ def _title(text: str, spans: list[tuple[int, int]], n: int) -> str:
     if n > 0 and spans[n - 1][1] - spans[n - 1][0] <= HEADING_CHARS:
         return text[slice(*spans[n - 1])]
     return ""
+
+
+def _titles(text: str, spans: list[tuple[int, int]]) -> list[str]:
+    """Each paragraph's title (`_title`), and with SECTION_TITLES, for a paragraph without its own, the
+    heading line its section stands under ("42.0 NON-COMPETITION" over "42.1 ... shall not enter into an
+    agreement ..."), up to the next heading line: a clause's body need not repeat its heading's words."""
+    titles, section = [], ""
+    for n in range(len(spans)):
+        line = text[slice(*spans[n])]
+        own = _title(text, spans, n)
+        if SECTION_TITLES and _is_heading_line(line):
+            section = line
+        titles.append(own or (section if SECTION_TITLES and not _is_heading_line(line) else ""))
+    return titles
+
+
+def _is_heading_line(paragraph: str) -> bool:
+    """A paragraph that is only a heading: a few words, no sentence ("9. NON-COMPETITION.", "Article 7 Term",
+    "NOTICES"), in capitals or with every major word capitalised."""
+    words = _HEADING_LINE.fullmatch(paragraph.strip())
+    if not words:
+        return False
+    body = words.group(1)
+    letters = [w for w in re.findall(r"[A-Za-z][A-Za-z'-]*", body) if len(w) > 3]
+    return bool(letters) and (body.isupper() or all(w[0].isupper() for w in letters))
 
 
 def _title_score(title: str, weights: Mapping[str, float]) -> float:

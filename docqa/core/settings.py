@@ -313,6 +313,13 @@ class ReadingSettings(SettingsGroup):
         "the clause (docqa.retrieval.understanding.clauses).",
         json_schema_extra=EXPERIMENTAL,
     )
+    collection_feedback: bool = Field(
+        default=True,
+        description="Learn, from each document's best paragraph, the words the collection drafts the clause in, and "
+        "score every document's paragraphs again with them (a collection question over 8 documents or more; "
+        "docqa.answering.feedback).",
+        json_schema_extra=EXPERIMENTAL,
+    )
     in_flight: int | None = Field(
         default=None,
         ge=1,

@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from functools import partial
 
-from docqa.answering import focus, packing
+from docqa.answering import feedback, focus, packing
 from docqa.answering.prompting import SYSTEM_PROMPT, PromptPlan, build_prompt
 from docqa.answering.reading import FINDING_SYSTEM, PART_SYSTEM, finding_question
 from docqa.answering.scope_choice import NamedDocument, ScopeDecision, choose_scope, topic_of, without_names
@@ -130,6 +130,10 @@ def _findings_plan(reading: _Reading) -> ReadingPlan:
     # tokenizer, which runs outside the interpreter's lock): the documents are planned side by side.
     with ThreadPoolExecutor(PLANNING_THREADS, thread_name_prefix="docqa-reading-plan") as pool:
         found = list(pool.map(lambda d: search(d.id, settings.passages_per_document), documents))
+        extra = feedback.expansion(found, weights, feedback.FEEDBACK) if settings.collection_feedback else {}
+        if extra:
+            search = partial(_search, reading, topic, query, feedback.widened(weights, extra))
+            found = list(pool.map(partial(_rescored, reading, query, feedback.widened(weights, extra)), found))
         budgets = shares([f.need if f is not None else 0 for f in found], each, room)
 
         def part(document: DocumentRow, first: packing.Packable | None, budget: int) -> Part:
@@ -177,6 +181,18 @@ def _search(
         return None
     ranked_passages = partial(asker.store.ranked_passages, query)
     return packing.packable(ranked, weights, asker.generator.count_tokens, ranked_passages)
+
+
+def _rescored(
+    reading: _Reading, query: Query, weights: dict[str, float], found: packing.Packable | None
+) -> packing.Packable | None:
+    """The same chunks' paragraphs scored again with the widened weights."""
+    if found is None:
+        return None
+    asker = reading.asker
+    assert asker.generator is not None
+    ranked_passages = partial(asker.store.ranked_passages, query)
+    return packing.packable(found.chunks, weights, asker.generator.count_tokens, ranked_passages, found.sizes)
 
 
 def _packed(
