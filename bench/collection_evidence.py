@@ -10,8 +10,9 @@ rule of ../shared/data/README.md) is in that contract's prompt; for a comparison
 and whether both contracts were found by their names. The lookup path (the collection's top 3 chunks) is
 scored on the same questions for reference: it can reach 3 contracts at most.
 
-What the collection path tunes (chunks searched per document, the weight of a paragraph's title; for comparisons,
-the tokens a question over few documents spends) is chosen on half of the contracts (split by a hash of the file
+What the collection path tunes (chunks searched per document, the weight of a paragraph's title, whether the
+collection's best paragraphs widen the question (docqa.answering.feedback); for comparisons, the tokens a question
+over few documents spends) is chosen on half of the contracts (split by a hash of the file
 name) and reported on the other half; `--pairs-only` measures the comparisons alone at the default settings. Each
 collection question is asked of all the contracts, as a user asks it: a contract's share of the prompt tokens
 depends on what the others need (docqa.answering.shares). Tokens are counted
@@ -74,6 +75,7 @@ QUESTIONS = {
 GRID: dict[str, tuple[Any, ...]] = {
     "passages_per_document": (4, 6),
     "title_weight": (0.0, 1.0),
+    "collection_feedback": (False, True),
 }
 FEW_DOCUMENTS_TOKENS = (16_384, 32_768)
 
@@ -211,22 +213,27 @@ def main() -> None:
         print(json.dumps(pairs_only, indent=2), f"written to {path}", sep="\n")
         return
     grid: list[dict[str, Any]] = []
-    for k, title in itertools.product(*GRID.values()):
+    for k, title, learn in itertools.product(*GRID.values()):
         packing.TITLE_WEIGHT = title
-        _use(qa, base, ReadingSettings(passages_per_document=k))
+        _use(qa, base, ReadingSettings(passages_per_document=k, collection_feedback=learn))
         scores = _score_collection(qa, ids, spans, "A")
-        grid.append({"passages_per_document": k, "title_weight": title, "A": _totals(scores, "A")})
-        print(f"k={k} title={title}: A {grid[-1]['A']}", flush=True)
-    # chosen on half A: the highest evidence share, then the fewer chunks, then no title weight (the simpler)
-    best = max(grid, key=lambda g: (g["A"], -g["passages_per_document"], -g["title_weight"]))
+        grid.append({"passages_per_document": k, "title_weight": title, "collection_feedback": learn})
+        grid[-1]["A"] = _totals(scores, "A")
+        print(f"k={k} title={title} feedback={learn}: A {grid[-1]['A']}", flush=True)
+    # chosen on half A: the highest evidence share, then the fewer chunks, no title weight, no feedback (simpler)
+    best = max(grid, key=lambda g: (g["A"], -g["passages_per_document"], -g["title_weight"], -g["collection_feedback"]))
     packing.TITLE_WEIGHT = best["title_weight"]
+    picked = {
+        "passages_per_document": best["passages_per_document"],
+        "collection_feedback": best["collection_feedback"],
+    }
     pair_grid = {}
     for few in FEW_DOCUMENTS_TOKENS:
-        _use(qa, base, ReadingSettings(passages_per_document=best["passages_per_document"], few_documents_tokens=few))
+        _use(qa, base, ReadingSettings(**picked, few_documents_tokens=few))
         pair_grid[few] = _score_pairs(qa, ids, spans, "A")
         print(f"few_documents_tokens={few}: A {pair_grid[few]}", flush=True)
     few = max(FEW_DOCUMENTS_TOKENS, key=lambda f: (pair_grid[f]["both_spans_in_prompt"], -f))
-    chosen_reading = ReadingSettings(passages_per_document=best["passages_per_document"], few_documents_tokens=few)
+    chosen_reading = ReadingSettings(**picked, few_documents_tokens=few)
     _use(qa, base, chosen_reading)
     best["scores"] = _score_collection(qa, ids, spans, "AB")
     best["B"] = _totals(best["scores"], "B")

@@ -52,7 +52,11 @@ def expansion(
         top = set(f.units[: settings.top])
         for rank, paragraph_spans in enumerate(f.spans):
             for n, span in enumerate(paragraph_spans):
-                words = set(paragraph_words(f.chunks[rank].text[slice(*span)]))
+                words = (
+                    f.reading.counts[rank][n].keys()
+                    if f.reading
+                    else set(paragraph_words(f.chunks[rank].text[slice(*span)]))
+                )
                 if (rank, n) in top:
                     best.update(words)
                     best_count += 1

@@ -16,8 +16,10 @@ document's order with its pages.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from docqa.answering import focus
 from docqa.core.types import RetrievedChunk
@@ -41,6 +43,8 @@ _HEADING_LINE = re.compile(
     r"(?:(?:section|article|clause)\s+)?(?:\d+(?:\.\d+)*|[ivxlc]+|\(?[a-z\d]{1,3}\))?[.)]?\s*([^.;:\n]{3,80})[.:]?",
     re.IGNORECASE,
 )
+CALIBRATION_PARAGRAPHS = 8  # the best paragraphs counted exactly; the others estimated at their ratio
+MIN_PARAGRAPH_TOKENS = 8  # room left below this ends the packing
 SECTION_TITLES = True  # a paragraph without its own title takes its section's heading line's
 RankedPassages = Callable[[RetrievedChunk], list[tuple[int, float]]]  # (passage number, score), best first
 _BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
@@ -71,9 +75,11 @@ def _lines_within(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return [*pieces, (start, end)]
 
 
+@lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """A word without its commonest English endings, so that 'compete' meets 'competing', 'assignment'
-    meets 'assign' (each side stemmed alike; other scripts unchanged)."""
+    meets 'assign' (each side stemmed alike; other scripts unchanged). Kept per word: a collection question
+    stems some 600,000 words of 100 contracts' paragraphs, a few thousand of them distinct."""
     return _SUFFIX.sub("", word) if len(word) > 5 and word.isascii() else word
 
 
@@ -90,12 +96,21 @@ def stemmed(term_weights: Mapping[str, float]) -> dict[str, float]:
     return weights
 
 
-def _score(text: str, weights: Mapping[str, float], average: float) -> float:
-    counts: dict[str, int] = {}
-    for key in paragraph_words(text) if weights else ():
-        counts[key] = counts.get(key, 0) + 1
-    norm = K1 * (1 - B + B * len(text) / max(average, 1.0))
+def _score(counts: Mapping[str, int], length: int, weights: Mapping[str, float], average: float) -> float:
+    norm = K1 * (1 - B + B * length / max(average, 1.0))
     return sum(idf * counts[t] * (K1 + 1) / (counts[t] + norm) for t, idf in weights.items() if t in counts)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What scoring needs of the chunks' paragraphs whatever the question's weights (their words, lengths,
+    passage context and titles' words), kept so that scoring them again with other weights is arithmetic."""
+
+    spans: list[list[tuple[int, int]]]
+    counts: list[list[Counter[str]]]
+    average: float
+    context: list[list[float]]
+    titles: list[list[frozenset[str]]]
 
 
 @dataclass(frozen=True)
@@ -107,7 +122,47 @@ class Packable:
     spans: list[list[tuple[int, int]]]
     units: list[tuple[int, int]]  # (chunk rank, paragraph number) holding the question's words, best first
     sizes: dict[tuple[int, int], int]  # each paragraph's tokens
-    need: int
+    need: int  # estimated past the paragraphs counted (docqa.answering.shares needs no more)
+    reading: Reading | None = field(default=None, compare=False, repr=False)
+
+    def size(self, unit: tuple[int, int], count_tokens: Callable[[str], int]) -> int:
+        """The paragraph's tokens, counted once."""
+        if unit not in self.sizes:
+            rank, n = unit
+            self.sizes[unit] = count_tokens(self.chunks[rank].text[slice(*self.spans[rank][n])])
+        return self.sizes[unit]
+
+    def estimate(self, unit: tuple[int, int]) -> int:
+        """The paragraph's tokens, counted or estimated from its characters at the ratio of those counted."""
+        if unit in self.sizes:
+            return self.sizes[unit]
+        rank, n = unit
+        start, end = self.spans[rank][n]
+        counted = [(self.sizes[u], self.spans[u[0]][u[1]]) for u in self.sizes]
+        tokens = sum(t for t, _ in counted)
+        chars = sum(e - s for _, (s, e) in counted)
+        return -(-(end - start) * tokens // chars) if tokens and chars else -(-(end - start) // 4)
+
+    def sizes_of(self, rank: int) -> dict[int, int]:
+        return {n: size for (r, n), size in self.sizes.items() if r == rank}
+
+
+def read(chunks: Sequence[RetrievedChunk], passages: RankedPassages | None = None) -> Reading:
+    """The chunks' paragraphs read for scoring: their words, the passage context (given the index's passage
+    ranking of a chunk), and each paragraph's title's words."""
+    spans = [paragraphs(c.text) for c in chunks]
+    counts = [
+        [Counter(paragraph_words(c.text[s:e])) for s, e in per_chunk]
+        for c, per_chunk in zip(chunks, spans, strict=True)
+    ]
+    lengths = [e - s for per_chunk in spans for s, e in per_chunk]
+    average = sum(lengths) / max(len(lengths), 1)
+    context = _contexts(chunks, spans, passages) if passages is not None else [[0.0] * len(s) for s in spans]
+    titles = [
+        [frozenset(paragraph_words(t)) if t else frozenset() for t in _titles(c.text, per_chunk)]
+        for c, per_chunk in zip(chunks, spans, strict=True)
+    ]
+    return Reading(spans, counts, average, context, titles)
 
 
 def packable(
@@ -115,54 +170,70 @@ def packable(
     term_weights: Mapping[str, float],
     count_tokens: Callable[[str], int],
     passages: RankedPassages | None = None,
-    known: Mapping[tuple[int, int], int] | None = None,
+    again: Packable | None = None,
 ) -> Packable:
     """The chunks' paragraphs scored: BM25 over the question's terms (term_weights: each term's IDF), plus,
     given the index's passage ranking of a chunk, CONTEXT_WEIGHT times its passage's share of the best
     passage's score, so that a clause whose own words are not the question's is still found under its heading
-    or beside the sentence that names it. `known`: paragraph sizes already counted for these chunks."""
+    or beside the sentence that names it; plus TITLE_WEIGHT times the IDF of the question's terms in the
+    paragraph's title. `again`: the same chunks scored before, whose reading and counted sizes are reused."""
     weights = stemmed(term_weights)
-    spans = [paragraphs(c.text) for c in chunks]
-    lengths = [e - s for per_chunk in spans for s, e in per_chunk]
-    average = sum(lengths) / max(len(lengths), 1)
-    context = _contexts(chunks, spans, passages) if passages is not None else [[0.0] * len(s) for s in spans]
+    reading = again.reading if again is not None and again.reading is not None else read(chunks, passages)
+    spans = reading.spans
     scored = []  # (score, chunk rank, paragraph number)
-    for rank, chunk in enumerate(chunks):
-        titles = _titles(chunk.text, spans[rank]) if TITLE_WEIGHT else [""] * len(spans[rank])
+    for rank in range(len(chunks)):
         for n, (start, end) in enumerate(spans[rank]):
-            text = chunk.text[start:end]
-            score = _score(text, weights, average) + context[rank][n]
+            score = _score(reading.counts[rank][n], end - start, weights, reading.average) + reading.context[rank][n]
             if SECTION_TITLES or score > 0:
-                score += TITLE_WEIGHT * _title_score(titles[n], weights)
+                score += TITLE_WEIGHT * sum(idf for term, idf in weights.items() if term in reading.titles[rank][n])
             if score > 0:
                 scored.append((score, rank, n))
     scored.sort(key=lambda u: (-u[0], u[1], u[2]))
     units = [(rank, n) for _, rank, n in scored]
-    sizes: dict[tuple[int, int], int] = dict(known or {})  # the sizes a scoring of the same chunks counted
-    for rank, n in units:
-        for k in {n} | _heading_of(spans[rank], n):
-            if (rank, k) not in sizes:
-                sizes[(rank, k)] = count_tokens(chunks[rank].text[slice(*spans[rank][k])])
-    held = {(rank, k) for rank, n in units for k in {n} | _heading_of(spans[rank], n)}
-    return Packable(chunks, spans, units, sizes, sum(sizes[u] for u in held))
+    sizes: dict[tuple[int, int], int] = dict(again.sizes if again is not None else {})
+    held = [(rank, k) for rank, n in units for k in sorted({n} | _heading_of(spans[rank], n))]
+    for rank, k in held[:CALIBRATION_PARAGRAPHS]:
+        if (rank, k) not in sizes:
+            sizes[(rank, k)] = count_tokens(chunks[rank].text[slice(*spans[rank][k])])
+    found = Packable(chunks, spans, units, sizes, 0, reading)
+    return replace(found, need=sum(found.estimate(u) for u in dict.fromkeys(held)))
 
 
-def take(found: Packable, budget: int, count_tokens: Callable[[str], int]) -> list[RetrievedChunk]:
-    """The sources that show the best paragraphs within `budget` tokens, best first, a paragraph that does not
-    fit skipped for a smaller one after it; empty when no paragraph holds a term of the question (the caller
-    then cuts windows instead). The taken paragraphs of a chunk that stand next to each other make one source,
-    shown in the document's order with its pages."""
+def take(
+    found: Packable, budget: int, count_tokens: Callable[[str], int], per_source: int = 0, room: int | None = None
+) -> list[RetrievedChunk]:
+    """The sources that show the best paragraphs within `budget` tokens of text, best first, a paragraph that
+    does not fit skipped for a smaller one after it; empty when no paragraph holds a term of the question (the
+    caller then cuts windows instead). The taken paragraphs of a chunk that stand next to each other make one
+    source, shown in the document's order with its pages. With `room`, the text and `per_source` tokens a source
+    (its tags in the prompt) stay within it too: without that, 43 of 90 prompts of a collection question in a
+    2,560-token context overflowed and dropped whole passages to fit. A paragraph is counted only when it may fit
+    (its estimate at most twice the room left)."""
     taken: dict[int, set[int]] = {}
-    used = 0
+    used = tags = 0  # tokens of text taken; of the sources' tags, where they count (room given)
     for rank, n in found.units:
-        numbers = ({n} | _heading_of(found.spans[rank], n)) - taken.get(rank, set())
-        size = sum(found.sizes[(rank, k)] for k in numbers)
-        if taken and used + size > budget:
+        text_left = budget - used
+        room_left = text_left if room is None else room - used - tags
+        if taken and min(text_left, room_left) < MIN_PARAGRAPH_TOKENS:
+            break
+        have = taken.get(rank, set())
+        numbers = ({n} | _heading_of(found.spans[rank], n)) - have
+        joins = any(k - 1 in have or k + 1 in have for k in numbers)
+        cost = 0 if room is None or joins else per_source
+        if taken and sum(found.estimate((rank, k)) for k in numbers) > 2 * min(text_left, room_left - cost):
+            continue
+        size = sum(found.size((rank, k), count_tokens) for k in numbers)
+        if taken and (size > text_left or size + cost > room_left):
             continue
         taken.setdefault(rank, set()).update(numbers)
         used += size
+        tags += cost
     chunks, spans = found.chunks, found.spans
-    return [source for r in sorted(taken) for source in _runs(chunks[r], spans[r], taken[r], budget, count_tokens)]
+    return [
+        source
+        for r in sorted(taken)
+        for source in _runs(chunks[r], spans[r], taken[r], budget, count_tokens, found.sizes_of(r))
+    ]
 
 
 def pack(
@@ -246,14 +317,6 @@ def _is_heading_line(paragraph: str) -> bool:
     return bool(letters) and (body.isupper() or all(w[0].isupper() for w in letters))
 
 
-def _title_score(title: str, weights: Mapping[str, float]) -> float:
-    """The IDF of the question's terms a title holds (each once): a clause titled by the question's words."""
-    if not title:
-        return 0.0
-    words = {stem(w.lower()) for w in lexical.words_of(lexical.index_text(title))}
-    return sum(idf for term, idf in weights.items() if term in words)
-
-
 def _heading_of(spans: list[tuple[int, int]], n: int) -> set[int]:
     if n > 0 and spans[n - 1][1] - spans[n - 1][0] <= HEADING_CHARS:
         return {n - 1}
@@ -266,9 +329,11 @@ def _runs(
     numbers: set[int],
     budget: int,
     count_tokens: Callable[[str], int],
+    sizes: Mapping[int, int] | None = None,
 ) -> list[RetrievedChunk]:
     """One source per run of adjacent taken paragraphs; a lone run over the whole budget (the best one,
-    taken first whatever its size) is cut to the budget from its start."""
+    taken first whatever its size) is cut to the budget from its start (a run whose paragraphs' counted
+    sizes, and a token for each break between them, are within it is not counted again)."""
     runs: list[list[int]] = []
     for n in sorted(numbers):
         if runs and runs[-1][-1] == n - 1:
@@ -278,6 +343,10 @@ def _runs(
     sources = []
     for run in runs:
         source = focus.cut(chunk, spans[run[0]][0], spans[run[-1]][1])
+        known = sizes is not None and all(n in sizes for n in run)
+        if known and sizes is not None and sum(sizes[n] for n in run) + len(run) <= budget:
+            sources.append(source)
+            continue
         if count_tokens(source.text) > budget:
             source = _head(source, budget, count_tokens)
         sources.append(source)

@@ -42,5 +42,6 @@ def shares(needs: Sequence[int], each: int, most: int) -> list[int]:
 
 def documents_share(documents: int, each: int, few_documents_tokens: int, most: int) -> int:
     """What one document gets before the sharing: `each`, or for a question over few documents (a comparison
-    of two) its part of `few_documents_tokens`, up to `most`."""
-    return max(each, min(few_documents_tokens // max(documents, 1), most))
+    of two) its part of `few_documents_tokens`; never past `most`, what one prompt holds beside its instructions
+    (a share past it made prompts that dropped whole passages to fit)."""
+    return min(max(each, few_documents_tokens // max(documents, 1)), most)

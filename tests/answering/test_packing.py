@@ -95,10 +95,22 @@ def test_with_them_a_clause_written_without_the_questions_words_comes_first() ->
     quiet = collection[-1]
     assert "Duration" not in _texts(quiet, 1)[0]  # the question's words alone pick the definition
     extra = feedback.expansion(collection, weights, FeedbackSettings())
-    again = packing.packable(quiet.chunks, feedback.widened(weights, extra), _count, known=quiet.sizes)
+    again = packing.packable(quiet.chunks, feedback.widened(weights, extra), _count, again=quiet)
     assert "Duration" in _texts(again, 1)[0]
 
 
 def test_too_few_documents_teach_nothing() -> None:
     few = _collection()[: feedback.MIN_DOCUMENTS - 1]
     assert feedback.expansion(few, {"term": 1.0}, FeedbackSettings()) == {}
+
+
+def test_sources_tags_count_against_the_prompts_room_not_the_documents_share() -> None:
+    # ten clauses apart from each other (a filler paragraph between): each taken one is a source of its own
+    filler = "Payment is due on receipt of each invoice at the prices agreed in the schedule. " * 4  # no heading
+    text = "\n\n".join(f"{n}.1 Term. The term is {n} years.\n\n{n}.2 {filler}" for n in range(1, 11))
+    found = packing.packable([_chunk(text)], {"term": 1.0}, _count)
+    share = sum(found.size(u, _count) for u in found.units[:10])
+    assert len(packing.take(found, share, _count)) == 10  # the share is of text alone
+    within_room = packing.take(found, share, _count, per_source=20, room=share)
+    kept = sum(_count(s.text) for s in within_room)
+    assert kept + 20 * len(within_room) <= share and 0 < len(within_room) < 10

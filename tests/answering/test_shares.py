@@ -29,3 +29,4 @@ def test_few_documents_get_their_part_of_the_few_documents_budget() -> None:
     assert documents_share(2, 2048, 32_768, 15_000) == 15_000  # a comparison of two: up to what a prompt holds
     assert documents_share(8, 2048, 32_768, 15_000) == 4096
     assert documents_share(100, 2048, 32_768, 15_000) == 2048
+    assert documents_share(100, 2048, 32_768, 1888) == 1888  # a small context: what its prompt holds
