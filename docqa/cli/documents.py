@@ -11,6 +11,7 @@ import click
 
 from docqa.cli.options import common_options, emit_json, make_settings, open_docqa
 from docqa.cli.progress import ProgressLine
+from docqa.core.catalog_fields import where_pairs
 from docqa.core.documents import IngestReport
 from docqa.core.errors import QueueNotConfiguredError
 from docqa.core.files import SUPPORTED_SUFFIXES
@@ -145,14 +146,24 @@ def docs() -> None:
 @docs.command("list")
 @click.option("--collection", "-c", default=None, help="Collection to list (default: 'default').")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option(
+    "--where",
+    multiple=True,
+    metavar="FIELD=VALUE",
+    help="Only the documents whose catalog has this value, as `docqa ask --where` selects them: --where company=3M.",
+)
 @common_options
-def docs_list(collection: str | None, as_json: bool, data_dir: Path | None, verbose: bool) -> None:
-    """List the documents of a collection."""
+def docs_list(
+    collection: str | None, as_json: bool, where: tuple[str, ...], data_dir: Path | None, verbose: bool
+) -> None:
+    """List the documents of a collection (or those a catalog filter selects)."""
+    conditions = where_pairs(where)
     settings = make_settings(data_dir, verbose)
     qa = open_docqa(settings, verbose, embedder=False, generator=False, read_only=True)
     try:
-        rows = [d.as_dict() for d in qa.documents(collection)]
-        jobs = [job.as_dict() for job in qa.ingest_queue().active(collection)] if settings.database_url else []
+        rows = [d.as_dict() for d in qa.documents(collection, conditions)]
+        active = settings.database_url and not conditions
+        jobs = [job.as_dict() for job in qa.ingest_queue().active(collection)] if active else []
     finally:
         qa.close()
     if as_json:

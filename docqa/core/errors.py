@@ -181,6 +181,14 @@ class InvalidRequestError(DocqaError):
     http_status = 400
 
 
+class NoDocumentMatchesError(InvalidRequestError):
+    """A catalog filter (where) that no ready document of the collection meets: said, not answered as if the
+    documents were silent. The message names the field or value that matched nothing and the ones that exist."""
+
+    def __init__(self, collection: str, why: str) -> None:
+        super().__init__(f"no document of collection '{collection}' matches the filter: {why}")
+
+
 class EmbeddingModelMismatchError(DocqaError):
     """A collection built with one embedding model cannot be searched or extended with another."""
 

@@ -8,15 +8,16 @@ generator's stream from a thread or from the event loop).
 from __future__ import annotations
 
 import asyncio
+import json
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from docqa.answering import focus, windows
 from docqa.answering.builder import NO_SOURCES_ANSWER, AnswerBuilder
 from docqa.answering.cache import AnswerCache, CacheKey, cache_key, replay
 from docqa.answering.prompting import PromptPlan, build_prompt
-from docqa.core.errors import ConfigError, DocqaError, InvalidRequestError
+from docqa.core.errors import ConfigError, DocqaError, InvalidRequestError, NoDocumentMatchesError
 from docqa.core.events import AskEvent
 from docqa.core.protocols import Generator
 from docqa.core.requests import MAX_QUESTION_CHARS, AskRequest, storable
@@ -26,6 +27,7 @@ from docqa.core.streams import GenerationStream, GenEvent
 from docqa.core.types import Answer, Mode
 from docqa.retrieval.retriever import Retriever
 from docqa.service.status import AnswerOutcome
+from docqa.store import catalog
 from docqa.store.models import CollectionRow
 from docqa.store.protocol import Store
 
@@ -96,6 +98,16 @@ class Asker:
     def cached(self, key: CacheKey | None) -> Answer | None:
         return self.answer_cache.get(key) if key else None
 
+    def within(self, coll: CollectionRow, where: Sequence[tuple[str, str]]) -> list[int]:
+        """The ready documents a catalog filter selects; none is an error that says which condition matched
+        nothing and what the collection holds instead (a misspelled field, a company it does not have)."""
+        found = self.store.documents_where(coll.id, where)
+        if found:
+            return found
+        entries = [json.loads(d.catalog or "{}") for d in self.store.documents(coll.id) if d.status == "ready"]
+        why = catalog.why_none_match(entries, where) if entries else "the collection has no ready document"
+        raise NoDocumentMatchesError(coll.name, why or "no ready document meets it")
+
     def _prepare(self, request: AskRequest) -> Prepared:
         if self.generator is None:
             raise ConfigError("no generator loaded: open DocQA with generator=True to ask questions")
@@ -106,7 +118,7 @@ class Asker:
             self.store.document(coll, request.document_id)  # 404 for another collection's document
         top_k = request.top_k or self.settings.retrieval.top_k
         earlier = request.follows()
-        within = self.store.documents_where(coll.id, request.where) if request.where else None
+        within = self.within(coll, request.where) if request.where else None
         # read once, for the search and the windows
         query = self.retriever.understand(coll, request.search_text(), scoped=request.document_id is not None)
         ranked = self.retriever.retrieve(

@@ -240,8 +240,15 @@ class DocQA:
             self._queue = IngestQueue(self)
         return self._queue
 
-    def documents(self, collection: str | None = None) -> list[DocumentRow]:
-        return self.store.documents(self.collection(collection).id)
+    def documents(self, collection: str | None = None, where: Sequence[tuple[str, str]] = ()) -> list[DocumentRow]:
+        """The collection's documents; with a catalog filter, the ready ones it selects (none: an error saying
+        which condition matched nothing and what the collection holds)."""
+        coll = self.collection(collection)
+        rows = self.store.documents(coll.id)
+        if not where:
+            return rows
+        within = set(self._asker.within(coll, where))
+        return [d for d in rows if d.id in within]
 
     def find_document(self, source: str, collection: str | None = None) -> DocumentRow | None:
         """The document ingested from `source` (an absolute path, or "upload:<name>"), if any."""

@@ -156,7 +156,7 @@ def _collection_documents(reading: _Reading) -> list[DocumentRow]:
     asker, request, coll = reading.asker, reading.request, reading.collection
     ready = [d for d in asker.store.documents(coll.id) if d.status == "ready"]
     if request.where:
-        within = set(asker.store.documents_where(coll.id, request.where))
+        within = set(asker.within(coll, request.where))
         ready = [d for d in ready if d.id in within]
     if request.document_ids:  # the documents a caller selected (checked as the collection's in decide)
         ready = [d for d in ready if d.id in set(request.document_ids)]

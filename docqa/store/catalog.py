@@ -11,6 +11,7 @@ Pure functions of text and plain values; the store keeps the entry as JSON with 
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -131,6 +132,37 @@ def matches(entry: Mapping[str, Any], where: Sequence[tuple[str, str]]) -> bool:
     the company's name ("3M" for "3M COMPANY", "best buy" for "BEST BUY CO., INC.", "国电电力" for
     "国电电力发展股份有限公司"); `year` is the fiscal year."""
     return all(_meets(entry, name, wanted.strip().casefold()) for name, wanted in where)
+
+
+def why_none_match(entries: Sequence[Mapping[str, Any]], where: Sequence[tuple[str, str]]) -> str | None:
+    """Why no entry meets the conditions, naming the first condition that no entry meets on its own and
+    what the entries hold instead (a misspelled field: the fields there are; a value: the values there are);
+    None where some entry meets them all."""
+    if any(matches(entry, where) for entry in entries):
+        return None
+    for name, wanted in where:
+        if any(matches(entry, [(name, wanted)]) for entry in entries):
+            continue
+        field = "fiscal_year" if name == "year" else name
+        held = sorted({str(v) for entry in entries for v in _values(entry.get(field, entry.get(name)))})
+        if not held:
+            fields = sorted({key for entry in entries for key in entry})
+            close = difflib.get_close_matches(name, fields, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            return f"no document has a catalog field '{name}'{hint}; the fields there are: {_listed(fields)}"
+        return f"no document has {name}={wanted}; the values of {name} there are: {_listed(held)}"
+    return "no document meets all the conditions together (each is met by some document)"
+
+
+def _values(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [] if value is None else [value]
+
+
+def _listed(items: Sequence[str], most: int = 12) -> str:
+    if not items:
+        return "none (`docqa docs list` shows each document's catalog)"
+    shown = ", ".join(items[:most])
+    return shown + (f" and {len(items) - most} more" if len(items) > most else "")
 
 
 def _meets(entry: Mapping[str, Any], name: str, wanted: str) -> bool:

@@ -164,8 +164,11 @@ def test_catalog_fields_from_an_upload_are_listed_and_filter_every_ask_route(fak
     chat = {"model": "docqa/leases", "messages": [{"role": "user", "content": "What is the monthly rent?"}]}
     answered = httpx.post(f"{fake_server}/v1/chat/completions", json={**chat, "where": {"year": "2022"}}, timeout=30)
     assert {c["document"] for c in answered.json()["citations"]} == {"berlin.txt"}
-    nothing = httpx.post(f"{fake_server}/v1/ask", json={**question, "where": {"year": 1999}}, timeout=30).json()
-    assert nothing["citations"] == []
+    nothing = httpx.post(f"{fake_server}/v1/ask", json={**question, "where": {"year": 1999}}, timeout=30)
+    said = nothing.json()["error"]["message"]  # not "the documents do not answer": the filter matched none
+    assert nothing.status_code == 400 and "no document has year=1999; the values of year there are: 2022, 2023" in said
+    misspelled = httpx.post(f"{fake_server}/v1/ask", json={**question, "where": {"compnay": "Acme SAS"}}, timeout=30)
+    assert misspelled.status_code == 400 and "'compnay' (did you mean company?)" in misspelled.json()["error"]["message"]
     bad = httpx.post(f"{fake_server}/v1/ask", json={**question, "where": {"Year": 2022}}, timeout=30)
     assert bad.status_code == 400 and "no catalog field" in bad.json()["error"]["message"]
     refused = httpx.post(url, files=[("files", ("x.txt", rent, "text/plain"))], data={"metadata": "{oops"})

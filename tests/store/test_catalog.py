@@ -6,6 +6,7 @@ import pytest
 
 from docqa.core.catalog_fields import parse_metadata, where_pairs
 from docqa.core.errors import InvalidRequestError
+from docqa.store import catalog
 from docqa.store.catalog import matches, merged, read_catalog
 from tests.store.test_filings import CONTRACT, COVER_WITH_SYMBOLS, TEN_K
 
@@ -134,3 +135,18 @@ def test_a_quarterly_report_named_by_nothing_takes_its_quarter_from_its_balance_
     named = read_catalog("ACME_2023Q1_10Q.pdf", cover, [cover, sheet])  # the file name's quarter stands
     assert named["quarter"] == 1
     assert "quarter" not in read_catalog("0001748790-23-000011.pdf", cover, [cover])  # no balance sheet read
+
+
+def test_a_filter_that_matches_nothing_says_which_condition_and_what_there_is() -> None:
+    entries = [{"company": "3M COMPANY", "fiscal_year": 2022, "form": "10-K"}, {"company": "Apple Inc.", "form": "10-Q"}]
+    assert catalog.why_none_match(entries, [("company", "3M")]) is None
+    assert catalog.why_none_match(entries, [("company", "Amcor")]) == (
+        "no document has company=Amcor; the values of company there are: 3M COMPANY, Apple Inc."
+    )
+    assert "'compnay' (did you mean company?); the fields there are: company, fiscal_year, form" in str(
+        catalog.why_none_match(entries, [("compnay", "3M")])
+    )
+    assert catalog.why_none_match(entries, [("year", "1999")]) == (
+        "no document has year=1999; the values of year there are: 2022"
+    )
+    assert "together" in str(catalog.why_none_match(entries, [("company", "3M"), ("form", "10-Q")]))
