@@ -138,7 +138,10 @@ def test_a_quarterly_report_named_by_nothing_takes_its_quarter_from_its_balance_
 
 
 def test_a_filter_that_matches_nothing_says_which_condition_and_what_there_is() -> None:
-    entries = [{"company": "3M COMPANY", "fiscal_year": 2022, "form": "10-K"}, {"company": "Apple Inc", "form": "10-Q"}]
+    entries: list[dict[str, object]] = [
+        {"company": "3M COMPANY", "fiscal_year": 2022, "form": "10-K"},
+        {"company": "Apple Inc", "form": "10-Q"},
+    ]
     assert catalog.why_none_match(entries, [("company", "3M")]) is None
     assert catalog.why_none_match(entries, [("company", "Amcor")]) == (
         "no document has company=Amcor; the values of company there are: 3M COMPANY, Apple Inc"
