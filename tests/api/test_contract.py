@@ -167,6 +167,9 @@ def test_catalog_fields_from_an_upload_are_listed_and_filter_every_ask_route(fak
     nothing = httpx.post(f"{fake_server}/v1/ask", json={**question, "where": {"year": 1999}}, timeout=30)
     said = nothing.json()["error"]["message"]  # not "the documents do not answer": the filter matched none
     assert nothing.status_code == 400 and "no document has year=1999; the values of year there are: 2022, 2023" in said
+    selected = httpx.get(url, params={"where": ["year=2023"]}).json()["documents"]
+    assert [d["name"] for d in selected] == ["paris.txt"]
+    assert httpx.get(url, params={"where": "year=1999"}).status_code == 400
     misspelled = httpx.post(f"{fake_server}/v1/ask", json={**question, "where": {"compnay": "Acme"}}, timeout=30)
     assert (
         misspelled.status_code == 400 and "'compnay' (did you mean company?)" in misspelled.json()["error"]["message"]

@@ -7,9 +7,9 @@ import re
 import shutil
 from functools import partial
 from pathlib import Path, PurePath
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Request, Response
+from fastapi import APIRouter, HTTPException, Query, Request, Response
 from fastapi.responses import FileResponse, JSONResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
@@ -17,7 +17,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from docqa.api.deps import QADep, SettingsDep
 from docqa.api.staging import staging_folder, staging_root
-from docqa.core.catalog_fields import parse_metadata
+from docqa.core.catalog_fields import parse_metadata, where_pairs
 from docqa.core.documents import FileResult, Source
 from docqa.core.files import (
     PACKAGE_KINDS,
@@ -203,8 +203,15 @@ def job_url(collection: str, job_id: int) -> str:
 
 
 @router.get("", summary="List the documents of a collection (and, with a database, the ingest jobs still running)")
-def list_documents(name: str, qa: QADep) -> dict[str, Any]:
-    rows = [d.as_dict() for d in qa.documents(name)]
+def list_documents(
+    name: str,
+    qa: QADep,
+    where: Annotated[
+        list[str] | None,
+        Query(description="Only the documents whose catalog has this value, as an ask's where selects: company=3M"),
+    ] = None,
+) -> dict[str, Any]:
+    rows = [d.as_dict() for d in qa.documents(name, where_pairs(tuple(where or ())))]
     for row in rows:
         row["origin"] = origin(str(row.pop("source", "")))  # never the server-side path itself
     listing: dict[str, Any] = {"collection": name, "documents": rows}
