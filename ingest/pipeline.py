@@ -372,7 +372,9 @@ class Ingestor:
         return self._embedder.embed_documents(texts, on_batch), tokens
 
     def _failed(self, collection: CollectionRow, source: Source, sha: str, size: int, error: str) -> FileResult:
-        logger.warning("failed to ingest %s: %s", source.name, error)
+        """A file's failure, recorded with its document and returned in the report, which every caller says
+        (the CLI's line, the API's response, the job's status): logged at INFO, not said twice."""
+        logger.info("failed to ingest %s: %s", source.name, error)
         doc_id = self._store.record_failure(
             collection_id=collection.id, source=source.key, name=source.name, sha256=sha, size_bytes=size, error=error
         )

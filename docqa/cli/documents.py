@@ -45,7 +45,10 @@ def ingest(
     data_dir: Path | None,
     verbose: bool,
 ) -> None:
-    """Index PDF, text, Markdown, Office, HTML, CSV and email files (folders are searched recursively)."""
+    """Index PDF, text, Markdown, Office, HTML, CSV and email files (folders are searched recursively).
+
+    Exit status: 0 when every file read is in the index, 2 when some failed (the others are saved), 1 when none
+    could be ingested."""
     if queue and password:  # the jobs would fail "password required" once a worker took them
         raise click.UsageError(
             "--password cannot go with --queue: a password is never kept in the database, so a worker could not open "
@@ -82,6 +85,14 @@ def ingest(
                 err=True,
             )
         sys.exit(1)
+    if report.count("failed"):  # some files in, some not: a script must see it (rsync's "partial transfer")
+        if not as_json:
+            click.secho(
+                f"{report.count('failed')} of {len(report.files)} files failed (exit status 2); the others are saved",
+                fg="red",
+                err=True,
+            )
+        sys.exit(2)
 
 
 def _enqueue(settings: Settings, paths: list[Path], collection: str | None, as_json: bool, verbose: bool) -> None:

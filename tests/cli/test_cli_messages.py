@@ -75,6 +75,19 @@ def test_a_mixed_folder_ingests_what_it_reads_and_counts_the_rest(tmp_path: Path
     assert report["added"] == 1 and report["skipped"] == {".pages": 1, "(none)": 1}
 
 
+def test_a_folder_where_some_files_fail_exits_2_and_keeps_the_others(tmp_path: Path) -> None:
+    folder = tmp_path / "partly"
+    folder.mkdir()
+    (folder / "handbook.md").write_text((SAMPLE_DOCS / "operations_handbook.md").read_text())
+    (folder / "broken.pdf").write_bytes(b"%PDF-1.7 not really")
+    proc = _ingest(str(folder), data_dir=tmp_path / "data")
+    assert proc.returncode == 2, proc.stderr
+    assert "1 of 2 files failed (exit status 2); the others are saved" in proc.stderr
+    assert proc.stderr.count("broken.pdf") == 1  # each failure said once
+    report = json.loads(_ingest(str(folder), "--json", data_dir=tmp_path / "data").stdout)
+    assert report["unchanged"] == 1 and len(report["failed"]) == 1
+
+
 def test_an_unchanged_file_keeps_its_warnings_and_nothing_is_said_about_embeddings(tmp_path: Path) -> None:
     pdf = text_pdf(tmp_path / "half_scanned.pdf", [[("Termination needs 90 days notice.", False)], []])
     data = tmp_path / "data"
