@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import os
+import socket
 from pathlib import Path
 
 import click
@@ -43,6 +45,10 @@ def serve(host: str, port: int, generator_only: bool, workers: int, data_dir: Pa
             "--workers needs DOCQA_DATABASE_URL: API processes share a Postgres database, not one SQLite file"
         )
     shown = f"[{host}]" if ":" in host else host
+    if (taken := port_taken(host, port)) is not None:  # before a model loads for nothing
+        raise click.ClickException(
+            f"cannot serve on {shown}:{port}: {taken}; pass another --port, or stop what holds it"
+        )
     home = "generator only: no data home" if generator_only else f"data: {settings.data_dir.resolve()}"
     click.echo(f"docqa serving on http://{shown}:{port}  ({home})")
     click.echo("models load in the background: GET /health says when they are ready; Ctrl+C stops")
@@ -89,6 +95,22 @@ def completion(shell: str) -> None:
     ctx = click.get_current_context()
     click.echo(completer(ctx.find_root().command, {}, "docqa", "_DOCQA_COMPLETE").source())
     ctx.exit(0)
+
+
+def port_taken(host: str, port: int) -> str | None:
+    """Why the address cannot be listened on (another server holds it, a host not of this machine), or None."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        return f"no such host ({exc.strerror})"
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds: a closing socket is no bar
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            return "the address is already in use" if exc.errno == errno.EADDRINUSE else str(exc.strerror or exc)
+    return None
 
 
 def open_bind_warning(host: str, keys: str, generator_only: bool) -> str | None:

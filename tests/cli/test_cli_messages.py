@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from tests.support.paths import SAMPLE_DOCS
@@ -196,3 +198,18 @@ def test_serving_beyond_loopback_without_keys_is_warned_about() -> None:
     node = open_bind_warning("0.0.0.0", "", True)
     assert node is not None and "without API keys" in node and "generate, tokenize and embed" in node
     assert "ask, upload and delete" in (open_bind_warning("192.168.1.5", " ", False) or "")
+
+
+def test_serve_on_a_taken_port_says_so_before_loading_anything(tmp_path: Path) -> None:
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        env = {**os.environ, "DOCQA_DATA_DIR": str(tmp_path / "data")}
+        started = time.monotonic()
+        proc = subprocess.run(
+            [*DOCQA, "serve", "--port", str(port)], capture_output=True, text=True, env=env, timeout=60
+        )
+    assert proc.returncode == 1 and "serving on" not in proc.stdout
+    assert f"cannot serve on 127.0.0.1:{port}: the address is already in use" in proc.stderr
+    assert time.monotonic() - started < 20  # no model was loaded (it was 6.5 s after the model, before)
