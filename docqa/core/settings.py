@@ -401,6 +401,8 @@ class Settings(BaseSettings):
                 "not a Postgres URL; docqa's database is Postgres: postgresql+psycopg://user:password@host/db"
             )
         if url:
+            # postgres:// and postgresql:// (the forms other tools print) name the driver docqa uses
+            url = _BARE_POSTGRES.sub("postgresql+psycopg://", url, count=1)
             from sqlalchemy.engine import make_url  # here, not at import: `docqa --help` loads no database library
 
             try:
@@ -488,6 +490,7 @@ class Settings(BaseSettings):
 
 
 _POSTGRES_URL = re.compile(r"postgres(?:ql)?(?:\+\w+)?://", re.IGNORECASE)
+_BARE_POSTGRES = re.compile(r"^postgres(?:ql)?://", re.IGNORECASE)
 _GROUPS = frozenset(
     name
     for name, field in Settings.model_fields.items()

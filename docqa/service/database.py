@@ -6,8 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sqlalchemy import Engine, create_engine
+from sqlalchemy.exc import OperationalError
 
-from docqa.core.errors import DataHomeNotFoundError
+from docqa.core.errors import DatabaseUnavailableError, DataHomeNotFoundError
 from docqa.core.extras import require
 from docqa.core.settings import Settings
 from docqa.store import schema
@@ -38,6 +39,8 @@ def database_status(settings: Settings) -> SchemaState:
     try:
         found = schema.current(engine)
         return SchemaState(_shown(engine), found, found, schema.HEADS[engine.dialect.name])
+    except OperationalError as exc:  # down, refused, no such database: one line, not a driver's traceback
+        raise DatabaseUnavailableError(_shown(engine), _first_line(exc.orig)) from None
     finally:
         engine.dispose()
 
@@ -48,8 +51,14 @@ def upgrade_database(settings: Settings) -> SchemaState:
     try:
         before, after = schema.upgrade(engine)
         return SchemaState(_shown(engine), before, after, schema.HEADS[engine.dialect.name])
+    except OperationalError as exc:
+        raise DatabaseUnavailableError(_shown(engine), _first_line(exc.orig)) from None
     finally:
         engine.dispose()
+
+
+def _first_line(error: BaseException | None) -> str:
+    return str(error or "no reason given").strip().splitlines()[0]
 
 
 def _shown(engine: Engine) -> str:

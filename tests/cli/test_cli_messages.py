@@ -164,6 +164,17 @@ def test_a_broken_toml_an_unusable_data_home_and_a_bad_port_are_one_line_each(tm
         ),
         (["db", "upgrade"], {"DOCQA_DATA_DIR": str(a_file / "data")}, "cannot be used: Not a directory"),
         (["serve", "--port", "99999"], {}, "'--port': 99999 is not in the range 0<=x<=65535"),
+        # issue 62 item 6: a database down, or named postgres:// as other tools write it, was a driver's traceback
+        (
+            ["db", "status"],
+            {"DOCQA_DATABASE_URL": "postgresql+psycopg://u:secret@127.0.0.1:1/x"},
+            "database postgresql+psycopg://u:***@127.0.0.1:1/x is unavailable: connection failed",
+        ),
+        (
+            ["db", "upgrade"],
+            {"DOCQA_DATABASE_URL": "postgres://u:secret@127.0.0.1:1/x"},
+            "database postgresql+psycopg://u:***@127.0.0.1:1/x is unavailable: connection failed",
+        ),
     ]
     for args, env, said in cases:
         proc = subprocess.run(
