@@ -201,6 +201,12 @@ def test_a_cached_answer_is_marked_and_keeps_its_usage(fake_server: str) -> None
     assert ask["cached"] is True and ask["timings"]["completion_tokens"] == first["usage"]["completion_tokens"]
 
 
+def test_the_page_has_its_icon_where_browsers_ask_for_it(fake_server: str) -> None:
+    icon = httpx.get(f"{fake_server}/favicon.ico")
+    assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml" and b"<svg" in icon.content
+    assert '<link rel="icon" href="/static/favicon.svg"' in httpx.get(f"{fake_server}/").text
+
+
 def test_health_and_metrics_read_the_generator_through_its_stats(fake_server: str) -> None:
     health = httpx.get(f"{fake_server}/health").json()
     assert health["engine"] == {"kind": "fake", "running": 0, "waiting": 0}

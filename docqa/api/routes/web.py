@@ -17,3 +17,10 @@ def mount(app: FastAPI) -> None:
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:
         return FileResponse(WEB_DIR / "index.html", headers={"Cache-Control": "no-cache"})
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> FileResponse:
+        """The page's icon where a browser asks for it by its old name (every load was a 404 in the log)."""
+        return FileResponse(
+            WEB_DIR / "favicon.svg", media_type="image/svg+xml", headers={"Cache-Control": "max-age=86400"}
+        )
