@@ -52,7 +52,8 @@ function collection() {
 
 async function loadCollections(select) {
   const data = await (await api("/v1/collections")).json();
-  const chosen = select || collection();
+  // the collection chosen last, kept across reloads (it reset to "default")
+  const chosen = select || localStorage.getItem("docqa-collection") || collection();
   const names = data.collections.map((c) => c.name);
   if (!names.length) names.push("default");
   $("collection").replaceChildren(...names.map((n) => {
@@ -80,6 +81,7 @@ async function createCollection(event) {
 }
 
 async function switchCollection() {
+  localStorage.setItem("docqa-collection", collection());
   const remembered = localStorage.getItem(rememberedKey());
   await openConversation(remembered ? Number(remembered) : null);
   await loadDocuments();
@@ -248,8 +250,14 @@ function statusOf(message) {
   const t = message.timings || {};
   if (message.cached) return "answered from the cache";
   let status = `first token ${((t.ttft_ms || 0) / 1000).toFixed(1)} s · ${t.completion_tokens} tokens in ${((t.total_ms || 0) / 1000).toFixed(1)} s`;
-  if (message.finish_reason === "repetition") status += " · stopped: the model repeated itself";
-  return status;
+  return status + endNote(message.finish_reason);
+}
+
+// why an answer ended, where its text cannot say it
+function endNote(reason) {
+  if (reason === "repetition") return " · stopped: the model repeated itself";
+  if (reason === "length") return " · cut at the answer length limit (raise “Answer length” in the settings)";
+  return "";
 }
 
 async function loadConversations() {
@@ -373,8 +381,8 @@ function fillAnswer(view, turn) {
   const openCited = (number) => { const c = cited(number); if (c) openSource(c); };
   const titleOf = (number) => { const c = cited(number); return c ? `${c.document}, ${pagesOf(c)}` : ""; };
   view.querySelector(".answer").replaceChildren(Markdown.render(turn.answer || "", openCited, titleOf));
-  // the best-scoring source first, whatever number the prompt gave it
-  const sources = [...(turn.citations || [])].sort((a, b) => (b.score || 0) - (a.score || 0));
+  // in the order of their numbers, as the answer's [n] marks read ([3], [1], [2] looked shuffled)
+  const sources = [...(turn.citations || [])].sort((a, b) => a.number - b.number);
   view.querySelector(".citations").replaceChildren(...sources.map((c) => {
     const item = el("li", undefined, c.cited ? "cited" : "");
     const link = el("a", `[${c.number}] ${c.document}, ${pagesOf(c)}`);
@@ -634,7 +642,7 @@ function handle(kind, data) {
     const t = data.timings;
     turn.status = data.cached ? "answered from the cache" :
       `first token ${((t.ttft_ms || 0) / 1000).toFixed(1)} s · ${t.completion_tokens} tokens in ${(t.total_ms / 1000).toFixed(1)} s`;
-    if (data.finish_reason === "repetition") turn.status += " · stopped: the model repeated itself";
+    turn.status += endNote(data.finish_reason);
     turn.done = true;
   } else if (kind === "error") {
     turn.status = `error: ${data.message}`;

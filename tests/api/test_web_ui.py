@@ -308,6 +308,41 @@ def test_a_conversation_in_the_web_page(live_server: str, sample_qa: DocQA, tmp_
         browser.close()
 
 
+def test_a_reload_keeps_the_collection_a_cut_answer_says_so_and_sources_read_in_order(
+    live_server: str, sample_qa: DocQA
+) -> None:
+    """Issue 62 item 8: the chosen collection reset to "default" on reload; an answer cut at its token limit
+    showed no notice; the sources were listed [3], [1], [2] (by score)."""
+    from playwright.sync_api import expect, sync_playwright
+
+    assert httpx.post(f"{live_server}/v1/collections", json={"name": "kept"}).status_code in (200, 201)
+    second = {**STORED_ANSWER["citations"][0], "number": 2, "pages": [4, 4], "page": 4, "score": 0.5}  # type: ignore[dict-item]
+    first = {**STORED_ANSWER["citations"][0], "score": 0.2}  # type: ignore[dict-item]
+    cut = {
+        **STORED_ANSWER,
+        "answer": "Revenue was [1] and [2]",
+        "citations": [second, first],
+        "finish_reason": "length",
+    }
+    owner = sample_qa.conversations.owner("default", "")
+    made = sample_qa.conversations.create(owner)["id"]
+    sample_qa.conversations.rows.add(owner, made, "How much?", cut)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+        page.goto(live_server)
+        page.select_option("#collection", "kept")
+        page.reload()
+        expect(page.locator("#collection")).to_have_value("kept")
+        page.evaluate(f"localStorage.setItem('docqa-conversation:default', '{made}')")
+        page.select_option("#collection", "default")
+        expect(_turn(page, 0).locator(".status")).to_contain_text("cut at the answer length limit")
+        expect(_turn(page, 0).locator(".citations a")).to_have_text(
+            ["[1] annual_report_2025.pdf, p. 2", "[2] annual_report_2025.pdf, p. 4"]
+        )
+        browser.close()
+
+
 def test_settings_at_hand_change_what_the_server_receives(live_server: str) -> None:
     """Issue 44 item 3: temperature, answer length, sources, a pinned document and a catalog filter are set in
     the page, sent with the question, change the answer the server gives, and are kept per conversation."""
