@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -316,8 +317,9 @@ def test_a_reload_keeps_the_collection_a_cut_answer_says_so_and_sources_read_in_
     from playwright.sync_api import expect, sync_playwright
 
     assert httpx.post(f"{live_server}/v1/collections", json={"name": "kept"}).status_code in (200, 201)
-    second = {**STORED_ANSWER["citations"][0], "number": 2, "pages": [4, 4], "page": 4, "score": 0.5}  # type: ignore[dict-item]
-    first = {**STORED_ANSWER["citations"][0], "score": 0.2}  # type: ignore[dict-item]
+    stored: dict[str, Any] = dict(STORED_ANSWER["citations"][0])  # type: ignore[index]
+    second = {**stored, "number": 2, "pages": [4, 4], "page": 4, "score": 0.5}
+    first = {**stored, "score": 0.2}
     cut = {
         **STORED_ANSWER,
         "answer": "Revenue was [1] and [2]",
