@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from docqa.answering.citing import best_page, cited_numbers, section_of
 from docqa.answering.prompting import PromptPlan
-from docqa.answering.runaway import RunawayWatch, without_repeats
+from docqa.answering.runaway import RunawayWatch, looped, without_repeats
 from docqa.answering.support import claims_for, supporting_passage
 from docqa.answering.thinking import Channel, ThinkSplitter
 from docqa.core.errors import DocqaError
@@ -102,6 +102,8 @@ class AnswerBuilder:
             self.finish_reason = "error"
             return [*out, ErrorEvent(event.text, event.error)]
         self.finish_reason = event.finish_reason
+        if self.finish_reason == "length" and looped("".join(self._answer)):  # a loop with small changes
+            self.finish_reason = "repetition"
         self.timings.prompt_tokens = event.prompt_tokens or self.timings.prompt_tokens
         self.timings.completion_tokens = event.completion_tokens
         self._refine_citations()

@@ -72,3 +72,21 @@ def without_repeats(text: str, unit: str) -> str:
     ):
         end -= len(unit)
     return text[:end]
+
+
+# An answer cut at its token limit whose 3-word runs are nearly all repeats went round in a loop with small changes
+# ("and the Uniform Commercial Code (UCC) and the UCC, and the UCC as adopted ... and the Uniform ..."), which the
+# back-to-back check above cannot see: it is flagged as a repetition (and so not cached), not served again.
+LOOP_RUN_WORDS = 3
+LOOP_MIN_WORDS = 60
+LOOP_DISTINCT_SHARE = 0.3
+
+
+def looped(text: str) -> bool:
+    """Whether fewer than 30% of the text's 3-word runs are distinct (text of 60 words or more): a list of 40
+    "| contract | NOT STATED | - |" rows has 40%, prose nearly all."""
+    words = text.split()
+    if len(words) < LOOP_MIN_WORDS:
+        return False
+    runs = [tuple(words[i : i + LOOP_RUN_WORDS]) for i in range(len(words) - LOOP_RUN_WORDS + 1)]
+    return len(set(runs)) < LOOP_DISTINCT_SHARE * len(runs)

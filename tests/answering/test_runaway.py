@@ -63,3 +63,27 @@ def test_the_repeats_that_ended_an_answer_are_cut_to_one() -> None:
     assert without_repeats("Answer [1]. " + said * 7, said) == "Answer [1]. " + said
     assert without_repeats("ab" * 3, "ab") == "ab"
     assert without_repeats("no repeat here", "xyz") == "no repeat here"
+
+
+def test_a_loop_with_small_changes_cut_at_the_limit_is_flagged_and_not_cached() -> None:
+    import random
+    import time
+
+    from docqa.answering.builder import AnswerBuilder
+    from docqa.answering.prompting import PromptPlan
+    from docqa.answering.runaway import looped
+    from docqa.core.streams import GenEvent
+
+    draw = random.Random(7)
+    phrases = [" and the Uniform Commercial Code (UCC)", " and the UCC as adopted in New York", " and the UCC,"]
+    loop = "The governing law is New York law" + "".join(draw.choice(phrases) for _ in range(60))
+    assert _fed([loop[i : i + 4] for i in range(0, len(loop), 4)]) is None  # not back to back: the watch misses it
+    assert looped(loop)
+    rows = "".join(f"| contract_{i}.pdf | NOT STATED | - |\n" for i in range(40))
+    bullets = "".join(f"- Clause {i}: the supplier shall deliver item {i * 7} on time.\n" for i in range(40))
+    assert not looped(rows) and not looped(bullets) and not looped("The notice period is 30 days. " * 3)
+    builder = AnswerBuilder("non-thinking", PromptPlan("prompt", [], 10, ()), time.perf_counter(), 1.0)
+    for i in range(0, len(loop), 400):
+        builder.on_event(GenEvent("text", text=loop[i : i + 400]))
+    builder.on_event(GenEvent("finished", finish_reason="length", completion_tokens=512))
+    assert builder.result().finish_reason == "repetition"  # flagged, and the answer cache keeps no repetition
