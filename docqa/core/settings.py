@@ -281,7 +281,7 @@ class ReadingSettings(SettingsGroup):
         "that says how to narrow it (a catalog filter).",
     )
     passages_per_document: int = Field(
-        default=6,
+        default=4,
         ge=1,
         le=10,
         description="Chunks of each document, best first, whose passages compete for its share of a collection or "

@@ -210,8 +210,11 @@ def _packed(
     if found is None:
         return []
     count = asker.generator.count_tokens
-    more = min(MAX_CHUNKS, -(-asker.settings.reading.passages_per_document * budget // each))
-    if budget > each and more > len(found.chunks):
+    # chunks searched in proportion to the budget against a collection's usual share: a comparison's document,
+    # given a prompt's room, was searched for no more chunks than a collection's (its share was its `each`)
+    usual = min(each, asker.settings.reading.document_tokens)
+    more = min(MAX_CHUNKS, -(-asker.settings.reading.passages_per_document * budget // usual))
+    if budget > usual and more > len(found.chunks):
         found = search(document_id, more) or found
     tags = _source_tokens(reading, found.chunks[0].document_name, count)
     packed = packing.take(found, budget, count, tags, _finding_room(reading))
