@@ -332,6 +332,7 @@ class Ingestor:
                 ocr_pages=[page.number for page in parsed.pages if page.ocr],
                 metadata=source.metadata,
                 unique_content=existing is None,
+                title=parsed.title,
             )
         except Exception as exc:
             if not is_disk_full(exc):

@@ -52,7 +52,8 @@ TEXT_READER_VERSION = 6
 # Word, Excel, PowerPoint, OpenDocument, RTF, HTML, CSV/TSV and email (ingest.formats): one number for them all.
 # 2: a table cell's own line breaks read as spaces, so that its row stays one line (text_units.row_line);
 # HTML that declares no charset read as UTF-8 (or as detected), where lxml read it as Latin-1
-FORMATS_READER_VERSION = 2
+# 3: the title a file declares (HTML's <title>, Word's and PowerPoint's title, an email's Subject) names it
+FORMATS_READER_VERSION = 3
 
 
 def reader_version(path: Path) -> int:
@@ -92,9 +93,8 @@ def read_document(path: Path, password: str | None = None, ocr: OcrOptions | Non
     if suffix in HTML_SUFFIXES:  # printed pages, with their running headers and footers
         parsed = read_html(path)
         pages, _ = strip_furniture([page.text for page in parsed.pages])
-        return ParsedDocument(
-            [Page(p.number, text) for p, text in zip(parsed.pages, pages, strict=True)], parsed.warnings
-        )
+        kept = [Page(p.number, text) for p, text in zip(parsed.pages, pages, strict=True)]
+        return ParsedDocument(kept, parsed.warnings, title=parsed.title)
     if suffix in EMAIL_SUFFIXES:  # its attachments by their own readers, from the second page on
         return read_eml(path, lambda attachment: read_document(attachment, password, ocr))
     if suffix in _FORMAT_READERS:

@@ -17,6 +17,9 @@ class Page:
 class ParsedDocument:
     pages: list[Page]
     warnings: list[str] = field(default_factory=list)
+    # the title the file declares (HTML's <title>, Word's and PowerPoint's title property, an email's Subject),
+    # which names the document over the first line of its text
+    title: str | None = None
 
 
 @dataclass(frozen=True)

@@ -38,12 +38,15 @@ _SENTENCE_START = {"THIS", "WHEREAS", "BETWEEN", "DATED", "MADE", "ENTERED", "BY
 MAX_TITLE_WORDS = 16
 
 
-def read_catalog(file_name: str, head: str, texts: Sequence[str] = ()) -> dict[str, Any]:
+def read_catalog(
+    file_name: str, head: str, texts: Sequence[str] = (), declared_title: str | None = None
+) -> dict[str, Any]:
     """What the document's file name and first text say it is; `texts`, the whole document's, where it
-    defines a fiscal year that ends early in a calendar year (docqa.store.keyword.fiscal_naming)."""
+    defines a fiscal year that ends early in a calendar year (docqa.store.keyword.fiscal_naming);
+    `declared_title`, the title the file itself declares, over the first line of its text."""
     identity = filings.read_identity(file_name, head)
     if identity is None:
-        title = document_title(head)
+        title = " ".join((declared_title or "").split()) or document_title(head)
         return {"kind": "document", **({"title": title[:MAX_VALUE_CHARS]} if title else {})}
     entry: dict[str, Any] = {"kind": "filing", "form": identity.form}
     if identity.company:

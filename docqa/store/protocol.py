@@ -66,6 +66,7 @@ class Store(Protocol):
         ocr_pages: Sequence[int] = (),
         metadata: Mapping[str, Any] | None = None,
         unique_content: bool = False,
+        title: str | None = None,
     ) -> SavedDocument: ...
     def set_catalog_fields(self, document_id: int, metadata: Mapping[str, Any]) -> None: ...
     def record_failure(

@@ -216,6 +216,7 @@ class RelationalStore(ChunkReads, ABC):
         ocr_pages: Sequence[int] = (),
         metadata: Mapping[str, Any] | None = None,
         unique_content: bool = False,
+        title: str | None = None,
     ) -> SavedDocument:
         """Insert or replace a document and all its chunks in one transaction; its catalog entry is read
         from its name and head, with the uploader's `metadata` over it (docqa.store.catalog).
@@ -248,7 +249,8 @@ class RelationalStore(ChunkReads, ABC):
             doc.n_chunks, doc.recipe = len(chunks), recipe
             doc.ocr_pages = json.dumps(list(ocr_pages)) if ocr_pages else None
             doc.n_tokens = sum(c.n_tokens for c in chunks)
-            read = catalog.read_catalog(name, chunks[0].text if chunks else "", [c.text for c in chunks])
+            head = chunks[0].text if chunks else ""
+            read = catalog.read_catalog(name, head, [c.text for c in chunks], declared_title=title)
             doc.catalog = json.dumps(catalog.merged(read, metadata), ensure_ascii=False)
             s.flush()
             rows = [

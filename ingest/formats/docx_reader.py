@@ -42,7 +42,8 @@ def read_docx(path: Path) -> ParsedDocument:
     pages = _pages(pieces)
     if not any(page.text.strip() for page in pages):
         raise ReadError("the Word document has no text")
-    return ParsedDocument(pages, [])
+    title = (document.core_properties.title or "").strip() or None  # File > Properties > Title
+    return ParsedDocument(pages, [], title=title)
 
 
 def _style_name(styles: dict[str, str], paragraph: Any) -> str:

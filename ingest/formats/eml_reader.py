@@ -44,7 +44,7 @@ def read_eml(path: Path, read_attachment: Callable[[Path], ParsedDocument]) -> P
     for part, name in zip(attachments, names, strict=True):
         for page in _attachment_pages(part, name, read_attachment, warnings):
             pages.append(Page(len(pages) + 1, page))
-    return ParsedDocument(pages, warnings)
+    return ParsedDocument(pages, warnings, title=str(message.get("Subject") or "").strip() or None)
 
 
 def _message_page(message: EmailMessage, attachments: list[str], warnings: list[str]) -> str:

@@ -114,7 +114,8 @@ def read_html_bytes(data: bytes, encoding: str | None = None) -> ParsedDocument:
     texts = ["\n\n".join(page) for page in out.pages if page]
     if not texts:
         raise ReadError("the HTML file has no visible text")
-    return ParsedDocument([Page(n, text) for n, text in enumerate(texts, 1)], warnings)
+    title = root.findtext(".//title") if hasattr(root, "findtext") else None
+    return ParsedDocument([Page(n, text) for n, text in enumerate(texts, 1)], warnings, title=_title(title))
 
 
 def _parse(data: bytes, encoding: str | None) -> tuple[Any, bool]:
@@ -162,3 +163,8 @@ def _end(out: _Pages, element: Any, tag: str) -> None:
     if tag and _BREAK_AFTER.search(element.get("style", "")):
         out.page_break()
     out.text(element.tail)
+
+
+def _title(text: str | None) -> str | None:
+    """A page's <title>, its white space folded; None where it has none."""
+    return " ".join((text or "").split()) or None

@@ -26,7 +26,19 @@ def read_pptx(path: Path) -> ParsedDocument:
     pages = [Page(number, _slide_text(slide)) for number, slide in enumerate(deck.slides, 1)]
     if not any(page.text.strip() for page in pages):
         raise ReadError("the PowerPoint deck has no text")
-    return ParsedDocument(pages, [])
+    return ParsedDocument(pages, [], title=_deck_title(deck))
+
+
+def _deck_title(deck: Any) -> str | None:
+    """The deck's title property, else its first slide's title placeholder (what a deck is called)."""
+    declared = (deck.core_properties.title or "").strip()
+    if declared:
+        return str(declared)
+    for slide in list(deck.slides)[:1]:
+        title = slide.shapes.title
+        if title is not None and title.has_text_frame and title.text_frame.text.strip():
+            return " ".join(title.text_frame.text.split())
+    return None
 
 
 def _slide_text(slide: Any) -> str:

@@ -5,6 +5,7 @@ with the standard library (no blobs)."""
 
 from __future__ import annotations
 
+import json
 import tempfile
 from email.message import EmailMessage
 from pathlib import Path
@@ -47,6 +48,7 @@ def test_the_message_is_page_one_and_each_attachment_follows_under_its_name(tmp_
     doc = read_document(_message(tmp_path))
     first = doc.pages[0].text.splitlines()
     assert first[0] == "## Email: Signed amendment no. 2"
+    assert doc.title == "Signed amendment no. 2"  # the catalog's title: its Subject, not "From: Dana ..."
     assert "From: Dana Whitfield <dana@acme.example>" in first and "To: legal@northwind.example" in first
     assert "Attachments: amendment.pdf, msa.docx, setup.exe, scan.pdf" in first
     assert "The cap is now EUR 2.5 million." in doc.pages[0].text
@@ -101,6 +103,8 @@ def test_an_ingested_email_answers_about_its_attachment_with_its_page(tmp_path: 
         [hit] = qa.retrieve("What is the notice period for termination?", 1)
         assert hit.document_name == "amendment.eml" and hit.first_page <= 3 <= hit.last_page
         assert "## Attachment: amendment.pdf, page 2" in hit.text
+        [email] = qa.documents()
+        assert json.loads(email.catalog or "{}")["title"] == "Signed amendment no. 2"
     finally:
         qa.store.close()
 

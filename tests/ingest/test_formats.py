@@ -4,6 +4,7 @@ mixed folder is ingested with each file's pages searchable."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +104,9 @@ def test_a_mixed_folder_is_ingested_and_each_unit_is_found(files: dict[str, Path
         [failed] = report["failed"]
         assert failed["path"] == "broken.docx" and "compression bomb" in failed["error"]
         pages = {d.name: d.pages for d in qa.documents()}
+        titles = {d.name: json.loads(d.catalog or "{}").get("title") for d in qa.documents()}
+        # the title a file declares names it (issue 62 item 11): Word's property, a deck's first slide's title
+        assert titles["msa.docx"] == "MSA with Acme GmbH" and titles["board.pptx"] == "Board Update Q3"
         assert pages == {"msa.docx": 2, "model.xlsx": 2, "board.pptx": 2, "annual-report.htm": 3, "broken.docx": 0}
         [hit] = qa.retrieve("What is the terminal growth assumption?", 1)
         assert hit.document_name == "model.xlsx" and (hit.first_page, hit.last_page) == (1, 2)  # one small chunk
@@ -142,3 +146,11 @@ def test_html_nested_deep_by_unclosed_tags_loses_no_text(tmp_path: Path, unclose
     text = " ".join(page.text for page in doc.pages)
     assert f"Clause {unclosed}." in text and "Clause 300." in text
     assert any("nests deeper" in w for w in doc.warnings) == warned
+
+
+def test_an_html_page_is_named_by_its_title(tmp_path: Path) -> None:
+    page = tmp_path / "lease.html"
+    page.write_text("<html><head><title>  Lease for\n 12 Main St </title></head><body><p>Rent is due monthly.</p>")
+    assert read_document(page).title == "Lease for 12 Main St"
+    page.write_text("<html><body><p>No title here.</p></body></html>")
+    assert read_document(page).title is None

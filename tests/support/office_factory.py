@@ -13,6 +13,7 @@ def docx_file(path: Path) -> Path:
     from docx.enum.text import WD_BREAK
 
     document = docx.Document()
+    document.core_properties.title = "MSA with Acme GmbH"  # File > Properties > Title: the document's name
     document.add_heading("Master Services Agreement", level=0)
     document.add_heading("Fees", level=1)
     document.add_paragraph("The Customer pays the fees below within thirty days of each invoice.")
