@@ -203,6 +203,9 @@ def main() -> None:
         with contextlib.suppress(ImportError):
             importlib.import_module(module)
 
+    # Ctrl+C in a terminal goes to the whole process group: docqa (the parent) says it and stops; here it would
+    # only print a KeyboardInterrupt traceback above that line. The parent's closing the pipe ends this loop.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     requests, replies = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing a library prints may corrupt the reply stream
     while (frame := read_frame(requests)) is not None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -13,7 +14,7 @@ import time
 from pathlib import Path
 
 from tests.support.paths import SAMPLE_DOCS
-from tests.support.pdf_factory import text_pdf
+from tests.support.pdf_factory import slow_pdf, text_pdf
 
 DOCQA = [sys.executable, "-m", "docqa"]
 
@@ -224,3 +225,24 @@ def test_serve_on_a_taken_port_says_so_before_loading_anything(tmp_path: Path) -
     assert proc.returncode == 1 and "serving on" not in proc.stdout
     assert f"cannot serve on 127.0.0.1:{port}: the address is already in use" in proc.stderr
     assert time.monotonic() - started < 20  # no model was loaded (it was 6.5 s after the model, before)
+
+
+def test_ctrl_c_during_ingest_says_one_line_and_no_traceback(tmp_path: Path) -> None:
+    """Issue 62 item 9: Ctrl+C (SIGINT to the terminal's whole process group) printed the reading child's
+    KeyboardInterrupt traceback above docqa's own line."""
+    slow = slow_pdf(tmp_path / "slow.pdf")
+    env = {**os.environ, "DOCQA_DATA_DIR": str(tmp_path / "data"), "DOCQA_INGEST_OCR": "off"}
+    proc = subprocess.Popen(
+        [*DOCQA, "ingest", "--no-embeddings", str(slow)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own group, as a terminal's foreground job
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    time.sleep(4)  # the reading child is at the PDF (about 10 s of PDFium)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "interrupted" in err, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
