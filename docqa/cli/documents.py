@@ -145,8 +145,13 @@ def _print_report(report: IngestReport, no_embeddings: bool) -> None:
         )
     )
     if changed and not report.embeddings:  # said once, when there was something to embed
-        why = "--no-embeddings" if no_embeddings else "retriever auto: DOCQA_RETRIEVAL_RETRIEVER=hybrid embeds"
-        click.echo(f"embeddings skipped ({why}): these files are found by BM25 keyword search only")
+        if no_embeddings:
+            click.echo("embeddings skipped (--no-embeddings): these files are found by BM25 keyword search only")
+        else:
+            click.echo(
+                "no embeddings made: the retriever is BM25 keyword search (the default); to add embeddings, set "
+                "DOCQA_RETRIEVAL_RETRIEVER=hybrid with an embedding model (DOCQA_EMBED_MODEL)"
+            )
 
 
 @click.group()
