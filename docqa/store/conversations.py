@@ -27,6 +27,10 @@ def _literal(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
+# The IDs are INTEGER columns: 32 bits on Postgres, where a larger ID in a query is an error, not "no such row"
+MAX_ID = 2**31 - 1
+
+
 class ConversationRow(Base):
     __tablename__ = "conversations"
     __table_args__ = {"sqlite_autoincrement": True}  # noqa: RUF012 (SQLAlchemy's declarative form)
@@ -100,7 +104,7 @@ class Conversations:
         self._session = session
 
     def _owned(self, s: Session, owner: Owner, conversation_id: int) -> ConversationRow:
-        row = s.get(ConversationRow, conversation_id) if 0 < conversation_id < 2**63 else None
+        row = s.get(ConversationRow, conversation_id) if 0 < conversation_id <= MAX_ID else None
         if row is None or row.collection_id != owner.collection_id or row.owner != owner.key_hash:
             raise ConversationNotFoundError(conversation_id)
         return row
@@ -141,7 +145,7 @@ class Conversations:
             row = self._owned(s, owner, conversation_id)
             query = select(MessageRow).where(MessageRow.conversation_id == row.id)
             if before is not None:
-                query = query.where(MessageRow.id < before)
+                query = query.where(MessageRow.id < max(min(before, MAX_ID), 0))
             messages = list(s.scalars(query.order_by(MessageRow.id.desc()).limit(limit + 1)))[::-1]
             earlier = len(messages) > limit
             messages = messages[1:] if earlier else messages
@@ -196,7 +200,7 @@ class Conversations:
     def feedback(self, owner: Owner, conversation_id: int, message_id: int, rating: int, note: str | None) -> None:
         with self._session() as s:
             row = self._owned(s, owner, conversation_id)
-            message = s.get(MessageRow, message_id) if 0 < message_id < 2**63 else None
+            message = s.get(MessageRow, message_id) if 0 < message_id <= MAX_ID else None
             if message is None or message.conversation_id != row.id:
                 raise MessageNotFoundError(conversation_id, message_id)
             message.feedback, message.feedback_note = rating, note

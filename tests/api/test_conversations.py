@@ -127,3 +127,16 @@ def test_a_conversation_is_kept_carried_and_seen_only_by_its_key(
     assert _call("DELETE", f"{url}/{cid}", alice).status_code == 204
     assert _call("GET", f"{url}/{cid}", alice).status_code == 404
     assert _call("GET", url, alice).json()["conversations"] == []
+
+
+def test_ids_past_a_32_bit_column_are_not_found_not_a_server_error(served: tuple[str, DocQA]) -> None:
+    """The fuzzer's find on Postgres (INTEGER IDs): conversation 2**40 was a 500 (integer out of range)."""
+    url, _ = served
+    alice = KEYS[0]
+    huge = 2**40
+    for path in (f"{url}/{huge}", f"{url}/{huge}/export"):
+        assert _call("GET", path, alice).status_code == 404, path
+    cid = _call("POST", url, alice, json={}).json()["id"]
+    assert _call("GET", f"{url}/{cid}", alice, params={"before": huge}).status_code == 200
+    rated = _call("POST", f"{url}/{cid}/messages/{huge}/feedback", alice, json={"rating": 1})
+    assert rated.status_code == 404
