@@ -19,6 +19,7 @@ def _say_each_job() -> None:
     jobs = logging.getLogger("docqa.service.jobs")
     jobs.addHandler(handler)
     jobs.setLevel(min(jobs.getEffectiveLevel(), logging.INFO))
+    jobs.propagate = False  # the root's handler (make_settings) printed each line a second time
 
 
 @click.command()

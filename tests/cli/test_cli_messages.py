@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.support.paths import SAMPLE_DOCS
 from tests.support.pdf_factory import slow_pdf, text_pdf
 
@@ -246,3 +248,23 @@ def test_ctrl_c_during_ingest_says_one_line_and_no_traceback(tmp_path: Path) -> 
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "interrupted" in err, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+
+
+def test_a_worker_says_each_job_once(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 62 item 10: every job line of `docqa worker` came twice (its own handler, then the root's)."""
+    import logging
+
+    from docqa.cli.worker import _say_each_job
+
+    jobs = logging.getLogger("docqa.service.jobs")
+    before = (list(jobs.handlers), jobs.level, jobs.propagate)
+    root = logging.getLogger()
+    stream = logging.StreamHandler(sys.stderr)
+    root.addHandler(stream)  # as make_settings' basicConfig leaves it
+    try:
+        _say_each_job()
+        jobs.info("ingest job 7 (a.pdf): added, 12 pages")
+        assert capsys.readouterr().err.count("ingest job 7 (a.pdf)") == 1
+    finally:
+        root.removeHandler(stream)
+        jobs.handlers[:], jobs.level, jobs.propagate = before
