@@ -288,7 +288,8 @@ class Ingestor:
         if prepared.error is not None or parsed is None:
             return partial(self._failed, collection, source, sha, size, prepared.error or "not read")
         try:
-            emit("embedding", pages=len(parsed.pages), chunks=len(chunks))
+            if self._embedder is not None:  # BM25 alone: no "embedding 0/156 pages" on a job or a terminal
+                emit("embedding", pages=len(parsed.pages), chunks=len(chunks))
             vectors, tokens_embedded = self._embed(
                 [c.text for c in chunks],
                 lambda done, tps: emit(

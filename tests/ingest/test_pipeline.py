@@ -394,3 +394,14 @@ def test_a_twin_is_named_by_where_it_came_from() -> None:
     assert same_content("b.pdf", "/srv/contracts/a.pdf").warnings == [
         "same content as /srv/contracts/a.pdf: not stored again"
     ]
+
+
+def test_bm25_alone_reports_no_embedding_stage(tmp_path: Path) -> None:
+    """Issue 62 item 10: a job without an embedder showed "embedding 0/156 pages" until it was done."""
+    qa = DocQA(make_settings(tmp_path / "data"), None, None)
+    stages: list[str] = []
+    try:
+        qa.ingest([SAMPLE_DOCS / "operations_handbook.md"], progress=lambda p: stages.append(p.stage))
+    finally:
+        qa.close()
+    assert "embedding" not in stages and stages[-1] == "done", stages
