@@ -250,7 +250,12 @@ function statusOf(message) {
   const t = message.timings || {};
   if (message.cached) return "answered from the cache";
   let status = `first token ${((t.ttft_ms || 0) / 1000).toFixed(1)} s · ${t.completion_tokens} tokens in ${((t.total_ms || 0) / 1000).toFixed(1)} s`;
-  return status + endNote(message.finish_reason);
+  return status + endNote(message.finish_reason) + warnNote(message.warnings);
+}
+
+// what the server warned of (a model that cannot think asked to), kept on the answer, not only while it streams
+function warnNote(warnings) {
+  return warnings && warnings.length ? ` · ${warnings.join("; ")}` : "";
 }
 
 // why an answer ended, where its text cannot say it
@@ -625,6 +630,7 @@ function handle(kind, data) {
   const { turn, view } = running;
   if (kind === "citations") {
     turn.citations = data.citations;
+    turn.warnings = data.warnings || [];
     turn.status = data.warnings ? `generating… (${data.warnings.join("; ")})` : "generating…";
   } else if (kind === "reading") {  // a question over many documents (or a long one's parts) reads them at once
     turn.status = `read ${data.read} of ${data.total}: ${data.document}`;
@@ -642,7 +648,7 @@ function handle(kind, data) {
     const t = data.timings;
     turn.status = data.cached ? "answered from the cache" :
       `first token ${((t.ttft_ms || 0) / 1000).toFixed(1)} s · ${t.completion_tokens} tokens in ${(t.total_ms / 1000).toFixed(1)} s`;
-    turn.status += endNote(data.finish_reason);
+    turn.status += endNote(data.finish_reason) + warnNote(turn.warnings);
     turn.done = true;
   } else if (kind === "error") {
     turn.status = `error: ${data.message}`;

@@ -313,7 +313,8 @@ def test_a_reload_keeps_the_collection_a_cut_answer_says_so_and_sources_read_in_
     live_server: str, sample_qa: DocQA
 ) -> None:
     """Issue 62 item 8: the chosen collection reset to "default" on reload; an answer cut at its token limit
-    showed no notice; the sources were listed [3], [1], [2] (by score)."""
+    showed no notice; "Think first" with a model that cannot think left no lasting notice; the sources were
+    listed [3], [1], [2] (by score)."""
     from playwright.sync_api import expect, sync_playwright
 
     assert httpx.post(f"{live_server}/v1/collections", json={"name": "kept"}).status_code in (200, 201)
@@ -322,6 +323,7 @@ def test_a_reload_keeps_the_collection_a_cut_answer_says_so_and_sources_read_in_
     first = {**stored, "score": 0.2}
     cut = {
         **STORED_ANSWER,
+        "warnings": ["this model does not reason: answered without thinking"],
         "answer": "Revenue was [1] and [2]",
         "citations": [second, first],
         "finish_reason": "length",
@@ -339,6 +341,7 @@ def test_a_reload_keeps_the_collection_a_cut_answer_says_so_and_sources_read_in_
         page.evaluate(f"localStorage.setItem('docqa-conversation:default', '{made}')")
         page.select_option("#collection", "default")
         expect(_turn(page, 0).locator(".status")).to_contain_text("cut at the answer length limit")
+        expect(_turn(page, 0).locator(".status")).to_contain_text("answered without thinking")  # a lasting notice
         expect(_turn(page, 0).locator(".citations a")).to_have_text(
             ["[1] annual_report_2025.pdf, p. 2", "[2] annual_report_2025.pdf, p. 4"]
         )
