@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from docqa.answering.packing import Packable, paragraph_words, stemmed
+from docqa.answering.packing import Packable, stemmed
 from docqa.store.keyword import lexical
 
 MIN_DOCUMENTS = 8  # fewer first readings than this say too little about the collection's drafting
@@ -50,13 +50,9 @@ def expansion(
     best_count = rest_count = 0
     for f in readings:
         top = set(f.units[: settings.top])
-        for rank, paragraph_spans in enumerate(f.spans):
-            for n, span in enumerate(paragraph_spans):
-                words = (
-                    f.reading.counts[rank][n].keys()
-                    if f.reading
-                    else set(paragraph_words(f.chunks[rank].text[slice(*span)]))
-                )
+        for rank, per_chunk in enumerate(f.reading.counts):  # each paragraph's words, as packing read them
+            for n, counts in enumerate(per_chunk):
+                words = counts.keys()
                 if (rank, n) in top:
                     best.update(words)
                     best_count += 1

@@ -119,11 +119,14 @@ class Packable:
     and `need`, the tokens every paragraph holding the question's words would take (with their headings)."""
 
     chunks: Sequence[RetrievedChunk]
-    spans: list[list[tuple[int, int]]]
     units: list[tuple[int, int]]  # (chunk rank, paragraph number) holding the question's words, best first
     sizes: dict[tuple[int, int], int]  # each paragraph's tokens
     need: int  # estimated past the paragraphs counted (docqa.answering.shares needs no more)
-    reading: Reading | None = field(default=None, compare=False, repr=False)
+    reading: Reading = field(compare=False, repr=False)
+
+    @property
+    def spans(self) -> list[list[tuple[int, int]]]:
+        return self.reading.spans
 
     def size(self, unit: tuple[int, int], count_tokens: Callable[[str], int]) -> int:
         """The paragraph's tokens, counted once."""
@@ -178,7 +181,7 @@ def packable(
     or beside the sentence that names it; plus TITLE_WEIGHT times the IDF of the question's terms in the
     paragraph's title. `again`: the same chunks scored before, whose reading and counted sizes are reused."""
     weights = stemmed(term_weights)
-    reading = again.reading if again is not None and again.reading is not None else read(chunks, passages)
+    reading = again.reading if again is not None else read(chunks, passages)
     spans = reading.spans
     scored = []  # (score, chunk rank, paragraph number)
     for rank in range(len(chunks)):
@@ -192,10 +195,9 @@ def packable(
     units = [(rank, n) for _, rank, n in scored]
     sizes: dict[tuple[int, int], int] = dict(again.sizes if again is not None else {})
     held = [(rank, k) for rank, n in units for k in sorted({n} | _heading_of(spans[rank], n))]
-    for rank, k in held[:CALIBRATION_PARAGRAPHS]:
-        if (rank, k) not in sizes:
-            sizes[(rank, k)] = count_tokens(chunks[rank].text[slice(*spans[rank][k])])
-    found = Packable(chunks, spans, units, sizes, 0, reading)
+    found = Packable(chunks, units, sizes, 0, reading)
+    for unit in held[:CALIBRATION_PARAGRAPHS]:
+        found.size(unit, count_tokens)
     return replace(found, need=sum(found.estimate(u) for u in dict.fromkeys(held)))
 
 
@@ -299,10 +301,10 @@ def _titles(text: str, spans: list[tuple[int, int]]) -> list[str]:
     titles, section = [], ""
     for n in range(len(spans)):
         line = text[slice(*spans[n])]
-        own = _title(text, spans, n)
-        if SECTION_TITLES and _is_heading_line(line):
+        heading = SECTION_TITLES and _is_heading_line(line)
+        if heading:
             section = line
-        titles.append(own or (section if SECTION_TITLES and not _is_heading_line(line) else ""))
+        titles.append(_title(text, spans, n) or ("" if heading else section))
     return titles
 
 
@@ -343,8 +345,7 @@ def _runs(
     sources = []
     for run in runs:
         source = focus.cut(chunk, spans[run[0]][0], spans[run[-1]][1])
-        known = sizes is not None and all(n in sizes for n in run)
-        if known and sizes is not None and sum(sizes[n] for n in run) + len(run) <= budget:
+        if sizes is not None and all(n in sizes for n in run) and sum(sizes[n] for n in run) + len(run) <= budget:
             sources.append(source)
             continue
         if count_tokens(source.text) > budget:
