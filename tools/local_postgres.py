@@ -22,10 +22,10 @@ from urllib.parse import parse_qs, urlparse
 DATABASE = "docqa"
 
 
-def docqa_url(server_uri: str) -> str:
-    """The SQLAlchemy URL of the `docqa` database on the server whose libpq URI is given (a socket folder)."""
+def docqa_url(server_uri: str, database: str = DATABASE) -> str:
+    """The SQLAlchemy URL of a database on the embedded server whose libpq URI is given (its socket folder)."""
     socket_dir = parse_qs(urlparse(server_uri).query)["host"][0]
-    return f"postgresql+psycopg://postgres@/{DATABASE}?host={socket_dir}"
+    return f"postgresql+psycopg://postgres@/{database}?host={socket_dir}"
 
 
 def main() -> None:

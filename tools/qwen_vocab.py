@@ -11,7 +11,6 @@ source distribution on PyPI carries llama.cpp whole, so a registry is enough: no
 from __future__ import annotations
 
 import argparse
-import hashlib
 import subprocess
 import sys
 import tarfile
@@ -19,17 +18,11 @@ import tempfile
 from importlib.metadata import version
 from pathlib import Path
 
+from docqa.core.files import sha256_file
+
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / ".venv" / "share" / "docqa" / "ggml-vocab-qwen2.gguf"
 MEMBER = "vendor/llama.cpp/models/ggml-vocab-qwen2.gguf"
-
-
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def fetch(out: Path) -> Path:
@@ -57,7 +50,7 @@ def main() -> None:
     args = parser.parse_args()
     if not args.out.is_file():
         fetch(args.out)
-    sys.stdout.write(f"Qwen vocabulary: {args.out} (sha256 {sha256(args.out)[:16]}...)\n")
+    sys.stdout.write(f"Qwen vocabulary: {args.out} (sha256 {sha256_file(args.out)[:16]}...)\n")
 
 
 if __name__ == "__main__":

