@@ -18,7 +18,10 @@ collection question is asked of all the contracts, as a user asks it: a contract
 depends on what the others need (docqa.answering.shares). Tokens are counted
 with Qwen's tokenizer (a vocabulary-only GGUF).
 
-    python -m bench.collection_evidence --data ../shared/data/cuad_dev [--contracts 100]
+    python -m bench.collection_evidence --data ../shared/data/cuad_dev [--contracts 100] [--defaults]
+
+`--defaults` scores both halves and the comparisons at the default settings, without the grid: for a change
+that tunes no constant of the grid (its result file is named as the grid's).
 """
 
 from __future__ import annotations
@@ -188,6 +191,31 @@ def _use(qa: DocQA, base: Settings, reading: ReadingSettings) -> None:
     qa._asker.settings = qa.settings
 
 
+def _at_defaults(
+    qa: DocQA, ids: dict[str, int], spans: dict[str, dict[str, list[str]]], base: Settings, contracts: int
+) -> dict[str, Any]:
+    """Both halves and the comparisons at the default settings (a change that tunes nothing: no grid)."""
+    scores = _score_collection(qa, ids, spans, "AB")
+    return {
+        "bench": "collection_evidence_defaults",
+        "commit": commit(),
+        "contracts": contracts,
+        "reading": base.reading.model_dump(),
+        "title_weight": packing.TITLE_WEIGHT,
+        "collection_evidence": {h: _totals(scores, h) for h in "AB"},
+        "lookup_top3_evidence": {h: _totals(scores, h, "lookup_in_prompt") for h in "AB"},
+        "prompt_tokens_per_question": {c: row["prompt_tokens"] for c, row in scores.items()},
+        "by_category": {c: {h: row[h] for h in "AB"} for c, row in scores.items()},
+        "comparisons": {h: _score_pairs(qa, ids, spans, h) for h in "AB"},
+    }
+
+
+def _write(result: dict[str, Any], name: str) -> None:
+    path = new_result_path(name)
+    path.write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps(result, indent=2), f"written to {path}", sep="\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=Path("../shared/data/cuad_dev"))
@@ -195,6 +223,7 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, default=Path("/tmp/docqa-collection-evidence"))
     parser.add_argument("--vocab", type=Path, default=QWEN_VOCAB)
     parser.add_argument("--pairs-only", action="store_true", help="the comparisons alone, at the default settings")
+    parser.add_argument("--defaults", action="store_true", help="both halves at the default settings, no grid")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     chosen, spans = _load(args.data, args.contracts)
@@ -208,9 +237,10 @@ def main() -> None:
     if args.pairs_only:
         pairs_only = {"bench": "collection_evidence_pairs", "commit": commit(), "reading": base.reading.model_dump(),
                       "comparisons": {half: _score_pairs(qa, ids, spans, half) for half in "AB"}}  # fmt: skip
-        path = new_result_path("cpu_comparison_evidence")
-        path.write_text(json.dumps(pairs_only, indent=2) + "\n")
-        print(json.dumps(pairs_only, indent=2), f"written to {path}", sep="\n")
+        _write(pairs_only, "cpu_comparison_evidence")
+        return
+    if args.defaults:
+        _write(_at_defaults(qa, ids, spans, base, len(chosen)), "cpu_collection_evidence")
         return
     grid: list[dict[str, Any]] = []
     for k, title, learn in itertools.product(*GRID.values()):

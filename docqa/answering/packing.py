@@ -15,77 +15,21 @@ document's order with its pages.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 
-from docqa.answering import focus
+from docqa.answering import focus, paragraphs
+from docqa.answering.paragraphs import heading_of, paragraph_words, stem
 from docqa.core.types import RetrievedChunk
-from docqa.store.keyword import lexical
 from docqa.store.keyword.passage_bm25 import K1, B
 from docqa.store.keyword.passages import split_passages
 
-PARAGRAPH_CHARS = 1500  # a "paragraph" longer than this (a page without blank lines) is cut at its line breaks
-HEADING_CHARS = 200  # a paragraph this short, just before a taken one, is taken with it (its heading)
 CONTEXT_WEIGHT = 1.0  # what the best passage adds to each of its paragraphs' scores (bench.collection_evidence)
 TITLE_WEIGHT = 1.0  # what the terms of a paragraph's title add (chosen on half A by bench.collection_evidence)
-# A clause's own title at its start: a number ("7.1", "12.", "(b)", "Section 4") then a few words ending in a
-# period or colon ("7.1 Term."), or words in capitals ending so ("TERM AND TERMINATION.").
-_NUMBERED_TITLE = re.compile(
-    r"\s*(?:(?:section|article|clause)\s+)?(?:\d+(?:\.\d+)*|[ivxlc]+|\(?[a-z\d]{1,3}\))[.)]?\s+([^.:\n]{2,80}?)[.:]",
-    re.IGNORECASE,
-)
-_CAPITALS_TITLE = re.compile(r"\s*([A-Z][A-Z ,;&/'-]{2,80})[.:]")
-# A heading line: an optional number ("42.0", "9.", "Article 7", "(b)") then at most 80 characters of words.
-_HEADING_LINE = re.compile(
-    r"(?:(?:section|article|clause)\s+)?(?:\d+(?:\.\d+)*|[ivxlc]+|\(?[a-z\d]{1,3}\))?[.)]?\s*([^.;:\n]{3,80})[.:]?",
-    re.IGNORECASE,
-)
 CALIBRATION_PARAGRAPHS = 8  # the best paragraphs counted exactly; the others estimated at their ratio
 MIN_PARAGRAPH_TOKENS = 8  # room left below this ends the packing
-SECTION_TITLES = True  # a paragraph without its own title takes its section's heading line's
 RankedPassages = Callable[[RetrievedChunk], list[tuple[int, float]]]  # (passage number, score), best first
-_BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
-_SUFFIX = re.compile(r"(?:ations?|ities|ity|ments?|ings?|ions?|ive|ed|es|s)$")
-
-
-def paragraphs(text: str) -> list[tuple[int, int]]:
-    """[start, end) of the text's paragraphs: split at blank lines, an overlong one at its line breaks."""
-    spans: list[tuple[int, int]] = []
-    start = 0
-    for gap in [*_BLANK_LINE.finditer(text), None]:
-        end = gap.start() if gap else len(text)
-        if text[start:end].strip():
-            spans += _lines_within(text, start, end)
-        start = gap.end() if gap else end
-    return spans
-
-
-def _lines_within(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    if end - start <= PARAGRAPH_CHARS:
-        return [(start, end)]
-    pieces = []
-    while end - start > PARAGRAPH_CHARS:
-        cut = text.rfind("\n", start + PARAGRAPH_CHARS // 2, start + PARAGRAPH_CHARS)
-        cut = cut if cut > start else start + PARAGRAPH_CHARS
-        pieces.append((start, cut))
-        start = cut
-    return [*pieces, (start, end)]
-
-
-@lru_cache(maxsize=1 << 16)
-def stem(word: str) -> str:
-    """A word without its commonest English endings, so that 'compete' meets 'competing', 'assignment'
-    meets 'assign' (each side stemmed alike; other scripts unchanged). Kept per word: a collection question
-    stems some 600,000 words of 100 contracts' paragraphs, a few thousand of them distinct."""
-    return _SUFFIX.sub("", word) if len(word) > 5 and word.isascii() else word
-
-
-def paragraph_words(text: str) -> list[str]:
-    """The text's words as paragraphs are scored: lower-cased and stemmed, CJK as the index's bigrams."""
-    return [stem(word.lower()) for word in lexical.words_of(lexical.index_text(text))]
 
 
 def stemmed(term_weights: Mapping[str, float]) -> dict[str, float]:
@@ -153,7 +97,7 @@ class Packable:
 def read(chunks: Sequence[RetrievedChunk], passages: RankedPassages | None = None) -> Reading:
     """The chunks' paragraphs read for scoring: their words, the passage context (given the index's passage
     ranking of a chunk), and each paragraph's title's words."""
-    spans = [paragraphs(c.text) for c in chunks]
+    spans = [paragraphs.paragraphs(c.text) for c in chunks]
     counts = [
         [Counter(paragraph_words(c.text[s:e])) for s, e in per_chunk]
         for c, per_chunk in zip(chunks, spans, strict=True)
@@ -162,7 +106,7 @@ def read(chunks: Sequence[RetrievedChunk], passages: RankedPassages | None = Non
     average = sum(lengths) / max(len(lengths), 1)
     context = _contexts(chunks, spans, passages) if passages is not None else [[0.0] * len(s) for s in spans]
     titles = [
-        [frozenset(paragraph_words(t)) if t else frozenset() for t in _titles(c.text, per_chunk)]
+        [frozenset(paragraph_words(t)) if t else frozenset() for t in paragraphs.titles(c.text, per_chunk)]
         for c, per_chunk in zip(chunks, spans, strict=True)
     ]
     return Reading(spans, counts, average, context, titles)
@@ -180,29 +124,39 @@ def packable(
     passage's score, so that a clause whose own words are not the question's is still found under its heading
     or beside the sentence that names it; plus TITLE_WEIGHT times the IDF of the question's terms in the
     paragraph's title. `again`: the same chunks scored before, whose reading and counted sizes are reused."""
-    weights = stemmed(term_weights)
     reading = again.reading if again is not None else read(chunks, passages)
     spans = reading.spans
-    scored = []  # (score, chunk rank, paragraph number)
-    for rank in range(len(chunks)):
-        for n, (start, end) in enumerate(spans[rank]):
-            score = _score(reading.counts[rank][n], end - start, weights, reading.average) + reading.context[rank][n]
-            if SECTION_TITLES or score > 0:
-                score += TITLE_WEIGHT * sum(idf for term, idf in weights.items() if term in reading.titles[rank][n])
-            if score > 0:
-                scored.append((score, rank, n))
-    scored.sort(key=lambda u: (-u[0], u[1], u[2]))
-    units = [(rank, n) for _, rank, n in scored]
+    units = _ranked(reading, stemmed(term_weights))
     sizes: dict[tuple[int, int], int] = dict(again.sizes if again is not None else {})
-    held = [(rank, k) for rank, n in units for k in sorted({n} | _heading_of(spans[rank], n))]
+    held = [(rank, k) for rank, n in units for k in sorted({n} | heading_of(spans[rank], n))]
     found = Packable(chunks, units, sizes, 0, reading)
     for unit in held[:CALIBRATION_PARAGRAPHS]:
         found.size(unit, count_tokens)
     return replace(found, need=sum(found.estimate(u) for u in dict.fromkeys(held)))
 
 
+def _ranked(reading: Reading, weights: Mapping[str, float]) -> list[tuple[int, int]]:
+    """(chunk rank, paragraph number) of the paragraphs that score above nothing, best first."""
+    scored = []  # (score, chunk rank, paragraph number)
+    for rank, spans in enumerate(reading.spans):
+        for n, (start, end) in enumerate(spans):
+            score = _score(reading.counts[rank][n], end - start, weights, reading.average) + reading.context[rank][n]
+            if paragraphs.SECTION_TITLES or score > 0:
+                score += TITLE_WEIGHT * sum(idf for term, idf in weights.items() if term in reading.titles[rank][n])
+            if score > 0:
+                scored.append((score, rank, n))
+    scored.sort(key=lambda u: (-u[0], u[1], u[2]))
+    return [(rank, n) for _, rank, n in scored]
+
+
 def take(
-    found: Packable, budget: int, count_tokens: Callable[[str], int], per_source: int = 0, room: int | None = None
+    found: Packable,
+    budget: int,
+    count_tokens: Callable[[str], int],
+    per_source: int = 0,
+    room: int | None = None,
+    widen: bool = False,
+    most_sources: int | None = None,
 ) -> list[RetrievedChunk]:
     """The sources that show the best paragraphs within `budget` tokens of text, best first, a paragraph that
     does not fit skipped for a smaller one after it; empty when no paragraph holds a term of the question (the
@@ -210,17 +164,40 @@ def take(
     source, shown in the document's order with its pages. With `room`, the text and `per_source` tokens a source
     (its tags in the prompt) stay within it too: without that, 43 of 90 prompts of a collection question in a
     2,560-token context overflowed and dropped whole passages to fit. A paragraph is counted only when it may fit
-    (its estimate at most twice the room left)."""
+    (its estimate at most twice the room left). With `widen`, what is left of the budget shows the paragraphs
+    beside the taken ones (a lookup's prompt, whose leftover no other document takes)."""
+    taken, used = _chosen(found, budget, count_tokens, per_source, room, most_sources)
+    if widen and taken:
+        _widen(found, taken, budget - used if room is None else min(budget, room) - used, count_tokens)
+    chunks, spans = found.chunks, found.spans
+    return [
+        source
+        for r in sorted(taken)
+        for source in _runs(chunks[r], spans[r], taken[r], budget, count_tokens, found.sizes_of(r))
+    ]
+
+
+def _chosen(
+    found: Packable,
+    budget: int,
+    count_tokens: Callable[[str], int],
+    per_source: int,
+    room: int | None,
+    most_sources: int | None = None,
+) -> tuple[dict[int, set[int]], int]:
+    """The paragraphs `take` shows (chunk rank -> paragraph numbers), and the tokens of text and tags they use."""
     taken: dict[int, set[int]] = {}
-    used = tags = 0  # tokens of text taken; of the sources' tags, where they count (room given)
+    used = tags = sources = 0  # tokens of text taken; of the sources' tags, where they count (room given)
     for rank, n in found.units:
         text_left = budget - used
         room_left = text_left if room is None else room - used - tags
         if taken and min(text_left, room_left) < MIN_PARAGRAPH_TOKENS:
             break
         have = taken.get(rank, set())
-        numbers = ({n} | _heading_of(found.spans[rank], n)) - have
+        numbers = ({n} | heading_of(found.spans[rank], n)) - have
         joins = any(k - 1 in have or k + 1 in have for k in numbers)
+        if most_sources is not None and not joins and sources >= most_sources:
+            continue
         cost = 0 if room is None or joins else per_source
         if taken and sum(found.estimate((rank, k)) for k in numbers) > 2 * min(text_left, room_left - cost):
             continue
@@ -230,12 +207,23 @@ def take(
         taken.setdefault(rank, set()).update(numbers)
         used += size
         tags += cost
-    chunks, spans = found.chunks, found.spans
-    return [
-        source
-        for r in sorted(taken)
-        for source in _runs(chunks[r], spans[r], taken[r], budget, count_tokens, found.sizes_of(r))
-    ]
+        sources += not joins
+    return taken, used + tags
+
+
+def _widen(found: Packable, taken: dict[int, set[int]], left: int, count_tokens: Callable[[str], int]) -> None:
+    """Add to `taken` the paragraphs just before and after its runs while they fit in `left` tokens, a round at
+    a time, the best chunk's first (each joins a run: no new source, no new tags)."""
+    added = True
+    while added and left >= MIN_PARAGRAPH_TOKENS:
+        added = False
+        for rank in sorted(taken):
+            count = len(found.spans[rank])
+            for k in sorted({k + d for k in taken[rank] for d in (-1, 1)} - taken[rank]):
+                if 0 <= k < count and (size := found.size((rank, k), count_tokens)) <= left:
+                    taken[rank].add(k)
+                    left -= size
+                    added = True
 
 
 def pack(
@@ -279,50 +267,6 @@ def passage_spans(text: str) -> list[tuple[int, int]]:
         found.append((start, start + len(passage)))
         at = start + 1
     return found
-
-
-def _title(text: str, spans: list[tuple[int, int]], n: int) -> str:
-    """The title a paragraph stands under: its own leading one ("7.1 Term. The term of ...", "TERMINATION.
-    Either party ..."), else the short paragraph before it (a heading line)."""
-    start, end = spans[n]
-    head = min(end, start + 120)
-    own = _NUMBERED_TITLE.match(text, start, head) or _CAPITALS_TITLE.match(text, start, head)
-    if own:
-        return own.group(1)
-    if n > 0 and spans[n - 1][1] - spans[n - 1][0] <= HEADING_CHARS:
-        return text[slice(*spans[n - 1])]
-    return ""
-
-
-def _titles(text: str, spans: list[tuple[int, int]]) -> list[str]:
-    """Each paragraph's title (`_title`), and with SECTION_TITLES, for a paragraph without its own, the
-    heading line its section stands under ("42.0 NON-COMPETITION" over "42.1 ... shall not enter into an
-    agreement ..."), up to the next heading line: a clause's body need not repeat its heading's words."""
-    titles, section = [], ""
-    for n in range(len(spans)):
-        line = text[slice(*spans[n])]
-        heading = SECTION_TITLES and _is_heading_line(line)
-        if heading:
-            section = line
-        titles.append(_title(text, spans, n) or ("" if heading else section))
-    return titles
-
-
-def _is_heading_line(paragraph: str) -> bool:
-    """A paragraph that is only a heading: a few words, no sentence ("9. NON-COMPETITION.", "Article 7 Term",
-    "NOTICES"), in capitals or with every major word capitalised."""
-    words = _HEADING_LINE.fullmatch(paragraph.strip())
-    if not words:
-        return False
-    body = words.group(1)
-    letters = [w for w in re.findall(r"[A-Za-z][A-Za-z'-]*", body) if len(w) > 3]
-    return bool(letters) and (body.isupper() or all(w[0].isupper() for w in letters))
-
-
-def _heading_of(spans: list[tuple[int, int]], n: int) -> set[int]:
-    if n > 0 and spans[n - 1][1] - spans[n - 1][0] <= HEADING_CHARS:
-        return {n - 1}
-    return set()
 
 
 def _runs(

@@ -69,6 +69,16 @@ def format_sources(sources: Sequence[NumberedSource]) -> str:
     return "<sources>\n" + "\n".join(blocks) + "\n</sources>"
 
 
+PAGE_MARKER_TOKENS = 8  # a page break inside a source is marked in its text
+
+
+def source_tag_tokens(document_name: str, count_tokens: Callable[[str], int]) -> int:
+    """What one source of this document costs in a prompt beside its text: its tags, with the document's name
+    and a page range (and a page marker); what packing counts against a prompt's room."""
+    empty = [NumberedSource(99, RetrievedChunk(0, 0, document_name, 0, "", 999, 999, 0.0))]
+    return count_tokens(format_sources(empty)) - count_tokens(format_sources([])) + PAGE_MARKER_TOKENS
+
+
 def user_message(question: str, sources: Sequence[NumberedSource], earlier: str = "") -> str:
     """The sources, then the question; a follow-up's earlier question just before it (after the
     sources, so that the prompt's long head stays the same for the engine's prefix reuse)."""

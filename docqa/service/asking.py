@@ -12,19 +12,21 @@ import json
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
-from docqa.answering import focus, windows
+from docqa.answering import focus, packing, windows
 from docqa.answering.builder import NO_SOURCES_ANSWER, AnswerBuilder
 from docqa.answering.cache import AnswerCache, CacheKey, cache_key, replay
-from docqa.answering.prompting import PromptPlan, build_prompt
+from docqa.answering.prompting import PromptPlan, build_prompt, source_tag_tokens
 from docqa.core.errors import ConfigError, DocqaError, InvalidRequestError, NoDocumentMatchesError
 from docqa.core.events import AskEvent
 from docqa.core.protocols import Generator
+from docqa.core.query import Query
 from docqa.core.requests import MAX_QUESTION_CHARS, AskRequest, storable
 from docqa.core.sampling_params import NON_THINKING_SAMPLING, THINKING_SAMPLING, SamplingParams
 from docqa.core.settings import CPU_MAX_TOKENS, CPU_PROMPT_BUDGET, GPU_MAX_TOKENS, Settings
 from docqa.core.streams import GenerationStream, GenEvent
-from docqa.core.types import Answer, Mode
+from docqa.core.types import Answer, Mode, RetrievedChunk
 from docqa.retrieval.retriever import Retriever
 from docqa.service.status import AnswerOutcome
 from docqa.store import catalog
@@ -61,6 +63,9 @@ def check(request: AskRequest) -> None:
         raise InvalidRequestError(f"the question is longer than {MAX_QUESTION_CHARS} characters")
     for text in (question, *request.earlier):
         storable(text, "the question")  # kept in the cache and conversations: refused before any work
+
+
+BUDGET_SOURCES = 6  # where a prompt budget cuts, at most this many runs of paragraphs (chosen on half A: reading.md)
 
 
 class Asker:
@@ -137,10 +142,7 @@ class Asker:
         )
         budget = self.prompt_budget()
         if budget is not None:
-            share = focus.per_source(budget, len(sources))
-            sources = [
-                focus.focus(query, s, self.store.best_passage, self.generator.count_tokens, share) for s in sources
-            ]
+            sources = self.fit_to_budget(query, sources, budget)
         plan = build_prompt(
             question=question,
             ranked=sources,
@@ -153,6 +155,30 @@ class Asker:
         )
         params = self.params(request, base, max_tokens, plan.stop, thinking=mode == "thinking")
         return Prepared(mode, plan, params, started, retrieval_ms, warnings)
+
+    def fit_to_budget(self, query: Query, sources: list[RetrievedChunk], budget: int) -> list[RetrievedChunk]:
+        """Sources that fit a prompt budget (a CPU's): kept whole where they do, else their best paragraphs
+        for the question within it (docqa.answering.packing, as a collection question packs one document), in
+        at most BUDGET_SOURCES runs grown with the paragraphs beside them, tags counted; else, where no paragraph
+        holds the question's words, each cut around its best passage. A window around each source's best passage
+        lost the clause that answers where the passage was not the clause's (docs/benchmarks/reading.md)."""
+        assert self.generator is not None
+        count = self.generator.count_tokens
+        if sum(count(s.text) for s in sources) <= budget:
+            return sources
+        weights = self.store.term_weights(query)
+        found = packing.packable(sources, weights, count, partial(self._stored_passages, query))
+        tags = source_tag_tokens(sources[0].document_name, count)
+        packed = packing.take(found, budget, count, tags, budget, widen=True, most_sources=BUDGET_SOURCES)
+        if packed:
+            return packed
+        share = focus.per_source(budget, len(sources))
+        return [focus.focus(query, s, self.store.best_passage, count, share) for s in sources]
+
+    def _stored_passages(self, query: Query, chunk: RetrievedChunk) -> list[tuple[int, float]]:
+        """The search's passages of a source's stored chunk, where the source is that chunk's text (a prompt
+        window, re-cut from pages, is not: its passages would point elsewhere in it)."""
+        return [] if chunk.page_breaks else self.store.ranked_passages(query, chunk)
 
     def sampling(self, request: AskRequest) -> tuple[Mode, SamplingParams, tuple[str, ...]]:
         """The mode the answer is generated in, its sampling, and the warning where thinking was asked of a

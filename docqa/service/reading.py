@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from docqa.answering import feedback, focus, packing
-from docqa.answering.prompting import SYSTEM_PROMPT, NumberedSource, PromptPlan, build_prompt, format_sources
+from docqa.answering.prompting import SYSTEM_PROMPT, PromptPlan, build_prompt, source_tag_tokens
 from docqa.answering.reading import FINDING_SYSTEM, PART_SYSTEM, finding_question
 from docqa.answering.scope_choice import NamedDocument, ScopeDecision, choose_scope, topic_of, without_names
 from docqa.answering.shares import documents_share, shares
@@ -40,7 +40,6 @@ PLANNING_THREADS = min(8, os.cpu_count() or 1)
 MAX_CHUNKS = 12  # chunks searched in one document given a larger share than its own
 # A part's prompt leaves this much of the context beside its text (instructions, question, the notes' room).
 PART_OVERHEAD_TOKENS = 512
-PAGE_MARKER_TOKENS = 8  # a page break inside a source is marked in its text
 _TOP_HEADING = re.compile(
     r"^\s*(?:PART\s+[IVX]+\b|ITEM\s+\d+[A-Z]?\b|ARTICLE\s+(?:[IVXLC]+|\d+)\b|第[一二三四五六七八九十百零\d]+[章节部分]|"
     r"SECTION\s+\d+\s*$|SCHEDULE\s+[A-Z\d]+\b|EXHIBIT\s+[A-Z\d.-]+\s*$)",
@@ -216,19 +215,12 @@ def _packed(
     more = min(MAX_CHUNKS, -(-asker.settings.reading.passages_per_document * budget // usual))
     if budget > usual and more > len(found.chunks):
         found = search(document_id, more) or found
-    tags = _source_tokens(reading, found.chunks[0].document_name, count)
+    tags = source_tag_tokens(found.chunks[0].document_name, count)
     packed = packing.take(found, budget, count, tags, _finding_room(reading))
     if packed:
         return packed
     share = focus.per_source(budget, len(found.chunks))
     return [focus.focus(query, c, asker.store.best_passage, count, share) for c in found.chunks]
-
-
-def _source_tokens(reading: _Reading, document_name: str, count: Callable[[str], int]) -> int:
-    """What one source of this document costs in a prompt beside its text: its tags, with the document's name
-    and a page range (and a page marker)."""
-    empty = [NumberedSource(99, RetrievedChunk(0, 0, document_name, 0, "", 999, 999, 0.0))]
-    return count(format_sources(empty)) - count(format_sources([])) + PAGE_MARKER_TOKENS
 
 
 def _finding_prompt(reading: _Reading, chunks: list[RetrievedChunk]) -> PromptPlan:

@@ -3,7 +3,7 @@ collection's other documents draft the clause in (pure logic: no model, no store
 
 from __future__ import annotations
 
-from docqa.answering import feedback, packing
+from docqa.answering import feedback, packing, paragraphs
 from docqa.answering.feedback import FeedbackSettings
 from docqa.core.types import RetrievedChunk
 
@@ -40,7 +40,7 @@ def test_a_clause_under_a_heading_of_the_questions_words_is_found_though_its_bod
 
 
 def test_without_section_titles_that_body_is_not_found(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(packing, "SECTION_TITLES", False)
+    monkeypatch.setattr(paragraphs, "SECTION_TITLES", False)
     found = packing.packable([_chunk(NON_COMPETE)], {"compete": 3.0, "competition": 3.0}, _count)
     assert not any("shall not enter into an agreement" in t for t in _texts(found, len(found.units)))
 
@@ -54,9 +54,9 @@ def test_heading_lines_are_short_titles_not_sentences() -> None:
         "(b) Termination for Cause",
     )
     for heading in headings:
-        assert packing._is_heading_line(heading), heading
+        assert paragraphs.is_heading_line(heading), heading
     for line in ("39.5  The cost of the arbitration shall be borne by the Parties", "equally.", "the parties agree"):
-        assert not packing._is_heading_line(line), line
+        assert not paragraphs.is_heading_line(line), line
 
 
 TERM = (
@@ -114,3 +114,17 @@ def test_sources_tags_count_against_the_prompts_room_not_the_documents_share() -
     within_room = packing.take(found, share, _count, per_source=20, room=share)
     kept = sum(_count(s.text) for s in within_room)
     assert kept + 20 * len(within_room) <= share and 0 < len(within_room) < 10
+
+
+def test_a_lookups_cut_keeps_few_runs_and_fills_the_budget_with_their_neighbours() -> None:
+    # ten matching clauses apart from each other: six runs at most, then the filler beside them fills the room
+    filler = "Payment is due on receipt of each invoice at the prices agreed in the schedule. " * 4  # no heading
+    text = "\n\n".join(f"{n}.1 Term. The term is {n} years.\n\n{n}.2 {filler}" for n in range(1, 11))
+    found = packing.packable([_chunk(text)], {"term": 1.0}, _count)
+    budget = 600
+    plain = packing.take(found, budget, _count, per_source=10, room=budget)
+    few = packing.take(found, budget, _count, per_source=10, room=budget, widen=True, most_sources=6)
+    assert len(plain) > 6 and len(few) <= 6
+    kept = sum(_count(s.text) for s in few)
+    assert kept > sum(_count(s.text) for s in plain) - 10 * (len(plain) - len(few))  # the tags saved show text
+    assert kept + 10 * len(few) <= budget and sum("Payment is due" in s.text for s in few) >= len(few)
