@@ -1,4 +1,6 @@
-"""A source cut to a token budget around the passage that answers, for prompts that must stay short.
+"""A source cut to a token budget around the passage that answers, for prompts that must stay short: what a
+CPU's prompt keeps of a source where none of its paragraphs holds the question's words (otherwise its best
+paragraphs are kept: docqa.service.asking.Asker.fit_to_budget, docs/benchmarks/reading.md).
 
 On a CPU the prompt is the wait: a 2-core machine reads ~400 prompt tokens/s with the demo model, so three
 whole 4k-token chunks (~12,900 tokens with the prompt) kept a user ~35 s before the first word, and

@@ -75,9 +75,9 @@ class LLMSettings(SettingsGroup):
     prompt_budget: int | None = Field(
         default=None,
         ge=MIN_PROMPT_BUDGET,
-        description="Most tokens of document text in one prompt: a longer source keeps the lines around its best "
-        "passage. Unset: what n_ctx leaves on a GPU or behind an endpoint, 4,096 on a CPU, where reading the prompt "
-        "is the wait.",
+        description="Most tokens of document text (and its sources' tags) in one prompt: sources that are longer keep "
+        "their best paragraphs for the question. Unset: what n_ctx leaves on a GPU or behind an endpoint, 4,096 on a "
+        "CPU, where reading the prompt is the wait.",
     )
     prompt_format: PromptFormat = Field(
         default="auto",
