@@ -1,5 +1,5 @@
 """A document's best paragraphs packed into a token budget: what one document of a collection question (or
-of a comparison) shows the model.
+of a comparison) shows the model, and what a lookup's sources keep under a CPU's prompt budget.
 
 Cutting each retrieved chunk to a window around its single best passage (docqa.answering.focus) suits a
 lookup's few sources, but for one document's share of a collection question it lost the clause more often
