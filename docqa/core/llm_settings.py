@@ -37,13 +37,22 @@ class SettingsGroup(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+CPU_N_CTX = 8192  # a sequence's context on a CPU where n_ctx is left at its default
+
+
 class LLMSettings(SettingsGroup):
     model: Path | None = Field(
         default=None,
         description="Path to the generator GGUF (e.g. Qwen3-14B-Q4_K_M.gguf). Unset: the offline demo model. With "
         "an endpoint, only its vocabulary is read (no weights), to count the prompt's tokens.",
     )
-    n_ctx: int = Field(default=16384, ge=512, description="Generator context window in tokens (prompt + answer).")
+    n_ctx: int = Field(
+        default=16384,
+        ge=512,
+        description="Generator context window in tokens (prompt + answer). Left at its default on a CPU, each sequence "
+        "gets 8,192: a CPU prompt holds 4,096 tokens of document text, and the rest of the window only held KV cache "
+        "memory (docs/benchmarks/cpu-serving.md).",
+    )
     kv_cache_type: Literal["f16", "q8_0"] = Field(
         default="f16",
         description="The KV cache's element type: q8_0 halves its memory, so that a long context (a whole document, "

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from docqa.core.errors import ConfigError
+from docqa.core.llm_settings import CPU_N_CTX
 from docqa.core.settings import LLMSettings
 from docqa.llama.memory_fit import KvPlan, compute_buffer_bytes, gpu_free_bytes, pass_shape, plan_kv
 from docqa.llama.model_files import (
@@ -200,10 +201,11 @@ class LlamaContext:
         """The context the batching engine runs on: room for n_parallel sequences and the cached
         prompts, in KV cells of their own each (or one shared pool, kv_unified), fitted to the GPU."""
         n_seq_max = settings.n_parallel + settings.prefix_cache_slots
+        n_ctx = sequence_context(settings)
         if settings.kv_unified:
-            kv_cells = settings.kv_cells or settings.n_ctx * min(settings.n_parallel, 4)
+            kv_cells = settings.kv_cells or n_ctx * min(settings.n_parallel, 4)
         else:
-            kv_cells = settings.kv_cells or settings.n_ctx * n_seq_max
+            kv_cells = settings.kv_cells or n_ctx * n_seq_max
         return cls(
             model_path,
             n_ctx=kv_cells,
@@ -405,3 +407,11 @@ def _uncut(plan_for: Callable[..., KvPlan], n_ubatch: int) -> bool:
         return not plan_for(n_ubatch=n_ubatch).shrunk
     except ConfigError:
         return False
+
+
+def sequence_context(settings: LLMSettings) -> int:
+    """Each sequence's context: n_ctx, or on a CPU where n_ctx was left at its default, CPU_N_CTX (see the
+    setting)."""
+    if offloaded(settings.n_gpu_layers) or "n_ctx" in settings.model_fields_set:
+        return settings.n_ctx
+    return min(settings.n_ctx, CPU_N_CTX)
