@@ -107,23 +107,21 @@ def title(text: str, spans: list[tuple[int, int]], n: int) -> str:
     own = _NUMBERED_TITLE.match(text, start, head) or _CAPITALS_TITLE.match(text, start, head)
     if own:
         return own.group(1)
-    if n > 0 and spans[n - 1][1] - spans[n - 1][0] <= HEADING_CHARS:
-        return text[slice(*spans[n - 1])]
-    return ""
+    return "".join(text[slice(*spans[k])] for k in heading_of(spans, n))
 
 
 def titles(text: str, spans: list[tuple[int, int]]) -> list[str]:
     """Each paragraph's title (`title`), and with SECTION_TITLES, for a paragraph without its own, the
     heading line its section stands under ("42.0 NON-COMPETITION" over "42.1 ... shall not enter into an
     agreement ..."), up to the next heading line: a clause's body need not repeat its heading's words."""
-    titles, section = [], ""
+    found, section = [], ""
     for n in range(len(spans)):
         line = text[slice(*spans[n])]
         heading = SECTION_TITLES and is_heading_line(line)
         if heading:
             section = line
-        titles.append(title(text, spans, n) or ("" if heading else section))
-    return titles
+        found.append(title(text, spans, n) or ("" if heading else section))
+    return found
 
 
 def is_heading_line(paragraph: str) -> bool:
@@ -138,6 +136,7 @@ def is_heading_line(paragraph: str) -> bool:
 
 
 def heading_of(spans: list[tuple[int, int]], n: int) -> set[int]:
+    """The paragraph just before the n-th where it is short enough to be its heading (HEADING_CHARS)."""
     if n > 0 and spans[n - 1][1] - spans[n - 1][0] <= HEADING_CHARS:
         return {n - 1}
     return set()
