@@ -17,7 +17,7 @@ import os
 import re
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -33,7 +33,7 @@ from docqa.core.scopes import validate_scope
 from docqa.core.types import RetrievedChunk
 from docqa.retrieval.understanding.clauses import clause_words
 from docqa.service.asking import Asker, AskRun, Prepared, check
-from docqa.service.reading_run import Part, ReadingPlan, ReadingRun
+from docqa.service.reading_run import Part, ReadingPlan, ReadingRun, planned
 from docqa.store.models import CollectionRow, DocumentRow
 
 PLANNING_THREADS = min(8, os.cpu_count() or 1)
@@ -127,8 +127,10 @@ def _findings_plan(reading: _Reading) -> ReadingPlan:
     room = _finding_room(reading)
     each = documents_share(len(documents), settings.document_tokens, settings.few_documents_tokens, room)
     # Tokenizing to fit each document's passages is most of the planning (~0.1 s a document with Qwen's
-    # tokenizer, which runs outside the interpreter's lock): the documents are planned side by side.
-    with ThreadPoolExecutor(PLANNING_THREADS, thread_name_prefix="docqa-reading-plan") as pool:
+    # tokenizer, which runs outside the interpreter's lock): the documents are planned side by side, and each
+    # document's prompt, once its share is known, is read while the others' are still made (ReadingRun).
+    pool = ThreadPoolExecutor(PLANNING_THREADS, thread_name_prefix="docqa-reading-plan")
+    try:
         found = list(pool.map(lambda d: search(d.id, settings.passages_per_document), documents))
         extra = feedback.expansion(found, weights, feedback.FEEDBACK) if settings.collection_feedback else {}
         if extra:
@@ -140,7 +142,11 @@ def _findings_plan(reading: _Reading) -> ReadingPlan:
             chunks = _packed(reading, search, query, document.id, first, budget, each)
             return Part(document.name, document.id, _finding_prompt(reading, chunks) if chunks else None)
 
-        parts = list(pool.map(part, documents, found, budgets))
+        parts = [pool.submit(part, *planning) for planning in zip(documents, found, budgets, strict=True)]
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=False)  # the parts' planning goes on in its threads, which end with it
     return _plan(reading, parts, len(documents))
 
 
@@ -253,7 +259,7 @@ def _prompt(
     )
 
 
-def _plan(reading: _Reading, parts: list[Part], total: int, *, label: str = "documents") -> ReadingPlan:
+def _plan(reading: _Reading, parts: list[Future[Part]], total: int, *, label: str = "documents") -> ReadingPlan:
     asker, request = reading.asker, reading.request
     mode, base, warnings = asker.sampling(request)
     # Findings and a part's notes are read without reasoning, whatever the mode (a thinking budget would take
@@ -300,7 +306,8 @@ def _document(reading: _Reading, key: object) -> AskRun | ReadingRun:
         retrieval_ms = (time.perf_counter() - reading.started) * 1000
         prepared = Prepared(mode, plan, params, reading.started, retrieval_ms, warnings, "document", 1)
         return AskRun(asker, key, reading.started, prepared=prepared)  # type: ignore[arg-type]
-    parts = [Part(_pages_label(p), document.id, _part_prompt(reading, p)) for p in split_parts(chunks, sizes, budget)]
+    split = split_parts(chunks, sizes, budget)
+    parts = [planned(Part(_pages_label(p), document.id, _part_prompt(reading, p))) for p in split]
     return ReadingRun(asker, key, _plan(reading, parts, len(parts), label="parts"), document_name=document.name)  # type: ignore[arg-type]
 
 

@@ -2,7 +2,8 @@
 writing its answer: the same events as any answer (citations first, then reading progress, the answer's
 text, done), so every interface shows it as it shows a lookup.
 
-Every prompt is submitted to the generator together, up to a window (twice the engine's parallel
+Every prompt is submitted to the generator as soon as it is planned (the engine reads the first documents
+while the last are planned), up to a window (twice the engine's parallel
 sequences unless `reading.in_flight` says otherwise) so that the engine always has the next prompt
 queued while it stays open to other users' questions; a full queue is waited out, not failed. Stopping the
 reader (a client gone, Stop in the page, Ctrl+C) cancels every prompt still read or queued.
@@ -14,7 +15,9 @@ import asyncio
 import time
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
+from typing import Any
 
 from docqa.answering.builder import AnswerBuilder, citations_for
 from docqa.answering.cache import CacheKey
@@ -57,7 +60,7 @@ class ReadingPlan:
     scope: str
     question: str
     mode: Mode
-    parts: list[Part]
+    parts: list[Future[Part]]  # planned side by side in threads: each read as soon as it is planned
     label: str  # "documents" or "parts"
     finding_params: SamplingParams
     compose_params: SamplingParams
@@ -65,6 +68,13 @@ class ReadingPlan:
     started: float
     retrieval_ms: float
     in_flight: int | None = None
+
+
+def planned(part: Part) -> Future[Part]:
+    """A part planned already (a long document's parts, made at once), as the plan holds it."""
+    future: Future[Part] = Future()
+    future.set_result(part)
+    return future
 
 
 class ReadingRun:
@@ -75,16 +85,13 @@ class ReadingRun:
         self._key = key
         self._plan = plan
         self._document_name = document_name
-        self._builders = [
-            AnswerBuilder("non-thinking", p.plan, plan.started, 0.0) if p.plan is not None else None for p in plan.parts
-        ]
+        self._parts: list[Part | None] = [None] * len(plan.parts)  # each as its planning ends
+        self._builders: list[AnswerBuilder | None] = [None] * len(plan.parts)
         self._citations: list[Citation] = []
         self._numbers: list[dict[int, int]] = []
-        for part in plan.parts:
-            local = citations_for(part.plan) if part.plan is not None else []
-            global_, numbers = numbered(local, len(self._citations) + 1)
-            self._citations += global_
-            self._numbers.append(numbers)
+        self._read = 0
+        self._streams: list[GenerationStream] = []
+        self._busy_since: float | None = None
         self._text: list[str] = []
         self._timings = Timings(retrieval_ms=plan.retrieval_ms)
         self._finish_reason = "stop"
@@ -111,10 +118,9 @@ class ReadingRun:
 
     async def aevents(self) -> AsyncGenerator[AskEvent, None]:
         plan = self._plan
-        yield CitationsEvent(list(self._citations), plan.mode, plan.warnings, plan.scope)
         async for progress in self._read_all():
             yield progress
-        findings = self._findings()
+        findings = self._findings() if self._error is None else []  # else a part's planning failed
         if self._error is not None:
             yield ErrorEvent(self._error, self._failure)
             return
@@ -130,7 +136,8 @@ class ReadingRun:
 
     def prompts(self) -> list[tuple[tuple[int, ...], str]]:
         """The prompts of its parts, each with its document (the composing prompt is written from their answers)."""
-        return [((p.document_id,), p.plan.prompt) for p in self._plan.parts if p.plan is not None]
+        parts = [f.result() for f in self._plan.parts]
+        return [((p.document_id,), p.plan.prompt) for p in parts if p.plan is not None]
 
     def answer(self) -> Answer:
         if self._error is not None:
@@ -149,56 +156,112 @@ class ReadingRun:
 
     # --- reading every part ------------------------------------------------------------------------
 
-    async def _read_all(self) -> AsyncIterator[ReadingEvent]:
-        parts = self._plan.parts
-        total, read = len(parts), 0
-        for part in parts:
-            if part.plan is None:
-                read += 1
-                yield ReadingEvent(read, total, part.label, False)
+    async def _read_all(self) -> AsyncIterator[AskEvent]:
+        """Each part's prompt submitted as soon as it is planned (up to the window), its progress yielded
+        as it is read; the citations first, once every part is planned (their numbers follow the parts'
+        order), the progress of parts read before that held back until then."""
+        planning: dict[asyncio.Future[Any], int] = {asyncio.wrap_future(f): i for i, f in enumerate(self._plan.parts)}
+        ready: deque[int] = deque()
+        running: dict[asyncio.Future[Any], int] = {}
+        held: list[AskEvent] = []
+        try:
+            while planning or ready or running:
+                busy = await self._submit_ready(ready, running)
+                waits = set(planning) | set(running)
+                if not waits:  # the queue is full of others' requests: tried again in a while
+                    await asyncio.sleep(BUSY_RETRY_S)
+                    continue
+                timeout = BUSY_RETRY_S if busy and not running else None
+                done, _ = await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    if task in planning:
+                        i = planning.pop(task)
+                        if (failure := task.exception()) is not None:
+                            self._fail_planning(failure)
+                            return
+                        if self._planned(i, task.result()):
+                            ready.append(i)
+                        else:
+                            held.append(self._progress(i))
+                        if not planning:
+                            held.insert(0, self._all_planned())
+                    else:
+                        i = running.pop(task)
+                        task.result()
+                        held.append(self._progress(i))
+                if not planning:
+                    for event in held:
+                        yield event
+                    held = []
+        finally:
+            for future in self._plan.parts:
+                future.cancel()
+            for task in running:
+                task.cancel()
+            for stream in self._streams:
+                stream.cancel()
+
+    async def _submit_ready(self, ready: deque[int], running: dict[asyncio.Future[Any], int]) -> bool:
+        """The planned prompts submitted while the window has room; True where the generator's full queue
+        refused one (past BUSY_WAIT_S with nothing of this question running: BusyError)."""
         generator = self._asker.generator
         assert generator is not None
         window = self._plan.in_flight or max(1, generator.info.parallel) * 2
-        pending = deque(i for i, p in enumerate(parts) if p.plan is not None)
-        running: dict[asyncio.Future[None], int] = {}
-        streams: list[GenerationStream] = []
-        busy_since: float | None = None
-        try:
-            while pending or running:
-                while pending and len(running) < window:
-                    try:
-                        stream = await self._submit(pending[0])
-                    except BusyError:
-                        busy_since = busy_since or time.monotonic()
-                        if running:
-                            break
-                        if time.monotonic() - busy_since > BUSY_WAIT_S:
-                            raise
-                        await asyncio.sleep(BUSY_RETRY_S)
-                        continue
-                    busy_since = None
-                    i = pending.popleft()
-                    streams.append(stream)
-                    running[asyncio.ensure_future(self._consume(i, stream))] = i
-                if not running:
-                    continue
-                done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
-                for task in done:
-                    i = running.pop(task)
-                    task.result()
-                    read += 1
-                    builder = self._builders[i]
-                    found = builder is not None and builder.error is None and _found(builder)
-                    yield ReadingEvent(read, total, parts[i].label, found)
-        finally:
-            for task in running:
-                task.cancel()
-            for stream in streams:
-                stream.cancel()
+        while ready and len(running) < window:
+            try:
+                stream = await self._submit(ready[0])
+            except BusyError:
+                self._busy_since = self._busy_since or time.monotonic()
+                if not running and time.monotonic() - self._busy_since > BUSY_WAIT_S:
+                    raise
+                return True
+            self._busy_since = None
+            i = ready.popleft()
+            self._streams.append(stream)
+            running[asyncio.ensure_future(self._consume(i, stream))] = i
+        return False
+
+    def _fail_planning(self, failure: BaseException) -> None:
+        """A part's planning failed: the question fails with its error (a domain error as said; a fault raised)."""
+        if not isinstance(failure, DocqaError):
+            raise failure
+        self._error, self._failure = str(failure), failure
+
+    def _planned(self, i: int, part: Part) -> bool:
+        """A part's plan taken in: True where it has a prompt to read."""
+        self._parts[i] = part
+        if part.plan is None:
+            return False
+        self._builders[i] = AnswerBuilder("non-thinking", part.plan, self._plan.started, 0.0)
+        return True
+
+    def _all_planned(self) -> CitationsEvent:
+        """Every part planned: the sources numbered in the parts' order, planning's time kept."""
+        self._timings.retrieval_ms = (time.perf_counter() - self._plan.started) * 1000
+        for part in self._resolved():
+            local = citations_for(part.plan) if part.plan is not None else []
+            global_, numbers = numbered(local, len(self._citations) + 1)
+            self._citations += global_
+            self._numbers.append(numbers)
+        plan = self._plan
+        return CitationsEvent(list(self._citations), plan.mode, plan.warnings, plan.scope)
+
+    def _progress(self, i: int) -> ReadingEvent:
+        self._read += 1
+        part, builder = self._parts[i], self._builders[i]
+        assert part is not None
+        found = builder is not None and builder.error is None and _found(builder)
+        return ReadingEvent(self._read, len(self._parts), part.label, found)
+
+    def _resolved(self) -> list[Part]:
+        parts = [p for p in self._parts if p is not None]
+        assert len(parts) == len(self._parts), "every part is planned before it is used"
+        return parts
 
     async def _submit(self, i: int) -> GenerationStream:
-        plan = self._plan.parts[i].plan
-        assert plan is not None and self._asker.generator is not None
+        part = self._parts[i]
+        assert part is not None and part.plan is not None and self._asker.generator is not None
+        plan = part.plan
         params = self._plan.finding_params
         params = replace(params, stop=(*params.stop, *plan.stop))
         return await _submitted(self._asker.generator, plan.prompt, params)
@@ -225,7 +288,7 @@ class ReadingRun:
         named as not read (every part failed: the question fails with the first one's error)."""
         findings = []
         failed = []
-        for part, builder, numbers in zip(self._plan.parts, self._builders, self._numbers, strict=True):
+        for part, builder, numbers in zip(self._resolved(), self._builders, self._numbers, strict=True):
             if builder is None:
                 findings.append(Finding(part.label, part.document_id, NOT_STATED, ()))
                 continue

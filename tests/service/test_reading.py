@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,10 +16,11 @@ import pytest
 
 from docqa.answering.reading import NOT_STATED
 from docqa.core.errors import InvalidRequestError
-from docqa.core.events import CitationsEvent, DoneEvent, ReadingEvent
+from docqa.core.events import CitationsEvent, DoneEvent, ErrorEvent, ReadingEvent
 from docqa.core.requests import AskRequest
 from docqa.core.settings import ChunkingSettings, LLMSettings, ReadingSettings
-from docqa.service import DocQA
+from docqa.core.types import RetrievedChunk
+from docqa.service import DocQA, reading
 from tests.support.fake_generator import FakeGenerator
 from tests.support.paths import SAMPLE_DOCS, make_settings
 
@@ -206,6 +208,45 @@ def test_stopping_a_collection_question_cancels_every_part(tmp_path: Path, fake:
         assert len(fake.prompts) == 2  # and nothing more was submitted
     finally:
         qa.close()
+
+
+def test_a_documents_prompt_is_read_while_the_others_are_still_planned(
+    qa: DocQA, fake: FakeGenerator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The engine starts on the first documents' prompts while the last are made (planning a hundred
+    contracts' prompts is seconds of tokenizing): one document's prompt, held back, is made only after
+    another's has reached the generator."""
+    made = reading._finding_prompt
+    seen: list[int] = []
+    first = threading.Lock()
+
+    def slow_for_one(run: object, chunks: list[RetrievedChunk]) -> object:
+        if first.acquire(blocking=False):  # the first prompt made waits (two planning threads)
+            deadline = time.monotonic() + 10
+            while not fake.prompts and time.monotonic() < deadline:
+                time.sleep(0.02)
+            seen.append(len(fake.prompts))
+        return made(run, chunks)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(reading, "_finding_prompt", slow_for_one)
+    monkeypatch.setattr(reading, "PLANNING_THREADS", 2)
+    events = list(qa.stream(AskRequest("Which documents mention 2025?")))  # three of the four have prompts
+    assert seen and seen[0] >= 1  # another document's prompt was submitted first
+    assert isinstance(events[0], CitationsEvent)  # the sources still come first, numbered in order
+    numbers = [c.number for c in events[0].citations]
+    assert numbers == list(range(1, len(numbers) + 1))
+    assert sum(isinstance(e, ReadingEvent) for e in events) == 4
+
+
+def test_a_part_whose_planning_fails_fails_the_question_with_its_error(
+    qa: DocQA, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def fails(run: object, chunks: list[RetrievedChunk]) -> object:
+        raise InvalidRequestError("max_tokens 9999 leaves no room for the question")
+
+    monkeypatch.setattr(reading, "_finding_prompt", fails)
+    events = list(qa.stream(AskRequest("Which of these documents mention termination or notice?")))
+    assert isinstance(events[-1], ErrorEvent) and "leaves no room" in events[-1].message
 
 
 def test_a_finding_that_is_not_stated_is_named_as_such(tmp_path: Path) -> None:
