@@ -72,7 +72,7 @@ class LLMSettings(SettingsGroup):
         default=None,
         description="Flash attention for the generator; unset: llama.cpp's own choice in the batching engine (on "
         "wherever the device has the kernel, CPU included), except a CPU with kv_unified (its rounding there breaks "
-        "batch equivalence); the one-at-a-time fallback turns it on with a GPU only.",
+        "batch equivalence); the one-at-a-time fallback turns it on with a GPU or a q8_0 KV cache only.",
     )
     n_threads: int | None = Field(default=None, description="CPU threads for llama.cpp; unset uses every core.")
     max_tokens: int | None = Field(

@@ -101,15 +101,29 @@ def long_context(params: Any, kv_type: str, yarn: tuple[float, int] | None) -> N
     """The KV cache's type and YaRN rope scaling on llama.cpp context parameters. Qwen3 reads 32,768 tokens
     natively and 131,072 with YaRN at factor 4 (its model card); a q8_0 cache halves what a long context
     costs (llama.cpp quantizes V only with flash attention, which the engine leaves on where it runs)."""
+    for name, value in long_context_fields(kv_type, yarn).items():
+        setattr(params, name, value)
+
+
+def yarn_of(settings: LLMSettings) -> tuple[float, int] | None:
+    """(YaRN's factor, the context the model was trained on) where the settings ask for YaRN, else None."""
+    return (settings.yarn_factor, settings.yarn_orig_ctx) if settings.rope_scaling == "yarn" else None
+
+
+def long_context_fields(kv_type: str, yarn: tuple[float, int] | None) -> dict[str, Any]:
+    """`long_context`'s fields by their names in llama.cpp's context parameters, which are also the
+    keywords of llama-cpp-python's `Llama` (the serial generator's)."""
     import llama_cpp
 
+    fields: dict[str, Any] = {}
     if kv_type == "q8_0":
-        params.type_k = params.type_v = llama_cpp.GGML_TYPE_Q8_0
+        fields["type_k"] = fields["type_v"] = llama_cpp.GGML_TYPE_Q8_0
     if yarn is not None:
         factor, trained = yarn
-        params.rope_scaling_type = llama_cpp.LLAMA_ROPE_SCALING_TYPE_YARN
-        params.rope_freq_scale = 1.0 / factor
-        params.yarn_orig_ctx = trained
+        fields["rope_scaling_type"] = llama_cpp.LLAMA_ROPE_SCALING_TYPE_YARN
+        fields["rope_freq_scale"] = 1.0 / factor
+        fields["yarn_orig_ctx"] = trained
+    return fields
 
 
 class LlamaContext:
@@ -221,7 +235,7 @@ class LlamaContext:
             fit_to_gpu=offloaded(settings.n_gpu_layers),
             kv_explicit=settings.kv_cells is not None,
             kv_type=settings.kv_cache_type,
-            yarn=(settings.yarn_factor, settings.yarn_orig_ctx) if settings.rope_scaling == "yarn" else None,
+            yarn=yarn_of(settings),
         )
 
     def _plan_kv(

@@ -22,6 +22,7 @@ from docqa.core.sampling_params import SamplingParams
 from docqa.core.settings import LLMSettings
 from docqa.core.streams import GenerationStream, GenEvent, WaitQueue
 from docqa.core.types import GeneratorInfo, GeneratorStats
+from docqa.llama.context import long_context_fields, yarn_of
 from docqa.llama.memory_fit import SMALL_PASS
 from docqa.llama.model_files import (
     AMX_FREE_CMAKE_ARGS,
@@ -43,6 +44,18 @@ class _Job:
     prompt: str
     params: SamplingParams
     stream: GenerationStream
+
+
+def _flash_attention(settings: LLMSettings) -> bool:
+    """Flash attention on a GPU, or as configured; on with a q8_0 KV cache, which llama.cpp quantizes only
+    with it (off by the settings there: a clear error, not llama.cpp's failure to make the context)."""
+    if settings.kv_cache_type != "q8_0":
+        return use_flash_attention(settings.flash_attn, settings.n_gpu_layers)
+    if settings.flash_attn is False:
+        raise ConfigError(
+            "DOCQA_LLM_KV_CACHE_TYPE=q8_0 needs flash attention: unset DOCQA_LLM_FLASH_ATTN or set it true"
+        )
+    return True
 
 
 class LlamaGenerator:
@@ -67,10 +80,11 @@ class LlamaGenerator:
                 n_batch=n_batch,
                 n_ubatch=min(settings.n_ubatch or SMALL_PASS[1], n_batch),
                 n_gpu_layers=settings.n_gpu_layers,
-                flash_attn=use_flash_attention(settings.flash_attn, settings.n_gpu_layers),
+                flash_attn=_flash_attention(settings),
                 n_threads=cpu_threads(settings.n_threads),
                 n_threads_batch=cpu_threads(settings.n_threads),
                 verbose=False,
+                **long_context_fields(settings.kv_cache_type, yarn_of(settings)),
             )
         except ValueError as exc:  # llama.cpp failed to load the model or to make its context
             raise unreadable_model(model_path) from exc
