@@ -10,6 +10,8 @@ included, whose repeated parts are short and carry changing text between them.
 
 from __future__ import annotations
 
+from collections import Counter
+
 # Blank lines in a row that end an answer: Markdown needs at most one between blocks.
 MAX_BLANK_LINES = 8
 # The same text repeated back to back, ending an answer once the repeats cover this many characters
@@ -22,6 +24,11 @@ MAX_UNIT_CHARS = 200
 # too much to do for every token of 64 streams on the server's event loop.
 CHECK_EVERY_CHARS = 32
 _TAIL_CHARS = MAX_UNIT_CHARS * MIN_REPEATS + REPEATED_CHARS
+# One line of some length said again and again, not only back to back: a table row longer than MAX_UNIT_CHARS,
+# or two rows in turn (a user saw a row printed 18 times before the check above ended the answer). A line
+# this long is a sentence or a row with its own text; the fourth time it is said, the answer ends.
+LINE_REPEATS = 4
+MIN_LINE_CHARS = 40
 
 
 class RunawayWatch:
@@ -30,17 +37,31 @@ class RunawayWatch:
     def __init__(self) -> None:
         self._tail = ""
         self._unchecked = 0
+        self._line = ""  # the line being said
+        self._lines: Counter[str] = Counter()  # each long line said, how often
         self.unit: str | None = None  # the text repeated back to back, once a repeat ended the answer
 
     def feed(self, text: str) -> bool:
         self._tail = (self._tail + text)[-_TAIL_CHARS:]
         self._unchecked += len(text)
-        if self._blank_run():
+        if self._blank_run() or self._line_said_again(text):
             return True
         if self._unchecked < CHECK_EVERY_CHARS:
             return False
         self._unchecked = 0
         return self._repeating()
+
+    def _line_said_again(self, text: str) -> bool:
+        *ended, self._line = (self._line + text).split("\n")
+        for line in ended:
+            said = line.strip()
+            if len(said) >= MIN_LINE_CHARS:
+                self._lines[said] += 1
+                if self._lines[said] >= LINE_REPEATS:
+                    back_to_back = self._tail.rstrip("\n").endswith((line + "\n") * 2)
+                    self.unit = line + "\n" if back_to_back else None
+                    return True
+        return False
 
     def _blank_run(self) -> bool:
         stripped = self._tail.rstrip("\n\r\t \u3000")

@@ -30,12 +30,24 @@ def test_a_phrase_said_over_and_over_stops() -> None:
     assert _fed([said[i : i + 4] for i in range(0, len(said), 4)]) is not None  # four characters a token
 
 
+def test_a_long_row_or_rows_in_turn_said_again_stop_at_the_fourth_time() -> None:
+    row = (
+        "| Governing law | This Agreement shall be governed by the laws of the State of New York, without regard "
+        "to its conflict of laws principles, and the parties submit to the courts of New York County. | p. 10 |\n"
+    )
+    assert len(row) > 200  # longer than the back-to-back check's unit
+    assert _fed(["| Clause | Text | Page |\n", *[row] * 18]) == 4
+    other = "| Term | The term of this Agreement is five (5) years from the Effective Date. | p. 2 |\n"
+    assert _fed(["| Clause | Text | Page |\n", *[row, other] * 9]) == 7  # the row's fourth time
+
+
 def test_tables_lists_and_prose_are_left_alone() -> None:
     table = ["| Year | Revenue |\n", "|---|---|\n", *[f"| {2000 + i} | {i * 37.5:.1f} |\n" for i in range(60)]]
     bullets = [f"- Clause {i}: the supplier shall deliver item {i * 7} on time.\n" for i in range(40)]
     prose = ["The agreement ", "may be terminated ", "by either party ", "with 90 days' notice [1]. "] * 3
     chinese = [f"第{i}条 供方应当按期交付第{i}批货物。\n" for i in range(40)]
-    for text in (table, bullets, prose, chinese):
+    said_thrice = ["### Term\n", "The documents do not say how long the agreement runs.\n", "### Renewal\n"] * 3
+    for text in (table, bullets, prose, chinese, said_thrice):
         assert _fed(text) is None
 
 
