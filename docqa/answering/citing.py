@@ -61,8 +61,17 @@ def section_of(chunk: RetrievedChunk, page: int | None) -> str | None:
     return _tidy(before[-1]) if before else None
 
 
+# A PDF's text layer can space a word's last glyph, or a numeral's letters, apart (kerning read as a gap):
+# "Intangible Asset s", "Legal Proceeding s", "PART I V". A heading shown in a citation is joined again.
+_LONE_PLURAL_S = re.compile(r"(?<=[A-Za-z]{3}) s\b")
+_SPLIT_NUMERAL = re.compile(r"\b(PART|Part|ARTICLE|Article|SCHEDULE|Schedule)\s+([IVXLC](?: [IVXLC])+)\b")
+
+
 def _tidy(heading: str) -> str:
-    return " ".join(heading.split())[:120]
+    heading = " ".join(heading.split())
+    heading = _LONE_PLURAL_S.sub("s", heading)
+    heading = _SPLIT_NUMERAL.sub(lambda m: f"{m.group(1)} {m.group(2).replace(' ', '')}", heading)
+    return heading[:120]
 
 
 def cited_numbers(answer: str) -> set[int]:

@@ -51,6 +51,17 @@ def test_a_citation_names_the_section_over_its_page() -> None:
     assert section_of(RetrievedChunk(4, 1, "a.txt", 0, "no heading here", 1, 1, 1.0), 1) is None
 
 
+def test_a_heading_a_pdf_spaced_apart_is_joined_again() -> None:
+    def heading(text: str) -> str | None:
+        return section_of(RetrievedChunk(5, 1, "10-k.pdf", 0, text, 1, 1, 1.0), 1)
+
+    assert heading("Item 1. Intangible Asset s\n\nThe company holds patents.") == "Item 1 Intangible Assets"
+    assert heading("Item 3. Legal Proceeding s\n\nNone.") == "Item 3 Legal Proceedings"
+    assert heading("PART I V\n\nItem 15. Exhibits") == "PART IV"
+    assert heading("Item 7. Management's Discussion\n\nSales rose.") == "Item 7 Management's Discussion"
+    assert heading("ARTICLE I\n\nDefinitions apply.") == "ARTICLE I"
+
+
 def test_format_pages_shows_section_and_ocr() -> None:
     cited = {"pages": [58, 60], "page": 60, "section": "Consolidated Statements of Cash Flows", "ocr": True}
     assert format_pages(cited) == (
