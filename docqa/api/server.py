@@ -34,6 +34,7 @@ logger = logging.getLogger(__name__)
 STARTUP_S = 10.0  # an API process that ends sooner after its start is taken for one that cannot start
 METRICS_PREFIX = "docqa-metrics-"  # serve_processes' shared Prometheus folder, named by the supervisor's pid
 _PR_SET_PDEATHSIG = 1
+CUT_OFF_WAIT_S = 5.0  # after the grace period, how long the answers cut off have to send their last event
 
 
 class DrainingServer(uvicorn.Server):
@@ -49,7 +50,12 @@ class DrainingServer(uvicorn.Server):
             self.should_exit = True
             return
         self._state.draining.set()
-        logger.warning("shutting down: waiting up to %g s for %d request(s)", self._grace_s, self._state.in_flight)
+        logger.warning(
+            "shutting down: waiting up to %g s for %d request(s) (%s again to stop at once)",
+            self._grace_s,
+            self._state.in_flight,
+            "Ctrl+C" if sig == signal.SIGINT else "the signal",
+        )
         threading.Thread(target=self._stop_when_drained, name="docqa-drain", daemon=True).start()
 
     def _stop_when_drained(self) -> None:
@@ -58,6 +64,10 @@ class DrainingServer(uvicorn.Server):
             time.sleep(0.05)
         if self._state.in_flight:
             logger.warning("grace period over: %d request(s) cut off", self._state.in_flight)
+            self._state.cut_off.set()  # answers streaming end with an error event at their next token
+            deadline = time.monotonic() + CUT_OFF_WAIT_S
+            while self._state.in_flight > 0 and time.monotonic() < deadline:
+                time.sleep(0.05)
         self.should_exit = True
 
 

@@ -29,6 +29,7 @@ class AppState:
     waiting_for: str | None = None  # what loading waits for (an LLM endpoint not answering yet), for /health
     loaded: threading.Event = field(default_factory=threading.Event)
     draining: threading.Event = field(default_factory=threading.Event)  # shutting down: refuse new work
+    cut_off: threading.Event = field(default_factory=threading.Event)  # its grace over: end the answers streaming
     in_flight: int = 0  # requests being served, /health aside
     metrics: Metrics | None = None
     generator_only: bool = False  # a generation node: models, no data home

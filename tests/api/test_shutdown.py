@@ -117,6 +117,46 @@ def test_sigterm_drains_streams_and_uploads_then_exits(sample_index: Path, tmp_p
         qa.close()
 
 
+def test_ctrl_c_mid_stream_cuts_the_answer_off_with_an_error_event_when_the_grace_ends(
+    sample_index: Path, tmp_path: Path
+) -> None:
+    """An answer longer than the grace period: the stream ends with an error event that says why (not silence
+    and a CancelledError traceback in the log), and the server exits cleanly."""
+    data = tmp_path / "data"
+    shutil.copytree(sample_index, data)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "DOCQA_API_SHUTDOWN_GRACE_S": "0", "DOCQA_LLM_N_CTX": "8192"}  # cut at the next token
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "docqa", "serve", "--port", str(port), "--data-dir", str(data)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        wait_healthy(base, proc, timeout_s=120)
+        events: list[tuple[str, dict[str, object]]] = []
+        body = {"question": "What was the revenue in 2025?", "stream": True, "max_tokens": 4000, "ignore_eos": True}
+        body["seed"] = 7  # an answer that runs on (another may say a stop string within a few tokens)
+        with httpx.stream("POST", f"{base}/v1/ask", json=body, timeout=300) as r:
+            for kind, data_ in sse_events(r):
+                events.append((kind, data_))
+                if kind == "answer" and sum(k == "answer" for k, _ in events) == 1:
+                    proc.send_signal(signal.SIGINT)  # Ctrl+C, the answer far from its 4,000 tokens
+        exit_status = proc.wait(60)
+        err = proc.stderr.read().decode() if proc.stderr is not None else ""
+        kind, last = events[-1]
+        assert kind == "error" and "cut off" in str(last["message"]), events[-3:]
+        assert exit_status == 0, err[-3000:]
+        assert "Traceback" not in err and "CancelledError" not in err, err[-3000:]
+        assert "Ctrl+C again to stop at once" in err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 def _serving_at_least(base: str, requests: int, timeout_s: float) -> bool:
     """Whether the server counts this many requests in flight (its /metrics gauge) before the timeout."""
     deadline = time.monotonic() + timeout_s

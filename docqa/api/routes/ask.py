@@ -11,7 +11,8 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
 from docqa.api.deps import CallerDep, QADep, StateDep, readable
-from docqa.api.key_slots import KeySlots
+from docqa.api.draining import cut_at_shutdown
+from docqa.api.state import AppState
 from docqa.core.catalog_fields import where_pairs
 from docqa.core.errors import DocqaError
 from docqa.core.events import AskEvent, ErrorEvent
@@ -107,18 +108,20 @@ async def sse_stream(first: AskEvent, events: AsyncIterator[AskEvent]) -> AsyncI
 
 
 async def answered(
-    slots: KeySlots,
+    state: AppState,
     grant: Grant,
     stream: bool,
     answer: Callable[[], Awaitable[dict[str, Any]]],
     events: Callable[[], AsyncIterator[AskEvent]],
 ) -> StreamingResponse | dict[str, Any]:
     """An answer as JSON, or its events as SSE, run in one of the caller's generation slots (429 past its key's
-    limit): given back when the answer is written, or when the stream ends, fails or its client leaves."""
+    limit): given back when the answer is written, or when the stream ends, fails or its client leaves; a stream
+    still going when the server's grace period ends is cut off with an error event (docqa.api.draining)."""
     if not stream:
-        with slots.slot(grant):
+        with state.slots.slot(grant):
             return await answer()
-    first, held = await slots.opened(grant, events())  # retrieval errors (404, 409, ...) still HTTP statuses
+    # retrieval errors (404, 409, ...) are still HTTP statuses: the first event is awaited here
+    first, held = await state.slots.opened(grant, cut_at_shutdown(events(), state))
     return StreamingResponse(
         sse_stream(first, held),
         media_type="text/event-stream",
@@ -136,4 +139,4 @@ async def ask(
     async def answer() -> dict[str, Any]:
         return (await qa.aask(asked, request.is_disconnected)).as_dict()
 
-    return await answered(state.slots, grant, body.stream, answer, lambda: qa.astream(asked))
+    return await answered(state, grant, body.stream, answer, lambda: qa.astream(asked))

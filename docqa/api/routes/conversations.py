@@ -101,7 +101,7 @@ async def ask(
         return await qa.conversations.ask(owner, conversation_id, asked, request.is_disconnected)
 
     return await answered(
-        state.slots, grant, body.stream, answer, lambda: qa.conversations.stream(owner, conversation_id, asked)
+        state, grant, body.stream, answer, lambda: qa.conversations.stream(owner, conversation_id, asked)
     )
 
 

@@ -25,6 +25,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from docqa.answering.citing import citation_label, shown_citations, sources_footer
 from docqa.api.deps import CallerDep, QADep, StateDep, readable
+from docqa.api.draining import cut_at_shutdown
 from docqa.core.catalog_fields import where_pairs
 from docqa.core.errors import DocqaError, InvalidRequestError, UnknownModelError
 from docqa.core.events import AnswerDelta, AskEvent, CitationsEvent, DoneEvent, ErrorEvent, ReasoningDelta
@@ -254,7 +255,8 @@ async def chat_completions(
             "citations": citations,
             "cached": answer.cached,  # docqa's own field, beside citations: replayed from the answer cache
         }
-    first, events = await state.slots.opened(grant, qa.astream(request))  # the slot back when they end
+    # the slot back when they end; cut off when the server's grace period ends (docqa.api.draining)
+    first, events = await state.slots.opened(grant, cut_at_shutdown(qa.astream(request), state))
     include_usage = bool(body.stream_options and body.stream_options.include_usage)
     site = str(http.base_url).rstrip("/")  # where a source's link points: this server, as the client reached it
     chunks = _stream_chunks(first, events, completion_id, created, body.model, include_usage, site)
