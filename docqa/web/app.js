@@ -165,7 +165,7 @@ function jobItem(job) {
   return item;
 }
 
-async function followJob(job, label) {
+async function followJob(job, label, encrypted) {
   // A queued upload (202): a worker ingests it; its status URL says how far it got.
   for (;;) {
     let now;
@@ -179,6 +179,7 @@ async function followJob(job, label) {
     if (now.status === "ready" || now.status === "failed") {
       label.textContent = now.status === "ready" ? `${job.name}: ready` : `${job.name}: failed: ${now.error}`;
       label.className = now.status === "ready" ? "ok" : "failed";
+      if (now.status === "failed" && /encrypted/.test(now.error || "")) encrypted();
       loadDocuments();
       return;
     }
@@ -187,17 +188,19 @@ async function followJob(job, label) {
   }
 }
 
-function uploadFile(file) {
-  // One request per file, so each file has its own progress bar and its own verdict.
-  const item = el("li");
+function uploadFile(file, password, item) {
+  // One request per file, so each file has its own progress bar and its own verdict. An encrypted PDF's
+  // password goes with its request only (the server never stores it), asked for in the file's own line.
+  item = item || el("li");
   const label = el("div", file.name);
   const bar = el("progress");
   bar.max = 100;
   bar.value = 0;
-  item.append(label, bar);
-  $("uploads").prepend(item);
+  item.replaceChildren(label, bar);
+  if (!item.parentNode) $("uploads").prepend(item);
   const form = new FormData();
   form.append("files", file, file.name);
+  if (password) form.append("password", password);
   const xhr = new XMLHttpRequest();
   xhr.open("POST", `/v1/collections/${encodeURIComponent(collection())}/documents`);
   if (apiKey) xhr.setRequestHeader("Authorization", `Bearer ${apiKey}`);
@@ -211,7 +214,7 @@ function uploadFile(file) {
     const job = xhr.status === 202 && body.jobs && body.jobs[0];
     if (job) {
       label.textContent = `${file.name}: queued`;
-      followJob(job, label);
+      followJob(job, label, () => askPassword(file, item));
       loadDocuments();
       return;
     }
@@ -224,6 +227,7 @@ function uploadFile(file) {
     } else if (f.status === "failed") {
       label.textContent = `${file.name}: failed: ${f.error}`;
       label.className = "failed";
+      if (/encrypted/.test(f.error || "")) askPassword(file, item);
     } else {
       label.textContent = `${file.name}: ${f.status}, ${count(f.pages, "page")}, ${count(f.chunks, "chunk")}`;
       label.className = "ok";
@@ -232,6 +236,25 @@ function uploadFile(file) {
   };
   xhr.onerror = () => { label.textContent = `${file.name}: failed: network error`; label.className = "failed"; };
   xhr.send(form);
+}
+
+function askPassword(file, item) {
+  // An encrypted PDF: its password typed in its line, the file sent again with it.
+  const form = el("form", undefined, "password");
+  const input = el("input");
+  input.type = "password";
+  input.autocomplete = "off";
+  input.placeholder = "PDF password";
+  input.setAttribute("aria-label", `Password for ${file.name}`);
+  const open = el("button", "Open");
+  open.type = "submit";
+  form.append(input, open);
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    if (input.value) uploadFile(file, input.value, item);
+  });
+  item.append(form);
+  input.focus();
 }
 
 // --- conversations: kept on the server, per collection (and per API key) -----------------------
@@ -664,9 +687,9 @@ function setUp() {
   zone.addEventListener("drop", (e) => {
     e.preventDefault();
     zone.classList.remove("over");
-    [...e.dataTransfer.files].forEach(uploadFile);
+    [...e.dataTransfer.files].forEach((file) => uploadFile(file));
   });
-  $("file-input").addEventListener("change", (e) => { [...e.target.files].forEach(uploadFile); e.target.value = ""; });
+  $("file-input").addEventListener("change", (e) => { [...e.target.files].forEach((file) => uploadFile(file)); e.target.value = ""; });
   $("collection").addEventListener("change", switchCollection);
   $("new-collection").addEventListener("submit", createCollection);
   $("set-key").addEventListener("click", askForKey);

@@ -20,6 +20,7 @@ from docqa.core.settings import APISettings
 from docqa.service import DocQA
 from tests.support.live_server import free_port, serve_app
 from tests.support.paths import ROOT, SAMPLE_DOCS
+from tests.support.pdf_factory import encrypted_copy
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ARTIFACTS = ROOT / "tests" / "artifacts"
@@ -346,6 +347,32 @@ def test_a_reload_keeps_the_collection_a_cut_answer_says_so_and_sources_read_in_
             ["[1] annual_report_2025.pdf, p. 2", "[2] annual_report_2025.pdf, p. 4"]
         )
         browser.close()
+
+
+def test_an_encrypted_pdf_asks_for_its_password_in_its_own_line(live_server: str, tmp_path: Path) -> None:
+    """Issue 62 item 8: an encrypted PDF failed with "password required" and the page had no password field."""
+    from playwright.sync_api import expect, sync_playwright
+
+    locked = encrypted_copy(SAMPLE_DOCS / "annual_report_2025.pdf", tmp_path / "locked.pdf", "s3cret")
+    assert httpx.post(f"{live_server}/v1/collections", json={"name": "locked"}).status_code in (200, 201)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+        page.goto(live_server)
+        page.select_option("#collection", "locked")
+        page.set_input_files("#file-input", [str(locked)])
+        line = page.locator("#uploads li").filter(has_text="locked.pdf")
+        expect(line.locator(".failed")).to_contain_text("password required", timeout=120_000)
+        line.get_by_label("Password for locked.pdf").fill("wrong")
+        line.get_by_role("button", name="Open").click()
+        expect(line.locator(".failed")).to_contain_text("the password given does not open it", timeout=120_000)
+        line.get_by_label("Password for locked.pdf").fill("s3cret")
+        line.get_by_role("button", name="Open").click()
+        expect(line.locator(".ok")).to_contain_text("locked.pdf: added, 4 pages", timeout=120_000)
+        expect(page.locator("#uploads li")).to_have_count(1)  # the same line, not a new one per try
+        browser.close()
+    names = [d["name"] for d in httpx.get(f"{live_server}/v1/collections/locked/documents").json()["documents"]]
+    assert names == ["locked.pdf"]
 
 
 def test_settings_at_hand_change_what_the_server_receives(live_server: str) -> None:
