@@ -257,6 +257,26 @@ function askPassword(file, item) {
   input.focus();
 }
 
+// --- the documents' panel: open beside the thread on a desktop (closed if the user closed it), behind the
+// header's button on a phone ----------------------------------------------------------------------
+
+function phone() {
+  return window.matchMedia("(max-width: 800px)").matches;
+}
+
+function showDocuments(open) {
+  document.body.classList.toggle("documents-open", open);
+  document.body.classList.toggle("documents-closed", !open);
+  $("show-documents").setAttribute("aria-expanded", String(open));
+}
+
+function toggleDocuments() {
+  const open = $("show-documents").getAttribute("aria-expanded") !== "true";
+  showDocuments(open);
+  if (!phone()) localStorage.setItem("docqa-documents", open ? "open" : "closed");
+  if (open && phone()) $("upload").scrollIntoView({ block: "start" });
+}
+
 // --- conversations: kept on the server, per collection (and per API key) -----------------------
 
 let current = { id: null, turns: [] };  // the open conversation: its server ID (null: not started) and turns
@@ -693,11 +713,8 @@ function setUp() {
   $("collection").addEventListener("change", switchCollection);
   $("new-collection").addEventListener("submit", createCollection);
   $("set-key").addEventListener("click", askForKey);
-  $("show-documents").addEventListener("click", () => {  // a phone's layout keeps them out of the way
-    const open = document.body.classList.toggle("documents-open");
-    $("show-documents").setAttribute("aria-expanded", String(open));
-    if (open) $("upload").scrollIntoView({ block: "start" });
-  });
+  $("show-documents").addEventListener("click", toggleDocuments);
+  showDocuments(!phone() && localStorage.getItem("docqa-documents") !== "closed");
   $("ask-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const question = $("question").value.trim();

@@ -375,6 +375,37 @@ def test_an_encrypted_pdf_asks_for_its_password_in_its_own_line(live_server: str
     assert names == ["locked.pdf"]
 
 
+def test_on_a_desktop_the_conversations_sit_in_a_sidebar_and_the_documents_panel_opens_and_closes(
+    live_server: str,
+) -> None:
+    """Issue 62 item 8: on a desktop the page read as a form: the document list took a third of the width and the
+    conversation list sat above the thread. Now: conversations in a sidebar, the thread at full height, the
+    documents in a panel the header's button closes (and the page remembers it closed)."""
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+        page.goto(live_server)
+        side, ask, docs = (page.locator(s).bounding_box() for s in ("#sidebar", "#ask", "#upload"))
+        assert side and ask and docs
+        assert side["x"] + side["width"] <= ask["x"] and ask["x"] + ask["width"] <= docs["x"]  # side | ask | docs
+        assert ask["height"] >= 0.8 * 900, ask  # the thread at full height
+        question = page.locator("#question").bounding_box()
+        assert question is not None and question["y"] + question["height"] <= 900
+        expect(page.locator("#show-documents")).to_have_attribute("aria-expanded", "true")
+        page.click("#show-documents")
+        expect(page.locator("#upload")).to_be_hidden()
+        wider = page.locator("#ask").bounding_box()
+        assert wider is not None and wider["width"] > ask["width"] + 200
+        page.reload()
+        expect(page.locator("#upload")).to_be_hidden()  # kept closed
+        page.click("#show-documents")
+        expect(page.locator("#upload")).to_be_visible()
+        page.screenshot(path=str(ARTIFACTS / "web_ui_sidebar.png"))
+        browser.close()
+
+
 def test_settings_at_hand_change_what_the_server_receives(live_server: str) -> None:
     """Issue 44 item 3: temperature, answer length, sources, a pinned document and a catalog filter are set in
     the page, sent with the question, change the answer the server gives, and are kept per conversation."""
