@@ -126,7 +126,7 @@ class AnswerBuilder:
             citation,
             page=page,
             cited=citation.number in cited,
-            section=section_of(chunk, page),
+            section=section_of(chunk, page, support.quote if support else None),
             ocr=page in chunk.ocr_pages,
             quote=support.quote if support else None,
         )

@@ -49,9 +49,14 @@ def best_page(answer: str, chunk: RetrievedChunk) -> int | None:
     return page if overlap > 0 else None
 
 
-def section_of(chunk: RetrievedChunk, page: int | None) -> str | None:
-    """The heading a citation shows: the first one on the page, else the last one before it in the chunk
-    (a statement's second page is still that statement's); for no page, the one over the chunk's start."""
+def section_of(chunk: RetrievedChunk, page: int | None, quote: str | None = None) -> str | None:
+    """The heading a citation shows: given the quote it marks, the last heading before the quote in the chunk (a
+    page holds several clauses: its first heading named "Liability Cap" over a governing-law quote); else the
+    first one on the page, else the last one before it in the chunk (a statement's second page is still that
+    statement's); for no page, the one over the chunk's start."""
+    at = chunk.text.find(quote[:80]) if quote else -1
+    if at > 0 and (before := heading_texts(chunk.text[:at])):
+        return _tidy(before[-1])
     segments = page_segments(chunk)
     upto = next((i for i, (number, _) in enumerate(segments) if number == page), 0)
     on_page = heading_texts(segments[upto][1])

@@ -51,6 +51,18 @@ def test_a_citation_names_the_section_over_its_page() -> None:
     assert section_of(RetrievedChunk(4, 1, "a.txt", 0, "no heading here", 1, 1, 1.0), 1) is None
 
 
+def test_a_quote_is_named_by_the_heading_over_it_not_the_pages_first() -> None:
+    text = (
+        "Section 9. Liability Cap\n\nNeither party's liability shall exceed the fees paid.\n\n"
+        "Section 10. Governing Law\n\nThis Agreement shall be governed by the laws of the State of New York."
+    )
+    chunk = RetrievedChunk(6, 1, "msa.pdf", 0, text, 10, 10, 1.0)
+    assert section_of(chunk, 10) == "Liability Cap"  # the page's first heading, without a quote
+    assert section_of(chunk, 10, "This Agreement shall be governed by the laws") == "Governing Law"
+    assert section_of(chunk, 10, "Neither party's liability shall exceed") == "Liability Cap"
+    assert section_of(chunk, 10, "a quote found nowhere in it") == "Liability Cap"
+
+
 def test_a_heading_a_pdf_spaced_apart_is_joined_again() -> None:
     def heading(text: str) -> str | None:
         return section_of(RetrievedChunk(5, 1, "10-k.pdf", 0, text, 1, 1, 1.0), 1)
