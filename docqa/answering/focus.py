@@ -87,6 +87,19 @@ def per_source(budget: int, sources: int) -> int:
     return max(MIN_SOURCE_TOKENS, budget // max(sources, 1))
 
 
+def windows(
+    query: Query,
+    chunks: list[RetrievedChunk],
+    passage: BestPassage,
+    count_tokens: Callable[[str], int],
+    budget: int,
+) -> list[RetrievedChunk]:
+    """Each chunk cut to its part of the budget around its best passage (`focus`): where no paragraph holds
+    the question's words for packing to choose from (a dense-only hit)."""
+    share = per_source(budget, len(chunks))
+    return [focus(query, c, passage, count_tokens, share) for c in chunks]
+
+
 def _centre(query: Query, chunk: RetrievedChunk, passage: BestPassage) -> int:
     index = passage(query, chunk)
     middle = passage_middle(chunk, index) if index is not None else None

@@ -172,8 +172,7 @@ class Asker:
         packed = packing.take(found, budget, count, tags, budget, widen=True, most_sources=BUDGET_SOURCES)
         if packed:
             return packed
-        share = focus.per_source(budget, len(sources))
-        return [focus.focus(query, s, self.store.best_passage, count, share) for s in sources]
+        return focus.windows(query, list(sources), self.store.best_passage, count, budget)
 
     def _stored_passages(self, query: Query, chunk: RetrievedChunk) -> list[tuple[int, float]]:
         """The search's passages of a source's stored chunk, where the source is that chunk's text (a prompt

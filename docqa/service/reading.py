@@ -225,8 +225,7 @@ def _packed(
     packed = packing.take(found, budget, count, tags, _finding_room(reading))
     if packed:
         return packed
-    share = focus.per_source(budget, len(found.chunks))
-    return [focus.focus(query, c, asker.store.best_passage, count, share) for c in found.chunks]
+    return focus.windows(query, list(found.chunks), asker.store.best_passage, count, budget)
 
 
 def _finding_prompt(reading: _Reading, chunks: list[RetrievedChunk]) -> PromptPlan:
