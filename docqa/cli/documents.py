@@ -84,6 +84,8 @@ def ingest(
                 "HTML, CSV, email) in " + ", ".join(map(str, paths)),
                 err=True,
             )
+        if not as_json and report.dropped:
+            click.secho(f"collection '{report.dropped}' not kept: none of its files could be read", err=True)
         sys.exit(1)
     if report.count("failed"):  # some files in, some not: a script must see it (rsync's "partial transfer")
         if not as_json:

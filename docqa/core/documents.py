@@ -34,6 +34,7 @@ class IngestReport:
     seconds_waiting_for_reads: float = 0.0
     seconds_waiting_for_writes: float = 0.0
     skipped: list[str] = field(default_factory=list)  # files in the folders given, of a type docqa does not read
+    dropped: str | None = None  # the collection this ingest made and did not keep: none of its files could be read
 
     def count(self, status: Status) -> int:
         return sum(1 for f in self.files if f.status == status)
@@ -48,6 +49,7 @@ class IngestReport:
             "updated": self.count("updated"),
             "unchanged": self.count("unchanged"),
             "failed": [{"path": f.path, "error": f.error} for f in self.files if f.status == "failed"],
+            "collection_dropped": self.dropped,
             "chunks": sum(f.chunks for f in self.files if f.status in ("added", "updated")),
             "embeddings": self.embeddings,
             "seconds": round(self.seconds, 2),

@@ -192,14 +192,22 @@ class DocQA:
         password: str | None = None,
         max_chars: int | None = None,
     ) -> IngestReport:
-        """max_chars: the bound on the text all these files bring together (an upload's; see Ingestor.ingest)."""
-        coll = self.collection(collection, create=True)
+        """max_chars: the bound on the text all these files bring together (an upload's; see Ingestor.ingest).
+        A named collection this call creates is not kept where none of its files could be read (report.dropped);
+        the default one is, as every command without --collection lists it."""
+        name = validate_collection_name(collection or self.settings.collection)
+        created = name != self.settings.collection and name not in {c.name for c in self.store.collections()}
+        coll = self.collection(name, create=True)
         replaced = [s.key for s in sources if s.key.startswith("upload:")]  # uploads' originals are kept
         before = [found.sha256 for key in replaced if (found := self.store.find_document(coll.id, key)) is not None]
         kept = self._keep_uploads(sources)
         with self.originals.pinned(kept):
             report = self.ingestor.ingest(coll, sources, progress, password, max_chars=max_chars)
         self._forget_unheld([*before, *kept])  # a replaced upload's bytes, and those of files that failed
+        read = any(f.status != "failed" for f in report.files)
+        if created and not read and self.store.drop_collection_if_unused(coll):
+            self.indexes.forget(coll.id)
+            report.dropped = coll.name
         for callback in self.on_ingest:
             callback(report)
         return report

@@ -132,6 +132,24 @@ class RelationalStore(ChunkReads, ABC):
             assert found is not None
             return found
 
+    def drop_collection_if_unused(self, collection: CollectionRow) -> bool:
+        """Delete a collection that holds nothing but failed files' records (no other document, no conversation):
+        what a first ingest whose every file failed leaves. Under the write lock, so no document lands in it
+        meanwhile. True where it was deleted."""
+        with self.session() as s:
+            self._lock_for_writing(s)
+            held = s.scalar(
+                select(DocumentRow.id).where(DocumentRow.collection_id == collection.id, DocumentRow.status != "failed")
+            )
+            talked = s.execute(
+                text("SELECT 1 FROM conversations WHERE collection_id = :cid LIMIT 1"), {"cid": collection.id}
+            ).first()
+            if held is not None or talked is not None:
+                return False
+            s.execute(delete(DocumentRow).where(DocumentRow.collection_id == collection.id))
+            s.execute(delete(CollectionRow).where(CollectionRow.id == collection.id))
+            return True
+
     def collection_by_id(self, collection_id: int) -> CollectionRow:
         with self.session() as s:
             return s.get_one(CollectionRow, collection_id)
