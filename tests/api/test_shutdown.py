@@ -31,6 +31,17 @@ LONG_REPORT = "\n\n".join(
 )
 
 
+def _serve(data: Path, port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """A real `docqa serve` process on the port, its output kept."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "docqa", "serve", "--port", str(port), "--data-dir", str(data)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
 def test_sigterm_drains_streams_and_uploads_then_exits(sample_index: Path, tmp_path: Path) -> None:
     data = tmp_path / "data"
     shutil.copytree(sample_index, data)
@@ -44,13 +55,7 @@ def test_sigterm_drains_streams_and_uploads_then_exits(sample_index: Path, tmp_p
         "DOCQA_LLM_N_CTX": "4096",
         "DOCQA_RETRIEVAL_RETRIEVER": "hybrid",  # the demo model embeds the upload: still at work at the signal
     }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "docqa", "serve", "--port", str(port), "--data-dir", str(data)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    proc = _serve(data, port, env)
     try:
         wait_healthy(base, proc, timeout_s=120)
         results: dict[str, tuple[int, str]] = {}
@@ -127,13 +132,7 @@ def test_ctrl_c_mid_stream_cuts_the_answer_off_with_an_error_event_when_the_grac
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     env = {**os.environ, "DOCQA_API_SHUTDOWN_GRACE_S": "0", "DOCQA_LLM_N_CTX": "8192"}  # cut at the next token
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "docqa", "serve", "--port", str(port), "--data-dir", str(data)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    proc = _serve(data, port, env)
     try:
         wait_healthy(base, proc, timeout_s=120)
         events: list[tuple[str, dict[str, object]]] = []
