@@ -116,6 +116,11 @@ def _enqueue(settings: Settings, paths: list[Path], collection: str | None, as_j
         sys.exit(1)
 
 
+def _many(n: object, noun: str) -> str:
+    """'1 chunk', '35 chunks'."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _print_skipped(report: IngestReport) -> None:
     if report.skipped:
         kinds = ", ".join(f"{kind} ({n})" for kind, n in report.skipped_by_type().items())
@@ -139,7 +144,8 @@ def _print_report(report: IngestReport, no_embeddings: bool) -> None:
     d = report.as_dict()
     click.echo(
         f"{d['added']} added, {d['updated']} updated, {d['unchanged']} unchanged, "
-        f"{report.count('failed')} failed; {d['chunks']} chunks from {pages} pages in {report.seconds:.1f} s"
+        f"{report.count('failed')} failed; {_many(d['chunks'], 'chunk')} from {_many(pages, 'page')} "
+        f"in {report.seconds:.1f} s"
         + (
             f" ({pages / report.seconds:.1f} pages/s, {tokens / report.seconds:,.0f} tokens/s)"
             if report.seconds > 0 and pages

@@ -268,3 +268,9 @@ def test_a_worker_says_each_job_once(capsys: pytest.CaptureFixture[str]) -> None
     finally:
         root.removeHandler(stream)
         jobs.handlers[:], jobs.level, jobs.propagate = before
+
+
+def test_one_file_of_one_page_is_counted_in_the_singular(tmp_path: Path) -> None:
+    proc = _ingest(str(SAMPLE_DOCS / "services_agreement_en.txt"), data_dir=tmp_path / "data")
+    assert proc.returncode == 0, proc.stderr
+    assert "1 added, 0 updated, 0 unchanged, 0 failed; 1 chunk from 1 page in " in proc.stdout, proc.stdout
