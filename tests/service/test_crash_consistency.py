@@ -105,9 +105,12 @@ def test_kill_9_mid_ingest_twenty_times_leaves_a_consistent_index(tiny_qwen3: Pa
     run_s = _timed_run(command, env)
     assert _verify_after_restart(data, folder) == set()
 
-    killed_while_running = killed_between_documents = 0
+    killed_while_running = killed_between_documents = kills = 0
     stale: set[str] = set()
-    for _ in range(KILLS):
+    # KILLS kills, and more (up to twice as many) until three have landed between two documents: where a kill
+    # lands is chance, and on a loaded 2-core run 20 gave 2 (the checks below each kill hold for every one)
+    while kills < KILLS or (killed_between_documents < 3 and kills < 2 * KILLS):
+        kills += 1
         rewritten = {f"doc{i:02d}.txt" for i in rng.sample(range(N_DOCS), REWRITES_PER_RUN)}
         for name in rewritten:
             _write_doc(folder / name, rng)
@@ -123,7 +126,7 @@ def test_kill_9_mid_ingest_twenty_times_leaves_a_consistent_index(tiny_qwen3: Pa
         killed_between_documents += 0 < len(stale) < len(pending)
 
     # The kills must have hit ingests at work, some of them after a document and before the next.
-    assert killed_while_running >= KILLS * 3 // 4, killed_while_running
+    assert killed_while_running >= kills * 3 // 4, (killed_while_running, kills)
     assert killed_between_documents >= 3, killed_between_documents
 
     _timed_run(command, env)
