@@ -25,7 +25,7 @@ import numpy as np
 from docqa import components
 from docqa.answering.cache import AnswerCache
 from docqa.core.documents import IngestReport, ProgressCallback, Source
-from docqa.core.errors import ChunkNotFoundError, ClientGoneError, DocqaError
+from docqa.core.errors import ChunkNotFoundError, ClientGoneError, CollectionNotFoundError, DocqaError
 from docqa.core.events import AskEvent
 from docqa.core.files import sha256_file
 from docqa.core.protocols import Embedder, Generator, Reranker
@@ -196,7 +196,7 @@ class DocQA:
         A named collection this call creates is not kept where none of its files could be read (report.dropped);
         the default one is, as every command without --collection lists it."""
         name = validate_collection_name(collection or self.settings.collection)
-        created = name != self.settings.collection and name not in {c.name for c in self.store.collections()}
+        created = name != self.settings.collection and not self._exists(name)
         coll = self.collection(name, create=True)
         replaced = [s.key for s in sources if s.key.startswith("upload:")]  # uploads' originals are kept
         before = [found.sha256 for key in replaced if (found := self.store.find_document(coll.id, key)) is not None]
@@ -211,6 +211,13 @@ class DocQA:
         for callback in self.on_ingest:
             callback(report)
         return report
+
+    def _exists(self, name: str) -> bool:
+        try:
+            self.store.collection(name)
+        except CollectionNotFoundError:
+            return False
+        return True
 
     def _keep_uploads(self, sources: list[Source]) -> list[str]:
         """Keep the uploaded files (a path's file stays where it is) before any becomes a document: a process
