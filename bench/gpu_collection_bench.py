@@ -33,6 +33,7 @@ from bench.gpu_engine_bench import llama_tool
 from docqa.core.llm_settings import LLMSettings
 from docqa.core.requests import AskRequest
 from docqa.core.settings import ReadingSettings, RetrievalSettings, Settings
+from docqa.engine.step_timing import StepTiming, trace_summary
 from docqa.service import DocQA
 
 QUESTIONS = ("Which of these contracts have a non-compete clause?", "Which law governs each of these contracts?")
@@ -60,7 +61,8 @@ def _gpu_memory_mib() -> float:
 def collection(args: argparse.Namespace) -> dict[str, Any]:
     files = sorted((args.cuad / "txt").glob("*.txt"))
     reading = ReadingSettings(in_flight=args.parallel)
-    qa = _open(Path(tempfile.mkdtemp()), args.model, {"n_ctx": 2560, "n_parallel": args.parallel}, reading)
+    llm: dict[str, Any] = {"n_ctx": 2560, "n_parallel": args.parallel, **dict(args.llm)}
+    qa = _open(Path(tempfile.mkdtemp()), args.model, llm, reading)
     try:
         qa.ingest(files, collection="cuad")
         qa.ask(AskRequest("What is the governing law?", collection="cuad", max_tokens=8, use_cache=False))  # warm
@@ -68,6 +70,9 @@ def collection(args: argparse.Namespace) -> dict[str, Any]:
         for question in QUESTIONS:
             request = AskRequest(question, collection="cuad", scope="collection", ignore_eos=True, use_cache=False)
             lengths = [qa.count_tokens(prompt) for _, prompt in qa.prompts(request)]
+            traced = hasattr(qa.generator, "timing")
+            if traced:  # the batching engine: where its steps' time went
+                qa.generator.timing = StepTiming(trace=[])  # type: ignore[union-attr]
             started = time.perf_counter()
             answer = qa.ask(request)
             wall = time.perf_counter() - started
@@ -82,12 +87,16 @@ def collection(args: argparse.Namespace) -> dict[str, Any]:
                     "planning_s": round(answer.timings.retrieval_ms / 1000, 2),
                     "wall_s": round(wall, 2),
                     "engine": qa.generator.stats().as_dict() if qa.generator else {},
+                    "llm": {k: v for k, v in llm.items() if k not in ("n_ctx", "n_parallel")},
                 }
             )
+            if traced:
+                steps: StepTiming = qa.generator.timing  # type: ignore[union-attr]
+                runs[-1]["steps"] = steps.report() | trace_summary(steps.trace or [], started)
             print(json.dumps(runs[-1]), flush=True)
     finally:
         qa.close()
-    for run in runs:
+    for run in [] if args.skip_batched_bench else runs:
         # the findings' mean length as generated (one stopped at a repetition ends early): the same work
         npl, npp = run["prompts"], run["prompt_tokens_mean"]
         ntg = run["completion_tokens_mean"] = max(1, round(run["completion_tokens"] / max(npl, 1)))
@@ -99,6 +108,7 @@ def collection(args: argparse.Namespace) -> dict[str, Any]:
             cells = [c.strip() for c in line.strip().strip("|").split("|")]
             if len(cells) >= 10 and cells[0].isdigit():
                 run["batched_bench_total_s"] = float(cells[8])
+                run["batched_bench_prompt_s"], run["batched_bench_generation_s"] = float(cells[4]), float(cells[6])
         if "batched_bench_total_s" in run:
             run["wall_over_batched_bench"] = round(run["wall_s"] / run["batched_bench_total_s"], 3)
             run["generation_over_batched_bench"] = round(
@@ -198,6 +208,11 @@ def long(args: argparse.Namespace) -> dict[str, Any]:
     return {"long": result}
 
 
+def _setting(text: str) -> tuple[str, Any]:
+    name, _, value = text.partition("=")
+    return name, json.loads(value) if value[:1] in "0123456789-tf[{n" else value
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", type=Path, required=True)
@@ -206,6 +221,15 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--part", choices=("collection", "parts", "long"), required=True)
     ap.add_argument("--parallel", type=int, default=100)
+    ap.add_argument(
+        "--llm",
+        type=_setting,
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="collection: an engine setting (LLMSettings) other than its default, e.g. prompt_steps_per_decode=64",
+    )
+    ap.add_argument("--skip-batched-bench", action="store_true", help="collection: the engine only")
     ap.add_argument(
         "--card-gib", type=float, default=0.0, help="long: leave only this much GPU memory free (23.5: a 24 GB card)"
     )

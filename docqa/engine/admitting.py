@@ -82,7 +82,8 @@ class Admitting:
             max_tokens=request.params.max_tokens,
             context_tokens=self.info.n_ctx,
             cached_prefix=(None if entry is None else entry.seq_id, shared),
-            twin_in_prefill=twin_in_prefill([s.prompt for s in self._active if not s.prefilled], prompt, shared),
+            twin_in_prefill=self.cache.can_keep(len(prompt))
+            and twin_in_prefill([s.prompt for s in self._active if not s.prefilled], prompt, shared),
             kv=self._kv_budget(),
         )
         for victim in decision.evict:

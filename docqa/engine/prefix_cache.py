@@ -53,6 +53,11 @@ class PrefixCache:
             for e in self.entries.values()
         )
 
+    def can_keep(self, tokens: int) -> bool:
+        """Whether a prompt of this many tokens could be kept at all (no cache sequences, or a budget
+        below it: never; a later prompt cannot start from it, so none waits for it)."""
+        return bool(self.seq_ids) and tokens <= self.budget_tokens
+
     def plan_insert(self, tokens: np.ndarray) -> tuple[int | None, list[int]]:
         """Where to store a new prefix: (sequence ID, IDs to evict first), or (None, []) if it cannot fit."""
         if len(tokens) > self.budget_tokens:

@@ -240,6 +240,25 @@ def test_asks_over_the_same_chunks_arriving_together_share_one_prefill(engine: B
     assert engine.memory_report()["prompt_tokens_reused"] - before >= shared - 1
 
 
+def test_without_a_prefix_cache_prompts_sharing_a_prefix_are_read_together(demo_model: Path) -> None:
+    """With no cache to keep a prompt's KV (prefix_cache_slots=0), nothing could start from a twin's prefill:
+    prompts that share their opening (a collection question's instructions) are read in the same step, not
+    one a step as they were (a collection question on an H100 read its 87 prompts in 87 steps)."""
+    eng = BatchingGenerator(demo_model, LLMSettings(n_ctx=1024, n_parallel=3, n_batch=1024, prefix_cache_slots=0))
+    try:
+        opening = "Read the contract below and say whether it restricts competition. " * 8
+        prompts = [f"{opening}\nContract {n}: " + "The parties agree to the terms herein. " * (3 + n) for n in range(3)]
+        assert common_prefix(*(np.asarray(eng.llama.tokenize(p)) for p in prompts[:2])) > 60
+        lengths = [len(eng.llama.tokenize(p)) for p in prompts]
+        eng.timing = StepTiming(trace=[])
+        texts = run_together(eng, prompts, replace(GREEDY, max_tokens=3, ignore_eos=True))
+        trace = eng.timing.trace or []
+    finally:
+        eng.close()
+    assert len(texts) == 3 and trace
+    assert trace[0][2] == sum(lengths)  # the first step read all three prompts
+
+
 # --- sampling inside llama.cpp's decode graph (on by default on a GPU; forced on here) -------------
 
 
