@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from docqa.cli.options import common_options, emit_json, make_settings, open_docqa
+from docqa.cli.options import common_options, emit_json, make_settings, many, open_docqa
 from docqa.cli.progress import ProgressLine
 from docqa.core.catalog_fields import where_pairs
 from docqa.core.documents import IngestReport
@@ -116,11 +116,6 @@ def _enqueue(settings: Settings, paths: list[Path], collection: str | None, as_j
         sys.exit(1)
 
 
-def _many(n: object, noun: str) -> str:
-    """'1 chunk', '35 chunks'."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
 def _print_skipped(report: IngestReport) -> None:
     if report.skipped:
         kinds = ", ".join(f"{kind} ({n})" for kind, n in report.skipped_by_type().items())
@@ -144,7 +139,7 @@ def _print_report(report: IngestReport, no_embeddings: bool) -> None:
     d = report.as_dict()
     click.echo(
         f"{d['added']} added, {d['updated']} updated, {d['unchanged']} unchanged, "
-        f"{report.count('failed')} failed; {_many(d['chunks'], 'chunk')} from {_many(pages, 'page')} "
+        f"{report.count('failed')} failed; {many(d['chunks'], 'chunk')} from {many(pages, 'page')} "
         f"in {report.seconds:.1f} s"
         + (
             f" ({pages / report.seconds:.1f} pages/s, {tokens / report.seconds:,.0f} tokens/s)"

@@ -15,7 +15,7 @@ with contextlib.suppress(ImportError):  # a missing llama_cpp is reported when a
 
 import click
 
-from docqa.cli import ask, database, documents, evaluate, feedback, keys, models, serve, worker
+from docqa.cli import ask, collections, database, documents, evaluate, feedback, keys, models, serve, worker
 from docqa.cli.options import DocqaGroup
 
 
@@ -42,6 +42,7 @@ for command in (
     documents.ingest,
     ask.ask,
     documents.docs,
+    collections.collections,
     documents.check,
     feedback.feedback,
     evaluate.eval_,

@@ -106,5 +106,10 @@ def open_docqa(settings: Settings, verbose: bool, *, embedder: bool, generator: 
         return DocQA.open(settings, embedder=embedder, generator=generator)
 
 
+def many(n: object, noun: str) -> str:
+    """'1 chunk', '35 chunks'."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def emit_json(data: object) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, indent=2))

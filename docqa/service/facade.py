@@ -25,7 +25,13 @@ import numpy as np
 from docqa import components
 from docqa.answering.cache import AnswerCache
 from docqa.core.documents import IngestReport, ProgressCallback, Source
-from docqa.core.errors import ChunkNotFoundError, ClientGoneError, CollectionNotFoundError, DocqaError
+from docqa.core.errors import (
+    ChunkNotFoundError,
+    ClientGoneError,
+    CollectionNotFoundError,
+    DocqaError,
+    InvalidRequestError,
+)
 from docqa.core.events import AskEvent
 from docqa.core.files import sha256_file
 from docqa.core.protocols import Embedder, Generator, Reranker
@@ -40,7 +46,7 @@ from docqa.service.asking import Asker, AskRun
 from docqa.service.conversations import ConversationService
 from docqa.service.jobs import IngestQueue
 from docqa.service.liveness import Liveness
-from docqa.service.originals import Originals
+from docqa.service.originals import Originals, forget_unheld, unheld_originals
 from docqa.service.reading_run import ReadingRun
 from docqa.service.status import AnswerOutcome, CacheStats, CollectionSummary, ServiceStatus
 from docqa.store.api_keys import ApiKeys
@@ -203,10 +209,12 @@ class DocQA:
         kept = self._keep_uploads(sources)
         with self.originals.pinned(kept):
             report = self.ingestor.ingest(coll, sources, progress, password, max_chars=max_chars)
-        self._forget_unheld([*before, *kept])  # a replaced upload's bytes, and those of files that failed
+        forget_unheld(
+            self.originals, self.store, [*before, *kept]
+        )  # a replaced upload's bytes, and those of files that failed
         read = any(f.status != "failed" for f in report.files)
-        if created and not read and self.store.drop_collection_if_unused(coll):
-            self.indexes.forget(coll.id)
+        if created and not read and self.store.drop_collection(coll, unless_used=True):
+            self.indexes.drop(coll)
             report.dropped = coll.name
         for callback in self.on_ingest:
             callback(report)
@@ -230,14 +238,6 @@ class DocQA:
                 self.originals.keep(sha, source.path)
                 kept.append(sha)
         return kept
-
-    def _forget_unheld(self, shas: Sequence[str]) -> None:
-        """Drop the kept originals of these contents where no document of the store holds them any more."""
-        for sha in set(shas):
-            if self.originals.is_pinned(sha):  # an upload of these bytes is being ingested here
-                continue
-            if not any(self.store.document_with_content(c.id, sha, other_than="") for c in self.store.collections()):
-                self.originals.forget(sha)
 
     def original(self, document_id: int, collection: str | None = None) -> tuple[DocumentRow, Path]:
         """A document and the file it was read from (OriginalNotKeptError where docqa has none)."""
@@ -296,7 +296,24 @@ class DocQA:
         if index is not None:
             index.remove(np.asarray(removed, dtype=np.int64))
             self.indexes.save(coll)
-        self._forget_unheld([sha])  # no document may hold these bytes any more
+        forget_unheld(self.originals, self.store, [sha])  # no document may hold these bytes any more
+
+    def delete_collection(self, name: str) -> int:
+        """Delete a collection and everything in it: each document as delete_document deletes it (out of the
+        keyword index; its kept original where no other document holds those bytes), then the collection with its
+        conversations, cached answers and queued jobs, and its vector index. Returns the documents deleted.
+        Interrupted, the documents deleted stay deleted and the others whole: deleting again finishes it."""
+        coll = self.collection(name)
+        documents = self.store.documents(coll.id)
+        for document in documents:
+            self.store.delete_document(coll, document.id)
+        if not self.store.drop_collection(coll):
+            raise InvalidRequestError(
+                f"a document was added to collection '{coll.name}' while it was deleted: delete it again"
+            )
+        self.indexes.drop(coll)
+        forget_unheld(self.originals, self.store, [d.sha256 for d in documents])
+        return len(documents)
 
     def integrity_ok(self) -> bool:
         """The store's own check: SQLite's integrity check of the data home; on Postgres, that the database
@@ -309,7 +326,7 @@ class DocQA:
         first, then the indexes from them."""
         names = [collection] if collection else [c.name for c in self.store.collections()]
         reports = [ConsistencyReport("(all collections)", orphan_problems(self.store, repair=repair))]
-        reports[0].problems += self._unheld_originals(repair)
+        reports[0].problems += unheld_originals(self.originals, self.store, repair)
         for name in names:
             coll = self.collection(name)
             report = self.indexes.check(coll)
@@ -318,25 +335,6 @@ class DocQA:
                 self.indexes.rebuild(coll)
             reports.append(report)
         return [r for r in reports if r.problems or r.collection != "(all collections)"]
-
-    def _unheld_originals(self, repair: bool) -> list[str]:
-        """Kept originals that no document holds (a process killed mid-upload: uploads are kept before they are
-        ingested), and uploaded documents whose original is kept nowhere. Originals kept in the last
-        ORIGINAL_GRACE_S here may belong to an upload being ingested now: neither listed nor removed."""
-        kept = self.originals.kept()
-        documents = [d for c in self.store.collections() for d in self.store.documents(c.id)]
-        unheld = sorted(sha for sha in kept - {d.sha256 for d in documents} if not self.originals.recent(sha))
-        if repair:
-            for sha in unheld:
-                self.originals.forget(sha)
-        problems = [f"{len(unheld)} kept original file(s) that no document holds"] if unheld else []
-        missing = [
-            d.name for d in documents if d.source.startswith("upload:") and d.status == "ready" and d.sha256 not in kept
-        ]
-        if missing:
-            shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
-            problems.append(f"{len(missing)} uploaded document(s) whose file was not kept ({shown}): upload them again")
-        return problems
 
     # --- searching and asking ----------------------------------------------------------------
 

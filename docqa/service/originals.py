@@ -27,6 +27,7 @@ from typing import Protocol
 from docqa.core.errors import OriginalNotKeptError
 from docqa.core.files import sha256_file
 from docqa.store.models import DocumentRow
+from docqa.store.protocol import Store
 
 ORIGINAL_GRACE_S = 3600  # a kept original this young may belong to an upload still being ingested
 
@@ -135,3 +136,32 @@ class Originals:
         if not same:
             raise OriginalNotKeptError(document.name, f"{path} is gone or changed since it was ingested")
         return path
+
+
+def forget_unheld(originals: Originals, store: Store, shas: Sequence[str]) -> None:
+    """Drop the kept originals of these contents where no document of the store holds them any more."""
+    for sha in set(shas):
+        if originals.is_pinned(sha):  # an upload of these bytes is being ingested here
+            continue
+        if not any(store.document_with_content(c.id, sha, other_than="") for c in store.collections()):
+            originals.forget(sha)
+
+
+def unheld_originals(originals: Originals, store: Store, repair: bool) -> list[str]:
+    """Kept originals that no document holds (a process killed mid-upload: uploads are kept before they are
+    ingested), and uploaded documents whose original is kept nowhere. Originals kept in the last
+    ORIGINAL_GRACE_S here may belong to an upload being ingested now: neither listed nor removed."""
+    kept = originals.kept()
+    documents = [d for c in store.collections() for d in store.documents(c.id)]
+    unheld = sorted(sha for sha in kept - {d.sha256 for d in documents} if not originals.recent(sha))
+    if repair:
+        for sha in unheld:
+            originals.forget(sha)
+    problems = [f"{len(unheld)} kept original file(s) that no document holds"] if unheld else []
+    missing = [
+        d.name for d in documents if d.source.startswith("upload:") and d.status == "ready" and d.sha256 not in kept
+    ]
+    if missing:
+        shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+        problems.append(f"{len(missing)} uploaded document(s) whose file was not kept ({shown}): upload them again")
+    return problems

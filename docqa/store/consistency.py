@@ -85,6 +85,14 @@ class VectorIndexes:
         with self._lock:
             self._open.pop(collection_id, None)
 
+    def drop(self, collection: CollectionRow) -> None:
+        """Closed and its file removed: SQLite gives a later collection the ID of a deleted last one, which
+        would otherwise open this file."""
+        with self._lock:
+            self._open.pop(collection.id, None)
+            self._rows.pop(collection.id, None)
+        self.path(collection).unlink(missing_ok=True)
+
     def check(self, collection: CollectionRow) -> ConsistencyReport:
         """Compare the file on disk (not the in-memory index) with SQLite."""
         report = ConsistencyReport(collection.name)

@@ -132,19 +132,24 @@ class RelationalStore(ChunkReads, ABC):
             assert found is not None
             return found
 
-    def drop_collection_if_unused(self, collection: CollectionRow) -> bool:
-        """Delete a collection that holds nothing but failed files' records (no other document, no conversation):
-        what a first ingest whose every file failed leaves. Under the write lock, so no document lands in it
-        meanwhile. True where it was deleted."""
+    def drop_collection(self, collection: CollectionRow, *, unless_used: bool = False) -> bool:
+        """Delete a collection that holds no document but failed files' records (delete_document took each of the
+        others out of the keyword index first), with those records and what hangs on it: conversations, cached
+        answers, queued jobs (ON DELETE CASCADE). Under the write lock, so no document lands in it meanwhile; where
+        one did, nothing is deleted (False). unless_used: neither where a conversation was held in it (what a first
+        ingest whose every file failed leaves is dropped, issue 62; a collection someone talked in is not)."""
         with self.session() as s:
             self._lock_for_writing(s)
             held = s.scalar(
                 select(DocumentRow.id).where(DocumentRow.collection_id == collection.id, DocumentRow.status != "failed")
             )
-            talked = s.execute(
-                text("SELECT 1 FROM conversations WHERE collection_id = :cid LIMIT 1"), {"cid": collection.id}
-            ).first()
-            if held is not None or talked is not None:
+            talked = (
+                unless_used
+                and s.execute(
+                    text("SELECT 1 FROM conversations WHERE collection_id = :cid LIMIT 1"), {"cid": collection.id}
+                ).first()
+            )
+            if held is not None or talked:
                 return False
             s.execute(delete(DocumentRow).where(DocumentRow.collection_id == collection.id))
             s.execute(delete(CollectionRow).where(CollectionRow.id == collection.id))

@@ -81,6 +81,7 @@ def test_a_key_reaches_only_its_collections(served: Served) -> None:
     assert _not_found(_call("GET", f"{finance}/conversations", key))
     assert _not_found(_call("POST", f"{finance}/conversations", key, json={}))
     assert _not_found(_call("GET", f"{finance}/chunks/1", key))
+    assert _not_found(_call("DELETE", finance, key))
     upload = {"files": ("x.txt", b"planted text", "text/plain")}
     assert _not_found(_call("POST", f"{finance}/documents", key, files=upload))
     assert _not_found(
@@ -109,6 +110,7 @@ def test_a_read_only_key_asks_but_changes_nothing(served: Served) -> None:
     assert refused.status_code == 403 and "read-only" in refused.json()["error"]["message"]
     assert _call("DELETE", f"{legal}/documents/{s.legal_doc}", s.reader).status_code == 403
     assert _call("POST", f"{s.base}/v1/collections", s.reader, json={"name": "legal"}).status_code == 403
+    assert _call("DELETE", legal, s.reader).status_code == 403
     assert [d.id for d in s.qa.documents("legal")] == [s.legal_doc]
     asked = _call("POST", f"{s.base}/v1/ask", s.reader, json={"question": "Which law governs?", "collection": "legal"})
     assert asked.status_code == 200 and asked.json()["citations"]
@@ -197,3 +199,24 @@ def test_keys_are_made_listed_and_revoked_from_the_cli(tmp_path: Path, fake_gene
     finally:
         qa.close()
     assert "revoked" in runner.invoke(main, ["keys", "list"], env=env).stdout
+
+
+def test_a_collection_is_deleted_with_all_it_holds_and_its_name_starts_afresh(served: Served) -> None:
+    """DELETE /v1/collections/{name}: its documents, conversations and cached answers go; another collection keeps
+    its own; a new collection of that name holds only what is put in it (SQLite reuses a deleted last ID)."""
+    s, v1 = served, f"{served.base}/v1"
+    legal = f"{v1}/collections/legal"
+    ask = {"question": "Which law governs this agreement?", "collection": "legal"}
+    assert _call("POST", f"{v1}/ask", s.legal, json=ask).status_code == 200  # a cached answer
+    assert _call("POST", f"{legal}/conversations", s.legal, json={}).status_code == 201
+    deleted = _call("DELETE", legal, s.legal)
+    assert deleted.status_code == 200 and deleted.json() == {"name": "legal", "documents_deleted": 1}
+    assert _not_found(_call("DELETE", legal, ADMIN), "legal")
+    assert _not_found(_call("GET", f"{legal}/documents", ADMIN), "legal")
+    assert [c["name"] for c in _call("GET", f"{v1}/collections", ADMIN).json()["collections"]] == ["finance"]
+    assert [d.id for d in s.qa.documents("finance")] == [s.finance_doc]
+    s.qa.ingest([SAMPLE_DOCS / "supply_contract_zh.txt"], collection="legal")  # (Postgres queues an upload)
+    assert [d.name for d in s.qa.documents("legal")] == ["supply_contract_zh.txt"]
+    assert _call("GET", f"{legal}/conversations", s.legal).json()["conversations"] == []
+    again = _call("POST", f"{v1}/ask", s.legal, json=ask).json()
+    assert not again.get("cached") and {c["document"] for c in again["citations"]} <= {"supply_contract_zh.txt"}

@@ -40,6 +40,16 @@ def create_collection(body: NewCollection, qa: QADep, grant: CallerDep, response
     return {"name": row.name, "documents": 0, "chunks": 0}
 
 
+@router.delete("/{name}", summary="Delete a collection: its documents, conversations and cached answers")
+def delete_collection(name: str, qa: QADep, grant: CallerDep) -> dict[str, Any]:
+    """Every document of the collection (chunks, vectors, kept uploads), its conversations, cached answers and
+    queued uploads, then the collection. A key needs write access to it."""
+    readable(grant, name)
+    if not grant.can_write(name):
+        raise NotPermittedError(name, "delete collections")
+    return {"name": name, "documents_deleted": qa.delete_collection(name)}
+
+
 @router.get("/{name}/chunks/{chunk_id}", summary="The text of one chunk, as a citation points at it")
 def get_chunk(name: str, chunk_id: int, qa: QADep, grant: CallerDep) -> dict[str, Any]:
     readable(grant, name)

@@ -81,6 +81,11 @@ class PgVectorIndexes:
     def forget(self, collection_id: int) -> None:
         """Nothing is held open."""
 
+    def drop(self, collection: CollectionRow) -> None:
+        """The collection's HNSW index (its vectors went with its chunks)."""
+        with self._store.session() as s:
+            s.execute(text(f"DROP INDEX IF EXISTS chunk_vectors_hnsw_{int(collection.id)}"))
+
     def check(self, collection: CollectionRow) -> ConsistencyReport:
         report = ConsistencyReport(collection.name)
         if collection.embed_dim is None:
