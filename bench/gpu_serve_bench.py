@@ -46,6 +46,7 @@ ENGINE = {  # as the engine bench's RAG load, with room for three 4k-token chunk
     "DOCQA_LLM_N_CTX": "16384",
     "DOCQA_LLM_N_PARALLEL": "16",
     "DOCQA_LLM_MAX_QUEUE": "64",
+    "DOCQA_API_BENCHMARK_REQUESTS": "true",  # ignore_eos: every answer as long as llama-server's
 }
 
 

@@ -109,6 +109,7 @@ def asks_bench(args: argparse.Namespace) -> dict[str, object]:
                 "DOCQA_DATA_DIR": scratch,
                 "DOCQA_LLM_N_CTX": "8192",
                 "DOCQA_ANSWER_CACHE": "false",
+                "DOCQA_API_BENCHMARK_REQUESTS": "true",
             }
             subprocess.run(
                 [sys.executable, "-m", "docqa", "ingest", str(ROOT / "sample_docs")],

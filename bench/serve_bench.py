@@ -66,7 +66,12 @@ def fresh_server() -> Iterator[tuple[str, int]]:
     """A new `docqa serve` with the sample report uploaded and the model warmed up on another
     document, so the report's chunk is not in the prefix cache yet."""
     with tempfile.TemporaryDirectory() as data:
-        env = {**os.environ, "DOCQA_DATA_DIR": data, "DOCQA_LLM_N_PARALLEL": "8"}
+        env = {
+            **os.environ,
+            "DOCQA_DATA_DIR": data,
+            "DOCQA_LLM_N_PARALLEL": "8",
+            "DOCQA_API_BENCHMARK_REQUESTS": "true",
+        }
         with docqa_server(env) as (base, _pid):
             pdf = ROOT / "sample_docs" / "annual_report_2025.pdf"
             files = [("files", (pdf.name, pdf.read_bytes(), "application/pdf"))]

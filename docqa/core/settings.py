@@ -367,6 +367,13 @@ class APISettings(SettingsGroup):
         description="On SIGTERM or Ctrl+C, how long in-flight requests may run on before the server stops; "
         "/health answers 503 and new requests are refused from the first moment.",
     )
+    benchmark_requests: bool = Field(
+        default=False,
+        description="Accept request fields made for benchmarks only (ignore_eos on /v1/ask: every answer max_tokens "
+        "long, end-of-generation and stop strings ignored). Off, such a request is refused (400) naming this "
+        "setting, and the fields are not in the API's schema.",
+        json_schema_extra=EXPERIMENTAL,
+    )
 
 
 class Settings(BaseSettings):

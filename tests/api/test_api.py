@@ -12,6 +12,7 @@ import pytest
 
 from docqa.api.main import create_app
 from docqa.api.state import AppState
+from docqa.service import DocQA
 from tests.support.live_server import sse_events
 from tests.support.paths import SAMPLE_DOCS
 
@@ -44,11 +45,17 @@ def test_ask_json(live_server: str) -> None:
     assert top["document"] == "annual_report_2025.pdf" and top["page"] == 2
 
 
-def test_ignore_eos_generates_max_tokens_and_skips_the_answer_cache(live_server: str) -> None:
-    """For benchmarks (as llama-server's ignore_eos): every answer exactly max_tokens long."""
+def test_ignore_eos_generates_max_tokens_and_skips_the_answer_cache(live_server: str, sample_qa: DocQA) -> None:
+    """For benchmarks (as llama-server's ignore_eos): every answer exactly max_tokens long, where the server
+    accepts benchmark requests; elsewhere refused, naming the setting, and absent from the API's schema."""
     body = {"question": "Who is the chief executive of Northwind Robotics?", "max_tokens": 40, "seed": 2}
+    refused = httpx.post(f"{live_server}/v1/ask", json={**body, "ignore_eos": True}, timeout=120)
+    assert refused.status_code == 400 and "DOCQA_API_BENCHMARK_REQUESTS" in refused.json()["error"]["message"]
+    schema = httpx.get(f"{live_server}/openapi.json").json()["components"]["schemas"]["AskBody"]["properties"]
+    assert "ignore_eos" not in schema and "max_tokens" in schema
     normal = httpx.post(f"{live_server}/v1/ask", json=body, timeout=120).json()
     assert normal["timings"]["completion_tokens"] < 40  # the demo model ends this answer early
+    sample_qa.settings.api.benchmark_requests = True  # as a benchmark's server is started
     forced = httpx.post(f"{live_server}/v1/ask", json={**body, "ignore_eos": True}, timeout=120).json()
     assert forced["timings"]["completion_tokens"] == 40 and not forced.get("cached")
 

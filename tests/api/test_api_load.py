@@ -44,7 +44,7 @@ def server_with_engine(
     data = tmp / "data"
     shutil.copytree(sample_index, data)
     generator = BatchingGenerator(demo_model, LLMSettings(n_ctx=4096, **llm))  # type: ignore[arg-type]
-    qa = DocQA(make_settings(data), embedder, generator)
+    qa = DocQA(make_settings(data, api={"benchmark_requests": True}), embedder, generator)  # ignore_eos
     try:
         with serve_app(qa.settings, qa, free_port()) as base:
             yield base, generator

@@ -131,7 +131,12 @@ def test_ctrl_c_mid_stream_cuts_the_answer_off_with_an_error_event_when_the_grac
     shutil.copytree(sample_index, data)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "DOCQA_API_SHUTDOWN_GRACE_S": "0", "DOCQA_LLM_N_CTX": "8192"}  # cut at the next token
+    env = {
+        **os.environ,
+        "DOCQA_API_SHUTDOWN_GRACE_S": "0",
+        "DOCQA_LLM_N_CTX": "8192",
+        "DOCQA_API_BENCHMARK_REQUESTS": "true",
+    }  # cut at the next token; ignore_eos
     proc = _serve(data, port, env)
     try:
         wait_healthy(base, proc, timeout_s=120)

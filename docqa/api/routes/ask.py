@@ -9,12 +9,13 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
+from pydantic.json_schema import SkipJsonSchema
 
 from docqa.api.deps import CallerDep, QADep, StateDep, readable
 from docqa.api.draining import cut_at_shutdown
 from docqa.api.state import AppState
 from docqa.core.catalog_fields import where_pairs
-from docqa.core.errors import DocqaError
+from docqa.core.errors import DocqaError, InvalidRequestError
 from docqa.core.events import AskEvent, ErrorEvent
 from docqa.core.requests import MAX_QUESTION_CHARS, AskRequest
 from docqa.core.scopes import AskedScope
@@ -66,11 +67,9 @@ class AskBody(BaseModel):
         description="The question asked before this one, for a follow-up ('and the governing law?'): it is "
         "searched together with the question and shown to the model.",
     )
-    ignore_eos: bool = Field(
-        default=False,
-        description="Generate max_tokens tokens whatever the model says: end-of-generation tokens and stop strings "
-        "are ignored, as llama-server's ignore_eos does for the former (for benchmarks).",
-    )
+    # Benchmarks only (DOCQA_API_BENCHMARK_REQUESTS): max_tokens tokens whatever the model says, end-of-generation
+    # tokens and stop strings ignored, as llama-server's ignore_eos does for the former. Not in the API's schema.
+    ignore_eos: SkipJsonSchema[bool] = False
 
     def request(self, asker: str = "") -> AskRequest:
         """asker: whose question (Grant.owner): a cached answer is found only by the key that asked it."""
@@ -134,6 +133,10 @@ async def ask(
     body: AskBody, qa: QADep, state: StateDep, grant: CallerDep, request: Request
 ) -> StreamingResponse | dict[str, Any]:
     readable(grant, body.collection or qa.settings.collection)
+    if body.ignore_eos and not qa.settings.api.benchmark_requests:
+        raise InvalidRequestError(
+            "ignore_eos is a benchmark switch: this server refuses it (DOCQA_API_BENCHMARK_REQUESTS=true accepts it)"
+        )
     asked = body.request(grant.owner)
 
     async def answer() -> dict[str, Any]:
