@@ -80,6 +80,24 @@ async function createCollection(event) {
   }
 }
 
+async function deleteCollection() {
+  const name = collection();
+  const listed = (await (await api("/v1/collections")).json()).collections.find((c) => c.name === name);
+  const held = listed ? count(listed.documents, "document") : "its documents";
+  if (!confirm(`Delete collection ${name} with ${held} and its conversations? This cannot be undone.`)) return;
+  try {
+    const done = await (await api(`/v1/collections/${encodeURIComponent(name)}`, { method: "DELETE" })).json();
+    localStorage.removeItem("docqa-collection");
+    localStorage.removeItem(rememberedKey());
+    setNotice(`deleted collection ${name} (${count(done.documents_deleted, "document")})`);
+  } catch (err) {
+    setNotice(`could not delete ${name}: ${err.message}`);
+    return;
+  }
+  const others = (await (await api("/v1/collections")).json()).collections.map((c) => c.name);
+  await loadCollections(others[0] || "default");
+}
+
 async function switchCollection() {
   localStorage.setItem("docqa-collection", collection());
   const remembered = localStorage.getItem(rememberedKey());
@@ -712,6 +730,7 @@ function setUp() {
   $("file-input").addEventListener("change", (e) => { [...e.target.files].forEach((file) => uploadFile(file)); e.target.value = ""; });
   $("collection").addEventListener("change", switchCollection);
   $("new-collection").addEventListener("submit", createCollection);
+  $("delete-collection").addEventListener("click", deleteCollection);
   $("set-key").addEventListener("click", askForKey);
   $("show-documents").addEventListener("click", toggleDocuments);
   showDocuments(!phone() && localStorage.getItem("docqa-documents") !== "closed");

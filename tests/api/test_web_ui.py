@@ -349,6 +349,35 @@ def test_a_reload_keeps_the_collection_a_cut_answer_says_so_and_sources_read_in_
         browser.close()
 
 
+def test_a_collection_is_deleted_from_the_page_after_asking(live_server: str, sample_qa: DocQA) -> None:
+    """The header's Delete (the collection): dismissed, nothing is deleted; accepted, the collection goes with its
+    documents, the page says so and moves to another collection."""
+    from playwright.sync_api import expect, sync_playwright
+
+    sample_qa.ingest([SAMPLE_DOCS / "services_agreement_en.txt"], collection="scratch")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+        page.goto(live_server)
+        page.select_option("#collection", "scratch")
+        asked: list[str] = []
+        page.once("dialog", lambda d: (asked.append(d.message), d.dismiss()))
+        page.click("#delete-collection")
+        for _ in range(100):  # the question comes after the page has counted the collection's documents
+            if asked:
+                break
+            page.wait_for_timeout(50)
+        assert asked and "scratch with 1 document and" in asked[0]
+        expect(page.locator("#collection option[value=scratch]")).to_have_count(1)
+        page.once("dialog", lambda d: d.accept())
+        page.click("#delete-collection")
+        expect(page.locator("#notice")).to_have_text("deleted collection scratch (1 document)")
+        expect(page.locator("#collection option[value=scratch]")).to_have_count(0)
+        expect(page.locator("#collection")).to_have_value("default")
+        browser.close()
+    assert "scratch" not in [c.name for c in sample_qa.collections()]
+
+
 def test_an_encrypted_pdf_asks_for_its_password_in_its_own_line(live_server: str, tmp_path: Path) -> None:
     """Issue 62 item 8: an encrypted PDF failed with "password required" and the page had no password field."""
     from playwright.sync_api import expect, sync_playwright
