@@ -352,7 +352,7 @@ def test_a_reload_keeps_the_collection_a_cut_answer_says_so_and_sources_read_in_
 def test_a_collection_is_deleted_from_the_page_after_asking(live_server: str, sample_qa: DocQA) -> None:
     """The header's Delete (the collection): dismissed, nothing is deleted; accepted, the collection goes with its
     documents, the page says so and moves to another collection."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import Dialog, expect, sync_playwright
 
     sample_qa.ingest([SAMPLE_DOCS / "services_agreement_en.txt"], collection="scratch")
     with sync_playwright() as p:
@@ -361,7 +361,12 @@ def test_a_collection_is_deleted_from_the_page_after_asking(live_server: str, sa
         page.goto(live_server)
         page.select_option("#collection", "scratch")
         asked: list[str] = []
-        page.once("dialog", lambda d: (asked.append(d.message), d.dismiss()))
+
+        def dismiss(dialog: Dialog) -> None:
+            asked.append(dialog.message)
+            dialog.dismiss()
+
+        page.once("dialog", dismiss)
         page.click("#delete-collection")
         for _ in range(100):  # the question comes after the page has counted the collection's documents
             if asked:
