@@ -209,9 +209,8 @@ class DocQA:
         kept = self._keep_uploads(sources)
         with self.originals.pinned(kept):
             report = self.ingestor.ingest(coll, sources, progress, password, max_chars=max_chars)
-        forget_unheld(
-            self.originals, self.store, [*before, *kept]
-        )  # a replaced upload's bytes, and those of files that failed
+        # a replaced upload's bytes, and those of files that failed
+        forget_unheld(self.originals, self.store, [*before, *kept])
         read = any(f.status != "failed" for f in report.files)
         if created and not read and self.store.drop_collection(coll, unless_used=True):
             self.indexes.drop(coll)
