@@ -81,10 +81,6 @@ class VectorIndexes:
             self._rows[collection.id] = collection
             return index
 
-    def forget(self, collection_id: int) -> None:
-        with self._lock:
-            self._open.pop(collection_id, None)
-
     def drop(self, collection: CollectionRow) -> None:
         """Closed and its file removed: SQLite gives a later collection the ID of a deleted last one, which
         would otherwise open this file."""

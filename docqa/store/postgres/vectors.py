@@ -78,9 +78,6 @@ class PgVectorIndexes:
     def create(self, collection: CollectionRow, dim: int) -> PgVectorIndex:
         return PgVectorIndex(self._store, collection.id, dim)
 
-    def forget(self, collection_id: int) -> None:
-        """Nothing is held open."""
-
     def drop(self, collection: CollectionRow) -> None:
         """The collection's HNSW index (its vectors went with its chunks)."""
         with self._store.session() as s:
