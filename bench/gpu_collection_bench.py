@@ -209,8 +209,12 @@ def long(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _setting(text: str) -> tuple[str, Any]:
+    """NAME=VALUE: the value as JSON (64, false, null), else as the string it is (q8_0, none, yarn)."""
     name, _, value = text.partition("=")
-    return name, json.loads(value) if value[:1] in "0123456789-tf[{n" else value
+    try:
+        return name, json.loads(value)
+    except ValueError:
+        return name, value
 
 
 def main() -> None:
