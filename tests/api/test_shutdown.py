@@ -133,10 +133,10 @@ def test_ctrl_c_mid_stream_cuts_the_answer_off_with_an_error_event_when_the_grac
     base = f"http://127.0.0.1:{port}"
     env = {
         **os.environ,
-        "DOCQA_API_SHUTDOWN_GRACE_S": "0",
+        "DOCQA_API_SHUTDOWN_GRACE_S": "0",  # cut at the next token
         "DOCQA_LLM_N_CTX": "8192",
-        "DOCQA_API_BENCHMARK_REQUESTS": "true",
-    }  # cut at the next token; ignore_eos
+        "DOCQA_API_BENCHMARK_REQUESTS": "true",  # the answer's ignore_eos: still streaming at the signal
+    }
     proc = _serve(data, port, env)
     try:
         wait_healthy(base, proc, timeout_s=120)
