@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import time
@@ -14,9 +15,11 @@ import httpx
 import pytest
 
 from docqa.components import load_generator
+from docqa.core.events import ReadingEvent
 from docqa.core.requests import AskRequest
 from docqa.core.sampling_params import NON_THINKING_SAMPLING
 from docqa.core.settings import LLMSettings
+from docqa.llama.embedder import LlamaEmbedder
 from docqa.llama.serial_generator import LlamaGenerator
 from docqa.service import DocQA
 from tests.support.live_server import free_port
@@ -98,5 +101,28 @@ def test_docqa_answers_through_the_servers_chat_route(llama_server: str, demo_mo
         # a chat template may end its turn at once: what is checked is the path
         assert answer.citations and answer.finish_reason in ("stop", "length", "repetition")
         assert answer.timings.prompt_tokens > 500
+    finally:
+        qa.close()
+
+
+def test_a_collection_question_is_read_through_the_endpoint(
+    llama_server: str, demo_model: Path, sample_index: Path, embedder: LlamaEmbedder, tmp_path: Path
+) -> None:
+    """Every document's finding prompt sent to the server at once (it reads them one after another): each
+    document read once, the answer's table naming all four, each citation in its own document."""
+    data = tmp_path / "data"
+    shutil.copytree(sample_index, data)
+    settings = make_settings(data, llm=LLMSettings(model=demo_model, endpoint=llama_server))
+    qa = DocQA(settings, embedder, load_generator(settings))
+    try:
+        question = "Which of these documents mention 2025 or a notice period?"
+        events = list(qa.stream(AskRequest(question, seed=3, max_tokens=24)))
+        names = {d.name for d in qa.documents()}
+        assert sorted(e.document for e in events if isinstance(e, ReadingEvent)) == sorted(names)
+        answer = qa.ask(AskRequest(question, seed=3, max_tokens=24))
+        assert answer.scope == "collection" and answer.documents_read == 4 and answer.cached
+        assert all(name in answer.answer for name in names)
+        for citation in answer.citations:
+            assert qa.chunk(citation.chunk_id).document_id == citation.document_id
     finally:
         qa.close()

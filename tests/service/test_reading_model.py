@@ -17,7 +17,10 @@ import pytest
 
 from docqa.core.events import ReadingEvent
 from docqa.core.requests import AskRequest
+from docqa.llama.embedder import LlamaEmbedder
+from docqa.llama.serial_generator import LlamaGenerator
 from docqa.service import DocQA
+from tests.support.paths import make_settings
 
 pytestmark = pytest.mark.slow
 QUESTION = "Which of these documents mention 2025 or a notice period?"
@@ -73,3 +76,24 @@ def test_the_cli_prints_the_table_and_takes_the_scope(tmp_path: Path, sample_ind
     forced = subprocess.run([*ask, "--scope", "lookup", "--json"], capture_output=True, text=True, env=env, timeout=600)
     assert forced.returncode == 0, forced.stderr
     assert json.loads(forced.stdout)["scope"] == "lookup"
+
+
+def test_the_serial_engine_reads_every_document_of_a_collection_question(
+    sample_index: Path, embedder: LlamaEmbedder, serial_generator: LlamaGenerator, tmp_path: Path
+) -> None:
+    """DOCQA_LLM_ENGINE=serial takes one prompt at a time and queues at most 4: the four finding prompts of a
+    collection question over the four sample documents are all read, each cited in its own document."""
+    data = tmp_path / "data"
+    shutil.copytree(sample_index, data)
+    qa = DocQA(make_settings(data), embedder, serial_generator)
+    try:
+        events = list(qa.stream(AskRequest(QUESTION, seed=3)))
+        names = {d.name for d in qa.documents()}
+        assert sorted(e.document for e in events if isinstance(e, ReadingEvent)) == sorted(names)
+        answer = qa.ask(AskRequest(QUESTION, seed=3))
+        assert answer.scope == "collection" and answer.documents_read == 4 and answer.cached
+        assert all(name in answer.answer for name in names)
+        for citation in answer.citations:
+            assert qa.chunk(citation.chunk_id).document_id == citation.document_id
+    finally:
+        qa.close()
