@@ -3,7 +3,8 @@
 - docs/settings.md is generated from the settings model (docqa.core.settings.Settings): every DOCQA_*
   variable, its type, default and description. `python -m tools.docs_check --write` rewrites it;
   without --write, a difference fails.
-  Settings marked experimental (tuning switches settled by measurement) are listed apart, last.
+  The public settings (marked so) come first, then the advanced ones; settings marked experimental (tuning switches
+  settled by measurement) are listed apart, last.
 - no setting's description carries a measured figure (a share, a ratio, milliseconds, GiB, tokens/s, a GPU's
   name): figures go stale, so they live in docs/benchmarks.md.
 - every repository path that README.md and docs/**/*.md name in backticks (`docqa/...`, `bench/results/...`)
@@ -43,8 +44,12 @@ HEADER = """# Settings
 Generated from `docqa/core/settings.py` by `python -m tools.docs_check --write`; `make lint` fails when this
 file is stale. Every setting is an environment variable (`DOCQA_<FIELD>`, nested `DOCQA_<GROUP>_<FIELD>`), a
 key of `docqa.toml` (`DOCQA_CONFIG` names another file; nested keys under `[group]`), or an argument of
-`Settings(...)`. Why the defaults are what they are: docs/benchmarks.md. The experimental settings, last, are
-tuning switches that measurement settled: kept to measure again, and they may go away.
+`Settings(...)`. Why the defaults are what they are: docs/benchmarks.md.
+
+The first tables are what a person sets to run docqa: the models, where data lives, the context, keys, OCR and
+how much a question over many documents reads. The advanced settings after them are resource limits and measured
+defaults that a deployment rarely changes. The experimental settings, last, are tuning switches that measurement
+settled: kept to measure again, and they may go away.
 """
 
 
@@ -65,9 +70,9 @@ def _type(field: FieldInfo) -> str:
     return text.replace("|", "or")
 
 
-def _experimental(field: FieldInfo) -> bool:
+def _marked(field: FieldInfo, mark: str) -> bool:
     extra = field.json_schema_extra
-    return isinstance(extra, dict) and bool(extra.get("experimental"))
+    return isinstance(extra, dict) and bool(extra.get(mark))
 
 
 def _groups() -> list[tuple[str, str, type[BaseModel]]]:
@@ -95,15 +100,20 @@ def _row(prefix: str, name: str, field: FieldInfo) -> str:
 
 
 def render() -> str:
+    """The public settings by group, then the advanced ones by group, then the experimental ones."""
     table = ["| variable | type | default | meaning |", "|---|---|---|---|"]
-    out = [HEADER.rstrip("\n")]
-    experimental: list[str] = []
+    public, advanced, experimental = [HEADER.rstrip("\n")], ["", "## Advanced"], [""]
     for heading, prefix, model in _groups():
-        out += ["", f"## {heading}\n", *table]
+        rows: dict[str, list[str]] = {"public": [], "advanced": [], "experimental": []}
         for name, field in _fields(model):
-            (experimental if _experimental(field) else out).append(_row(prefix, name, field))
-    out += ["", "## Experimental: tuning switches\n", *table, *experimental]
-    return "\n".join(out) + "\n"
+            tier = next((mark for mark in ("public", "experimental") if _marked(field, mark)), "advanced")
+            rows[tier].append(_row(prefix, name, field))
+        if rows["public"]:
+            public += ["", f"## {heading}\n", *table, *rows["public"]]
+        if rows["advanced"]:
+            advanced += ["", f"### {heading}\n", *table, *rows["advanced"]]
+        experimental += rows["experimental"]
+    return "\n".join([*public, *advanced, "", "## Experimental: tuning switches\n", *table, *experimental[1:]]) + "\n"
 
 
 def measured_figures() -> list[str]:

@@ -26,8 +26,12 @@ MIN_PROMPT_BUDGET = 512
 
 
 # Marks a tuning switch: settled by measurement, kept to measure again, listed apart in docs/settings.md; it may
-# go away in a later version. What a user or operator sets is everything else.
+# go away in a later version.
 EXPERIMENTAL: JsonDict = {"experimental": True}
+# Marks what a person sets to run docqa (models, where data lives, the context, keys, OCR, the scale of a reading):
+# docs/settings.md's first tables, at most ~30 (tests/core/test_settings_tiers.py counts them). Every other setting
+# is advanced: a resource limit or a measured default that a deployment rarely changes.
+PUBLIC: JsonDict = {"public": True}
 
 
 class SettingsGroup(BaseModel):
@@ -45,6 +49,7 @@ class LLMSettings(SettingsGroup):
         default=None,
         description="Path to the generator GGUF (e.g. Qwen3-14B-Q4_K_M.gguf). Unset: the offline demo model. With "
         "an endpoint, only its vocabulary is read (no weights), to count the prompt's tokens.",
+        json_schema_extra=PUBLIC,
     )
     n_ctx: int = Field(
         default=16384,
@@ -52,22 +57,27 @@ class LLMSettings(SettingsGroup):
         description="Generator context window in tokens (prompt + answer). Left at its default on a CPU, each sequence "
         "gets 8,192: a CPU prompt holds 4,096 tokens of document text, and the rest of the window only held KV cache "
         "memory (docs/benchmarks/cpu-serving.md).",
+        json_schema_extra=PUBLIC,
     )
     kv_cache_type: Literal["f16", "q8_0"] = Field(
         default="f16",
         description="The KV cache's element type: q8_0 halves its memory, so that a long context (a whole document, "
         "docs/usage.md) fits a smaller card; llama.cpp quantizes its V half only with flash attention.",
+        json_schema_extra=PUBLIC,
     )
     rope_scaling: Literal["none", "yarn"] = Field(
         default="none",
         description="yarn: read contexts past the model's trained length with YaRN rope scaling (Qwen3: 32,768 "
         "tokens natively, 131,072 with YaRN factor 4, per its model card); set n_ctx to the length wanted.",
+        json_schema_extra=PUBLIC,
     )
     yarn_factor: float = Field(default=4.0, gt=1, description="YaRN's scaling factor (rope_scaling=yarn).")
     yarn_orig_ctx: int = Field(
         default=32768, ge=512, description="The context the model was trained on, that YaRN stretches (Qwen3: 32,768)."
     )
-    n_gpu_layers: int = Field(default=-1, description="Layers offloaded to the GPU; -1 offloads every layer.")
+    n_gpu_layers: int = Field(
+        default=-1, description="Layers offloaded to the GPU; -1 offloads every layer.", json_schema_extra=PUBLIC
+    )
     flash_attn: bool | None = Field(
         default=None,
         description="Flash attention for the generator; unset: llama.cpp's own choice in the batching engine (on "
@@ -80,6 +90,7 @@ class LLMSettings(SettingsGroup):
         ge=1,
         description=f"Default cap on generated tokens (reasoning + answer); unset: {GPU_MAX_TOKENS:,} with the model "
         f"on a GPU or behind an endpoint, {CPU_MAX_TOKENS} on a CPU.",
+        json_schema_extra=PUBLIC,
     )
     prompt_budget: int | None = Field(
         default=None,
@@ -99,9 +110,12 @@ class LLMSettings(SettingsGroup):
         "(vLLM, SGLang, llama.cpp's server, llama-cpp-python's, a docqa GPU node), e.g. http://gpu:8000/v1. "
         "docqa renders the prompt itself and sends it to /completions, so templates, stop strings and token "
         "counts match the in-process engine. Unset: in-process llama.cpp.",
+        json_schema_extra=PUBLIC,
     )
     endpoint_model: str | None = Field(
-        default=None, description="The model name the endpoint serves; unset: the first of its /models."
+        default=None,
+        description="The model name the endpoint serves; unset: the first of its /models.",
+        json_schema_extra=PUBLIC,
     )
     endpoint_api: Literal["completions", "chat"] = Field(
         default="completions",
@@ -109,8 +123,11 @@ class LLMSettings(SettingsGroup):
         "in-process); chat: for servers with only /chat/completions, the prompt's turns as messages, Qwen3's "
         "thinking switch as chat_template_kwargs.enable_thinking, reasoning read from reasoning_content or "
         "reasoning (or inline <think>); there the thinking budget is left to the server.",
+        json_schema_extra=PUBLIC,
     )
-    endpoint_api_key: str | None = Field(default=None, description="Bearer token for the endpoint, if it wants one.")
+    endpoint_api_key: str | None = Field(
+        default=None, description="Bearer token for the endpoint, if it wants one.", json_schema_extra=PUBLIC
+    )
     endpoint_timeout_s: float = Field(
         default=180.0,
         gt=0,
@@ -138,8 +155,11 @@ class LLMSettings(SettingsGroup):
     engine: Literal["batching", "serial"] = Field(
         default="batching",
         description="batching: concurrent requests share each llama.cpp decode step; serial: one at a time.",
+        json_schema_extra=PUBLIC,
     )
-    n_parallel: int = Field(default=8, ge=1, le=128, description="Sequences the batching engine runs at once.")
+    n_parallel: int = Field(
+        default=8, ge=1, le=128, description="Sequences the batching engine runs at once.", json_schema_extra=PUBLIC
+    )
     n_batch: int | None = Field(
         default=None,
         ge=32,
@@ -237,4 +257,5 @@ class LLMSettings(SettingsGroup):
         ge=1,
         description="Cap on reasoning tokens in thinking mode; at the cap the reasoning is closed "
         "and the model answers.",
+        json_schema_extra=PUBLIC,
     )

@@ -28,6 +28,7 @@ from docqa.core.llm_settings import (
     CPU_PROMPT_BUDGET,
     EXPERIMENTAL,
     GPU_MAX_TOKENS,
+    PUBLIC,
     LLMSettings,
     PromptFormat,
     SettingsGroup,
@@ -57,15 +58,21 @@ class EmbedSettings(SettingsGroup):
     model: Path | None = Field(
         default=None,
         description="Path to the embedding GGUF (e.g. Qwen3-Embedding-0.6B-Q8_0.gguf). Unset: the offline demo model.",
+        json_schema_extra=PUBLIC,
     )
     endpoint: str | None = Field(
         default=None,
         description="Base URL of a server that embeds instead of in-process llama.cpp (a docqa node started with "
         "`serve --generator-only` and DOCQA_EMBED_MODEL, e.g. http://gpu:8000/v1): texts go to its /embeddings. "
         "Unset: in-process llama.cpp.",
+        json_schema_extra=PUBLIC,
     )
-    endpoint_model: str | None = Field(default=None, description="The model name to ask the embedding endpoint for.")
-    endpoint_api_key: str | None = Field(default=None, description="Bearer token for the embedding endpoint.")
+    endpoint_model: str | None = Field(
+        default=None, description="The model name to ask the embedding endpoint for.", json_schema_extra=PUBLIC
+    )
+    endpoint_api_key: str | None = Field(
+        default=None, description="Bearer token for the embedding endpoint.", json_schema_extra=PUBLIC
+    )
     n_ctx: int = Field(
         default=8192, ge=256, description="Longest text embedded in one piece, in the embedder's tokens."
     )
@@ -139,12 +146,13 @@ class ChunkingSettings(SettingsGroup):
 
 
 class RetrievalSettings(SettingsGroup):
-    top_k: int = Field(default=3, ge=1, le=50, description="Chunks put in the prompt.")
+    top_k: int = Field(default=3, ge=1, le=50, description="Chunks put in the prompt.", json_schema_extra=PUBLIC)
     retriever: RetrieverKind = Field(
         default="auto",
         description="bm25 (SQLite FTS5), dense (FAISS), hybrid (both, fused by rank), or auto: bm25, which no "
         "embedding model tried here has beaten on the dev sets (docs/status.md), and then no embedding model is "
         "loaded and nothing is embedded. hybrid or dense load the embedding model.",
+        json_schema_extra=PUBLIC,
     )
     candidates: int = Field(default=30, ge=1, description="Candidates each retriever contributes before fusion.")
     rrf_k: int = Field(
@@ -177,6 +185,7 @@ class RerankSettings(SettingsGroup):
         description="Path to a reranker GGUF (Qwen3-Reranker-0.6B/4B/8B, either llama.cpp's rank-pooled conversion "
         "or the plain causal LM); unset: no reranking. Set, the first ranking's best `candidates` chunks are "
         "reordered by the reranker's yes/no log-odds for the question and each chunk's best windows.",
+        json_schema_extra=PUBLIC,
     )
     candidates: int = Field(
         default=8, ge=1, le=100, description="Chunks of the first ranking that the reranker reads and reorders."
@@ -233,6 +242,7 @@ class IngestSettings(SettingsGroup):
         default="auto",
         description="Read PDF pages by OCR (Tesseract): auto, the pages without a text layer; force, every page "
         "(a bad text layer); off, none. OCR takes seconds a page on a CPU and stops before pdf_timeout_s.",
+        json_schema_extra=PUBLIC,
     )
     max_page_chars: int = Field(
         default=50_000,
@@ -250,6 +260,7 @@ class IngestSettings(SettingsGroup):
         default="eng+chi_sim",
         description="Tesseract languages for OCR, joined by '+'; those not installed are left out (Debian: "
         "tesseract-ocr-eng, tesseract-ocr-chi-sim).",
+        json_schema_extra=PUBLIC,
     )
     uploads: Literal["queue", "inline"] = Field(
         default="queue",
@@ -279,6 +290,7 @@ class ReadingSettings(SettingsGroup):
         ge=1,
         description="Most documents one collection question reads; past it the question is refused with a message "
         "that says how to narrow it (a catalog filter).",
+        json_schema_extra=PUBLIC,
     )
     passages_per_document: int = Field(
         default=4,
@@ -293,6 +305,7 @@ class ReadingSettings(SettingsGroup):
         description="Each document's share of the passage tokens of a question over many documents: the question "
         "spends this times the documents in all, and a document that needs less (short, few matching paragraphs, "
         "none) leaves the rest to those that need more, up to what a prompt holds (docqa.answering.shares).",
+        json_schema_extra=PUBLIC,
     )
     finding_tokens: int = Field(
         default=160, ge=16, description="Most tokens of each document's finding (a sentence or two, or NOT STATED)."
@@ -334,6 +347,7 @@ class APISettings(SettingsGroup):
         description="Comma-separated API keys (DOCQA_API_KEYS); when set, every route but /health needs "
         "'Authorization: Bearer KEY'; each is an admin key (every collection). Named keys granted some "
         "collections are made with `docqa keys create`. Neither: no authentication (local use).",
+        json_schema_extra=PUBLIC,
     )
     generations_per_key: int | None = Field(
         default=None,
@@ -346,6 +360,7 @@ class APISettings(SettingsGroup):
         default="",
         description="Without API keys, the host names (comma-separated) besides IP addresses, localhost and this "
         "machine's name that requests may address (their Host header), against DNS rebinding; '*': any.",
+        json_schema_extra=PUBLIC,
     )
     max_files: int = Field(default=100, ge=1, description="Most files in one upload request.")
     max_json_mb: int = Field(
@@ -386,19 +401,27 @@ class Settings(BaseSettings):
         extra="forbid",
     )
 
-    data_dir: Path = Field(default=Path("indexes"), description="Where collections, documents and vector indexes live.")
+    data_dir: Path = Field(
+        default=Path("indexes"),
+        description="Where collections, documents and vector indexes live.",
+        json_schema_extra=PUBLIC,
+    )
     models_dir: Path | None = Field(
         default=None,
         description="Where `docqa models pull` puts GGUF files, and where a model named instead of a path "
         "(DOCQA_LLM_MODEL=qwen3-14b) is looked for; default <data_dir>/models.",
+        json_schema_extra=PUBLIC,
     )
     database_url: str | None = Field(
         default=None,
         description="A Postgres database (with pgvector) that keeps collections, documents, vectors and cached "
         "answers, shared by every docqa process that names it: postgresql+psycopg://user:password@host/db. "
         "Unset: SQLite and FAISS files under data_dir.",
+        json_schema_extra=PUBLIC,
     )
-    collection: str = Field(default="default", description="Collection used when none is named.")
+    collection: str = Field(
+        default="default", description="Collection used when none is named.", json_schema_extra=PUBLIC
+    )
 
     @field_validator("database_url")
     @classmethod
@@ -422,7 +445,10 @@ class Settings(BaseSettings):
         return url or None
 
     max_upload_mb: int = Field(
-        default=100, ge=1, description="Largest upload request body, in MiB (DOCQA_MAX_UPLOAD_MB)."
+        default=100,
+        ge=1,
+        description="Largest upload request body, in MiB (DOCQA_MAX_UPLOAD_MB).",
+        json_schema_extra=PUBLIC,
     )
     auto_repair: bool = Field(
         default=True,
@@ -432,6 +458,7 @@ class Settings(BaseSettings):
         default=True,
         description="Answer a repeated question on an unchanged collection (same mode, model and options) "
         "from the SQLite cache instead of running the model.",
+        json_schema_extra=PUBLIC,
     )
     answer_cache_entries: int = Field(default=1000, ge=1, description="Cached answers kept per collection.")
     llama_log: bool = Field(
