@@ -73,12 +73,14 @@ QUESTIONS = {
 }
 # Earlier runs chose 2,048 tokens and a context weight of 1.0 (cpu_collection_evidence_2026-12-06_83f6a71+.json),
 # then the clause words and 4 chunks (..._ced67fb.json); since each document's share depends on the others'
-# needs, the question is asked of the whole collection. This grid: chunks searched, the weight of a paragraph's
-# title; for comparisons, the tokens a question over few documents spends.
+# needs, the question is asked of the whole collection. The title weight (1.0 over 0.0) and the collection's own
+# words (on) were chosen on half A with 4 or 6 chunks (..._1ade28d.json: both choices won at both depths); this
+# grid searches the chunks further (4 and 6 tied there); for comparisons, the tokens a question over few
+# documents spends.
 GRID: dict[str, tuple[Any, ...]] = {
-    "passages_per_document": (4, 6),
-    "title_weight": (0.0, 1.0),
-    "collection_feedback": (False, True),
+    "passages_per_document": (4, 6, 8, 10),
+    "title_weight": (1.0,),
+    "collection_feedback": (True,),
 }
 FEW_DOCUMENTS_TOKENS = (16_384, 32_768)
 
