@@ -293,9 +293,9 @@ class ReadingSettings(SettingsGroup):
         json_schema_extra=PUBLIC,
     )
     passages_per_document: int = Field(
-        default=4,
+        default=8,
         ge=1,
-        le=10,
+        le=12,
         description="Chunks of each document, best first, whose passages compete for its share of a collection or "
         "comparison question's prompt.",
     )
