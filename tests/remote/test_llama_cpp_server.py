@@ -15,7 +15,6 @@ import httpx
 import pytest
 
 from docqa.components import load_generator
-from docqa.core.events import ReadingEvent
 from docqa.core.requests import AskRequest
 from docqa.core.sampling_params import NON_THINKING_SAMPLING
 from docqa.core.settings import LLMSettings
@@ -24,6 +23,7 @@ from docqa.llama.serial_generator import LlamaGenerator
 from docqa.service import DocQA
 from tests.support.live_server import free_port
 from tests.support.paths import SAMPLE_DOCS, make_settings
+from tests.support.reading import assert_every_document_read_once
 
 pytestmark = pytest.mark.slow
 GREEDY = replace(NON_THINKING_SAMPLING, temperature=0.0, max_tokens=24, seed=7)
@@ -116,13 +116,6 @@ def test_a_collection_question_is_read_through_the_endpoint(
     qa = DocQA(settings, embedder, load_generator(settings))
     try:
         question = "Which of these documents mention 2025 or a notice period?"
-        events = list(qa.stream(AskRequest(question, seed=3, max_tokens=24)))
-        names = {d.name for d in qa.documents()}
-        assert sorted(e.document for e in events if isinstance(e, ReadingEvent)) == sorted(names)
-        answer = qa.ask(AskRequest(question, seed=3, max_tokens=24))
-        assert answer.scope == "collection" and answer.documents_read == 4 and answer.cached
-        assert all(name in answer.answer for name in names)
-        for citation in answer.citations:
-            assert qa.chunk(citation.chunk_id).document_id == citation.document_id
+        assert_every_document_read_once(qa, AskRequest(question, seed=3, max_tokens=24))
     finally:
         qa.close()

@@ -21,6 +21,7 @@ from docqa.llama.embedder import LlamaEmbedder
 from docqa.llama.serial_generator import LlamaGenerator
 from docqa.service import DocQA
 from tests.support.paths import make_settings
+from tests.support.reading import assert_every_document_read_once
 
 pytestmark = pytest.mark.slow
 QUESTION = "Which of these documents mention 2025 or a notice period?"
@@ -87,13 +88,6 @@ def test_the_serial_engine_reads_every_document_of_a_collection_question(
     shutil.copytree(sample_index, data)
     qa = DocQA(make_settings(data), embedder, serial_generator)
     try:
-        events = list(qa.stream(AskRequest(QUESTION, seed=3)))
-        names = {d.name for d in qa.documents()}
-        assert sorted(e.document for e in events if isinstance(e, ReadingEvent)) == sorted(names)
-        answer = qa.ask(AskRequest(QUESTION, seed=3))
-        assert answer.scope == "collection" and answer.documents_read == 4 and answer.cached
-        assert all(name in answer.answer for name in names)
-        for citation in answer.citations:
-            assert qa.chunk(citation.chunk_id).document_id == citation.document_id
+        assert_every_document_read_once(qa, AskRequest(QUESTION, seed=3))
     finally:
         qa.close()
