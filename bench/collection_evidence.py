@@ -141,8 +141,7 @@ def _score_collection(
         question = QUESTIONS[category][0]
         lookup = qa.prompts(AskRequest(question, collection="cuad", scope="lookup"))
         prompts = qa.prompts(AskRequest(question, collection="cuad", scope="collection"))
-        assert qa._asker.generator is not None
-        row: dict[str, Any] = {"prompt_tokens": sum(qa._asker.generator.count_tokens(p) for _, p in prompts)}
+        row: dict[str, Any] = {"prompt_tokens": sum(qa.count_tokens(p) for _, p in prompts)}
         for half in halves:
             names = [n for n in holders if _half(n) == half]
             row[half] = {
