@@ -70,9 +70,15 @@ def _type(field: FieldInfo) -> str:
     return text.replace("|", "or")
 
 
-def _marked(field: FieldInfo, mark: str) -> bool:
+def marks(field: FieldInfo) -> set[str]:
+    """The tier marks a setting carries ("public", "experimental"; none: advanced)."""
     extra = field.json_schema_extra
-    return isinstance(extra, dict) and bool(extra.get(mark))
+    return {mark for mark in ("public", "experimental") if isinstance(extra, dict) and extra.get(mark)}
+
+
+def tier(field: FieldInfo) -> str:
+    """public, experimental or advanced: the part of docs/settings.md the setting is listed in."""
+    return next((mark for mark in ("public", "experimental") if mark in marks(field)), "advanced")
 
 
 def _groups() -> list[tuple[str, str, type[BaseModel]]]:
@@ -94,6 +100,11 @@ def _fields(model: type[BaseModel]) -> list[tuple[str, FieldInfo]]:
     ]
 
 
+def settings() -> list[tuple[str, FieldInfo]]:
+    """(variable, field) of every setting, the general ones first, then each group's."""
+    return [(f"{prefix}{name.upper()}", field) for _, prefix, model in _groups() for name, field in _fields(model)]
+
+
 def _row(prefix: str, name: str, field: FieldInfo) -> str:
     description = " ".join((field.description or "").split()).replace("|", "\\|")
     return f"| `{prefix}{name.upper()}` | {_type(field)} | {_default(field)} | {description} |"
@@ -102,28 +113,31 @@ def _row(prefix: str, name: str, field: FieldInfo) -> str:
 def render() -> str:
     """The public settings by group, then the advanced ones by group, then the experimental ones."""
     table = ["| variable | type | default | meaning |", "|---|---|---|---|"]
-    public, advanced, experimental = [HEADER.rstrip("\n")], ["", "## Advanced"], [""]
+    public, advanced, experimental = (
+        [HEADER.rstrip("\n")],
+        ["", "## Advanced"],
+        ["", "## Experimental: tuning switches\n"],
+    )
+    experimental += table
     for heading, prefix, model in _groups():
         rows: dict[str, list[str]] = {"public": [], "advanced": [], "experimental": []}
         for name, field in _fields(model):
-            tier = next((mark for mark in ("public", "experimental") if _marked(field, mark)), "advanced")
-            rows[tier].append(_row(prefix, name, field))
+            rows[tier(field)].append(_row(prefix, name, field))
         if rows["public"]:
             public += ["", f"## {heading}\n", *table, *rows["public"]]
         if rows["advanced"]:
             advanced += ["", f"### {heading}\n", *table, *rows["advanced"]]
         experimental += rows["experimental"]
-    return "\n".join([*public, *advanced, "", "## Experimental: tuning switches\n", *table, *experimental[1:]]) + "\n"
+    return "\n".join([*public, *advanced, *experimental]) + "\n"
 
 
 def measured_figures() -> list[str]:
     """Settings whose description carries a measured figure."""
     found = []
-    for _, prefix, model in _groups():
-        for name, field in _fields(model):
-            match = _FIGURE.search(field.description or "")
-            if match:
-                found.append(f"{prefix}{name.upper()}: '{match.group(0)}' in its description")
+    for variable, field in settings():
+        match = _FIGURE.search(field.description or "")
+        if match:
+            found.append(f"{variable}: '{match.group(0)}' in its description")
     return found
 
 
