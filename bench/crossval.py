@@ -1,5 +1,6 @@
 """Company-grouped cross-validation of the keyword search's ranking constants
-(docqa.store.keyword.ranking.RankingConstants).
+(docqa.store.keyword.ranking.RankingConstants) and of the document profiles' weights (`sec.section`,
+`sec.statement`, `csrc.section`, `csrc.profile_section`: docqa.profiles).
 
 A constant swept on the questions it is then scored on reports a figure that other companies' filings
 will not see. Here the QA set's rows are grouped by company (by default the document file name's first
@@ -13,7 +14,7 @@ that decide what comes first), over the whole collection ("all filings") and wit
 document ("own filing"); a grid point is chosen by the sum of the two.
 
     python -m bench.crossval --qa ../shared/data/financebench_dev/qa.jsonl --data-dir /tmp/fb_cv \\
-        --grid section_weight=0,1,2,4,8 [--grid statement_weight=4,8,12]
+        --grid sec.section=0,1,2,4,8 [--grid sec.statement=4,8,12] [--grid title_weight=2,4,8]
 
 Writes bench/results/crossval_<set>_<date>_<commit>.json (never over an earlier run's file).
 """
@@ -32,6 +33,7 @@ from typing import Any
 from bench.result_files import new_result_path
 from docqa.core.settings import Settings
 from docqa.eval.evaluation import EvalOptions, EvalRow, document_ids_for, evaluate, load_rows
+from docqa.profiles.registry import ProfileSet
 from docqa.service import DocQA
 from docqa.store.keyword.ranking import DEFAULT_RANKING, RankingConstants
 
@@ -55,15 +57,34 @@ def grid_points(grid: Sequence[str]) -> list[dict[str, Any]]:
     axes = []
     for spec in grid:
         name, _, values = spec.partition("=")
-        if name not in RankingConstants.names():
-            raise SystemExit(
-                f"--grid {spec}: no ranking constant {name!r} (known: {', '.join(RankingConstants.names())})"
-            )
-        kind = type(getattr(DEFAULT_RANKING, name))
+        shipped = _shipped(spec, name)  # always tried: the dev figure is the shipped default's
+        kind = type(shipped)
         chosen = [kind(v) for v in values.split(",") if v]
-        shipped = getattr(DEFAULT_RANKING, name)  # always tried: the dev figure is the shipped default's
         axes.append([(name, v) for v in (chosen if shipped in chosen else [shipped, *chosen])])
     return [dict(point) for point in itertools.product(*axes)]
+
+
+def _shipped(spec: str, name: str) -> Any:
+    """The shipped value of a ranking constant or of a profile's weight ("sec.section")."""
+    if name in RankingConstants.names():
+        return getattr(DEFAULT_RANKING, name)
+    profile, _, field = name.partition(".")
+    weights = {p.name: getattr(p, "weights", None) for p in ProfileSet.named("auto").profiles}
+    if weights.get(profile) is not None and hasattr(weights[profile], field):
+        return getattr(weights[profile], field)
+    known = [*RankingConstants.names(), *(f"{n}.{f}" for n, w in weights.items() if w for f in asdict(w))]
+    raise SystemExit(f"--grid {spec}: no ranking constant or profile weight {name!r} (known: {', '.join(known)})")
+
+
+def _apply(qa: DocQA, point: dict[str, Any]) -> None:
+    """Sets the point's ranking constants on the store and its profile weights on the retriever."""
+    qa.store.ranking = replace(DEFAULT_RANKING, **{k: v for k, v in point.items() if "." not in k})
+    profiles = qa.profiles
+    for key, value in point.items():
+        if "." in key:
+            name, _, field = key.partition(".")
+            profiles = profiles.with_weights(name, **{field: value})
+    qa.retriever.profiles = profiles
 
 
 def ranks_of(qa: DocQA, rows: list[EvalRow], ids: dict[str, int], collection: str, scope: str) -> dict[str, int | None]:
@@ -116,12 +137,12 @@ def main() -> None:
         points = grid_points(args.grid) or [{}]
         results = []
         for point in points:
-            qa.store.ranking = replace(DEFAULT_RANKING, **point)
+            _apply(qa, point)
             ranks = {scope: ranks_of(qa, scored, ids, collection, scope) for scope in scopes}
             results.append({"point": point, "ranks": ranks})
             figures = {scope: round(hits(ranks[scope], set(company), args.k) / len(company), 4) for scope in scopes}
             print(json.dumps({"point": point, f"recall@{args.k}": figures}), flush=True)
-        qa.store.ranking = DEFAULT_RANKING
+        _apply(qa, {})
     finally:
         qa.close()
     report = _report(results, fold_rows, scored, scopes, args.k, first, second)

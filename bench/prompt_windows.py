@@ -30,7 +30,6 @@ from docqa.core.types import RetrievedChunk
 from docqa.eval.evaluation import load_rows
 from docqa.eval.scoring import is_hit
 from docqa.service import DocQA
-from docqa.store.db import SqliteStore
 
 QWEN_VOCAB = Path(__file__).resolve().parents[2] / "shared" / "tools" / "ggml-vocab-qwen2.gguf"
 
@@ -68,7 +67,7 @@ def main() -> None:
     generator = CountingOnly(args.vocab)
     count = generator.count_tokens
     qa = DocQA(Settings(data_dir=args.data_dir), None, generator)
-    store = SqliteStore(args.data_dir / "docqa.sqlite3")
+    store = qa.store  # its document profiles read each document, as a search reads it
     tally = {
         "questions": 0,
         "chunks_hit": 0,

@@ -14,7 +14,7 @@ of the rows whose company lists a symbol on one of its covers in the set names i
     docqa eval /tmp/fb_symbols.jsonl --docs ../shared/data/financebench_dev --doc-field doc_pdf \\
         --no-embeddings --json --data-dir /tmp/fb_variants [--scope document]
 
-The symbols are read from the covers by docqa's own reader (docqa.store.keyword.filings), with the text
+The symbols are read from the covers by docqa's own reader (docqa.profiles.sec.covers), with the text
 docqa extracts, so a company whose symbol the reader misses has its rows left out (counted in the output).
 """
 
@@ -26,7 +26,7 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from docqa.store.keyword import filings
+from docqa.profiles.sec import covers as filings
 from ingest.readers import read_document
 
 

@@ -33,6 +33,7 @@ import numpy as np
 
 from docqa.core.settings import RetrievalSettings
 from docqa.core.types import ChunkDraft
+from docqa.profiles.registry import ProfileSet
 from docqa.retrieval.retriever import Retriever
 from docqa.store.consistency import VectorIndexes
 from docqa.store.db import SqliteStore
@@ -104,10 +105,10 @@ def main() -> None:
             if url == "embedded":
                 server = stack.enter_context(contextmanager(start_postgres)())
                 url = server.new_database()
-            store = PostgresStore(url)
+            store = PostgresStore(url, reader=ProfileSet.named("auto"))
             indexes = PgVectorIndexes(store)
         else:
-            store = SqliteStore(tmp / "docqa.sqlite3")
+            store = SqliteStore(tmp / "docqa.sqlite3", reader=ProfileSet.named("auto"))
             indexes = VectorIndexes(store, tmp / "vectors", auto_repair=True)
         reuse = any(c.name == "scale" for c in store.collections())
         coll = store.collection("scale", create=True)

@@ -3,7 +3,7 @@ statement's own pages: does retrieval find the statement that holds a metric, fo
 
 FinanceBench asks mostly for numbers that a 10-K's or 10-Q's balance sheet, income statement or cash flow
 statement holds, and docqa steers a question to a statement by the metrics it names
-(docqa/retrieval/understanding/statements.py). Its dev questions name a few dozen metrics; users and the
+(docqa/profiles/sec/statements.py). Its dev questions name a few dozen metrics; users and the
 filings kept back name others. This writes, for every 10-K and 10-Q in a folder, questions about the
 standard captions of the three statements (Regulation S-X Article 5's balance sheet and income statement
 captions, ASC 230's cash flow sections) and the textbook measures read from them, from fixed templates

@@ -19,6 +19,7 @@ from docqa.llama.model_files import resolve_model
 from docqa.llama.reranker import LlamaReranker
 from docqa.llama.serial_generator import LlamaGenerator
 from docqa.llama.vocab import VocabCounter
+from docqa.profiles.registry import ProfileSet
 from docqa.remote.openai_embedder import OpenAIEmbedder
 from docqa.remote.openai_generator import OpenAIGenerator
 from docqa.remote.tokenize import ServerTokenCounter
@@ -35,15 +36,15 @@ from docqa.store.uploads import S3Originals, S3Uploads
 logger = logging.getLogger(__name__)
 
 
-def open_store(settings: Settings) -> tuple[Store, VectorIndexSet]:
+def open_store(settings: Settings, profiles: ProfileSet) -> tuple[Store, VectorIndexSet]:
     """The store and its vector indexes: Postgres with pgvector when DOCQA_DATABASE_URL names one, else
-    SQLite with FAISS files in the data home."""
+    SQLite with FAISS files in the data home; `profiles` read each document's identity and catalog."""
     if settings.database_url:
         require("psycopg", "DOCQA_DATABASE_URL (a Postgres store)")
         require("procrastinate", "DOCQA_DATABASE_URL (its schema holds the ingestion queue's)")
-        store = PostgresStore(settings.database_url)
+        store = PostgresStore(settings.database_url, reader=profiles)
         return store, PgVectorIndexes(store)
-    sqlite = SqliteStore(settings.database_path)
+    sqlite = SqliteStore(settings.database_path, reader=profiles)
     return sqlite, VectorIndexes(sqlite, settings.vectors_dir, settings.auto_repair)
 
 

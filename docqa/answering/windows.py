@@ -46,7 +46,7 @@ def best_page(query: Query, chunk: RetrievedChunk, taken: AbstractSet[int] = fro
     question's terms weigh most (each by how few of the chunk's pages hold it; the first of equals);
     None when every page is taken."""
     terms = set(query.terms)
-    titles = [_words(title) for statement in query.statements for title in statement]
+    titles = [_words(title) for favoured in query.favoured if favoured.marks_page for title in favoured.titles]
     pages = [(page, text) for page, text in page_segments(chunk) if page not in taken]
     held = {page: terms & set(lexical.query_terms(text, max_terms=100_000)) for page, text in pages}
     weight = (

@@ -15,7 +15,19 @@ with contextlib.suppress(ImportError):  # a missing llama_cpp is reported when a
 
 import click
 
-from docqa.cli import ask, collections, database, documents, evaluate, feedback, keys, models, serve, worker
+from docqa.cli import (
+    ask,
+    collections,
+    database,
+    documents,
+    evaluate,
+    feedback,
+    keys,
+    models,
+    profiles,
+    serve,
+    worker,
+)
 from docqa.cli.options import DocqaGroup
 
 
@@ -47,6 +59,7 @@ for command in (
     feedback.feedback,
     evaluate.eval_,
     models.models,
+    profiles.profiles,
     database.db,
     keys.keys,
     worker.worker,

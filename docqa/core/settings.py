@@ -155,6 +155,13 @@ class RetrievalSettings(SettingsGroup):
         json_schema_extra=PUBLIC,
     )
     candidates: int = Field(default=30, ge=1, description="Candidates each retriever contributes before fusion.")
+    profiles: str = Field(
+        default="auto",
+        max_length=200,
+        description="The document profiles switched on (docs/profiles.md): auto, every one installed (sec, csrc, "
+        "contracts, and any another package registers); none, the generic core alone; or names by comma "
+        "(sec,contracts). `docqa profiles` lists them.",
+    )
     rrf_k: int = Field(
         default=10,
         ge=1,
@@ -323,7 +330,7 @@ class ReadingSettings(SettingsGroup):
     clause_words: bool = Field(
         default=True,
         description="Search each document also for the words contracts write a clause in, where the question names "
-        "the clause (docqa.retrieval.understanding.clauses).",
+        "the clause (docqa.profiles.contracts.clauses).",
         json_schema_extra=EXPERIMENTAL,
     )
     collection_feedback: bool = Field(

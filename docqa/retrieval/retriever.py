@@ -22,6 +22,7 @@ from docqa.core.protocols import Embedder, Reranker
 from docqa.core.query import Query
 from docqa.core.settings import RerankSettings, RetrievalSettings
 from docqa.core.types import RetrievedChunk
+from docqa.profiles.registry import ProfileSet
 from docqa.retrieval.rerank import rerank
 from docqa.retrieval.understanding import understand
 from docqa.store.index_protocols import VectorIndexSet
@@ -57,8 +58,11 @@ class Retriever:
         settings: RetrievalSettings,
         reranker: Reranker | None = None,
         rerank_settings: RerankSettings | None = None,
+        profiles: ProfileSet | None = None,
     ) -> None:
         self._store = store
+        # the document profiles that read questions (docqa.profiles); by default those DOCQA_PROFILES names
+        self.profiles = profiles if profiles is not None else ProfileSet.named(settings.profiles)
         self._indexes = indexes
         self._embedder = embedder
         self._settings = settings
@@ -129,10 +133,11 @@ class Retriever:
         return chunks[:top_k]
 
     def understand(self, collection: CollectionRow, question: str, scoped: bool = False) -> Query:
-        """The question read once (docqa.retrieval.understanding): its terms, the period and form it asks
-        about, the collection's filings it names, the statements and sections it needs. scoped: the search
-        is within one document, so which filings it names is not asked."""
-        return understand(question, None if scoped else self._store.filing_identities(collection.id))
+        """The question read once (docqa.retrieval.understanding): its terms, and what the document profiles
+        read in it (the collection's documents it names, the sections that hold the answer). scoped: the
+        search is within one document, so which documents it names is not asked."""
+        identities = None if scoped else self._store.document_identities(collection.id)
+        return understand(question, self.profiles, identities)
 
     def signature(self) -> str:
         """What decides the sources this retriever finds by default, for the answer cache's key."""
@@ -144,6 +149,7 @@ class Retriever:
             "dense": f"dense:{model}",
             "hybrid": f"hybrid:{model}:{s.dense_weight}:{s.rrf_k}:{s.candidates}",
         }[kind]
+        first += "|profiles:" + ",".join(f"{p.name}@{p.version}" for p in self.profiles.profiles)
         if self._reranker is None:
             return first
         r = self._rerank

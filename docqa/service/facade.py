@@ -40,6 +40,7 @@ from docqa.core.sampling_params import SamplingParams
 from docqa.core.settings import Settings
 from docqa.core.streams import GenerationStream
 from docqa.core.types import Answer, GeneratorInfo, RetrievedChunk
+from docqa.profiles.registry import ProfileSet
 from docqa.retrieval.retriever import Retriever
 from docqa.service import node, reading
 from docqa.service.asking import Asker, AskRun
@@ -71,8 +72,11 @@ class DocQA:
         self.embedder = embedder
         self.generator = generator
         self.reranker = reranker
-        self.store, self.indexes = components.open_store(settings)
-        self.retriever = Retriever(self.store, self.indexes, embedder, settings.retrieval, reranker, settings.rerank)
+        self.profiles = ProfileSet.named(settings.retrieval.profiles)  # the document profiles switched on
+        self.store, self.indexes = components.open_store(settings, self.profiles)
+        self.retriever = Retriever(
+            self.store, self.indexes, embedder, settings.retrieval, reranker, settings.rerank, self.profiles
+        )
         self.ingestor = Ingestor(self.store, self.indexes, embedder, settings.chunking, settings.ingest)
         self.answer_cache = AnswerCache(self.store, settings.answer_cache_entries)
         self._liveness = Liveness(self.store, generator)

@@ -31,7 +31,6 @@ from docqa.core.query import Query
 from docqa.core.requests import AskRequest
 from docqa.core.scopes import validate_scope
 from docqa.core.types import RetrievedChunk
-from docqa.retrieval.understanding.clauses import clause_words
 from docqa.service.asking import Asker, AskRun, Prepared, check
 from docqa.service.reading_run import Part, ReadingPlan, ReadingRun, planned
 from docqa.store.models import CollectionRow, DocumentRow
@@ -119,7 +118,7 @@ def _findings_plan(reading: _Reading) -> ReadingPlan:
     if reading.decision.scope == "compare":
         topic = without_names(topic, [_named(d) for d in documents]) or topic
     if asker.settings.reading.clause_words:
-        topic = " ".join((topic, *clause_words(request.question)))
+        topic = " ".join((topic, *asker.retriever.profiles.drafting_words(request.question)))
     query = asker.retriever.understand(coll, topic, scoped=True)
     weights = asker.store.term_weights(query)
     search = partial(_search, reading, topic, query, weights)

@@ -1,10 +1,10 @@
 """A document's catalog entry: what it is, read at ingest, and what its uploader said it is.
 
-For an SEC filing or results release (docqa.store.keyword.filings reads its cover and file name): the
-company as the cover writes it, its trading symbols, the form, the fiscal year and quarter, the month its
-period ends. For any other document: its title (the first line of its text that reads as one). A user's
-own fields (an upload's `metadata`: company, period, title, tags, or any other short field) are kept
-beside and win over what was read. Asks filter on it (`where`), as metadata filters do in other RAG tools.
+For a document a profile knows (a filing, say), the fields that profile reads: the company, its trading
+symbols, the form, the fiscal year and quarter, ... For any other document: its title (the first line of its
+text that reads as one). A user's own fields (an upload's `metadata`: company, period, title, tags, or any
+other short field) are kept beside and win over what was read. Asks filter on it (`where`), as metadata
+filters do in other RAG tools.
 
 Pure functions of text and plain values; the store keeps the entry as JSON with the document.
 """
@@ -17,11 +17,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from docqa.core.catalog_fields import MAX_VALUE_CHARS
-from docqa.store.keyword import filings
-from docqa.store.keyword.fiscal_naming import fiscal_years_named, needs_reading
-from docqa.store.keyword.fiscal_quarter import needs_quarter, quarter_from_balance_sheet
+from docqa.core.identity import DocumentReader
 
-_FISCAL_YEAR_SAID = re.compile(r"\bfiscal(?:\s+year)?\s+((?:19|20)\d\d)\b", re.IGNORECASE)
 _TITLE_LINE = re.compile(r"[^\W\d_].{2,}")
 # what stands above a title without being one: an exhibit's label as EDGAR filings carry it, a version mark
 _LABEL = re.compile(
@@ -39,34 +36,16 @@ MAX_TITLE_WORDS = 16
 
 
 def read_catalog(
-    file_name: str, head: str, texts: Sequence[str] = (), declared_title: str | None = None
+    file_name: str, head: str, reader: DocumentReader, texts: Sequence[str] = (), declared_title: str | None = None
 ) -> dict[str, Any]:
-    """What the document's file name and first text say it is; `texts`, the whole document's, where it
-    defines a fiscal year that ends early in a calendar year (docqa.store.keyword.fiscal_naming);
+    """What the document's file name and first text say it is: a profile's catalog fields where one knows the
+    document (`reader`, the profiles the store was given), else its title; `texts`, the whole document's;
     `declared_title`, the title the file itself declares, over the first line of its text."""
-    identity = filings.read_identity(file_name, head)
-    if identity is None:
-        title = " ".join((declared_title or "").split()) or document_title(head)
-        return {"kind": "document", **({"title": title[:MAX_VALUE_CHARS]} if title else {})}
-    entry: dict[str, Any] = {"kind": "filing", "form": identity.form}
-    if identity.company:
-        entry["company"] = identity.company[:MAX_VALUE_CHARS]
-    if identity.tickers:
-        entry["tickers"] = sorted(identity.tickers)
-    # a 10-Q named by nothing: its quarter and fiscal year as its balance sheet dates them, as retrieval
-    # reads them (docqa.store.keyword.fiscal_quarter)
-    dated = quarter_from_balance_sheet(texts, max(identity.period_ends)) if needs_quarter(identity) else None
-    if dated is not None:
-        entry["fiscal_year"], entry["quarter"] = dated[1], dated[0]
-    else:
-        if identity.years:
-            entry["fiscal_year"] = _fiscal_year(file_name, identity, head, texts)
-        if identity.quarter:
-            entry["quarter"] = identity.quarter
-    if identity.period_ends:
-        year, month = max(identity.period_ends)
-        entry["period_end"] = f"{year:04d}-{month:02d}" if month else f"{year:04d}"
-    return entry
+    read = reader.catalog(file_name, head, texts)
+    if read is not None:
+        return read
+    title = " ".join((declared_title or "").split()) or document_title(head)
+    return {"kind": "document", **({"title": title[:MAX_VALUE_CHARS]} if title else {})}
 
 
 def document_title(head: str) -> str | None:
@@ -98,28 +77,6 @@ def _leading_heading(line: str) -> str:
             break
         capitals.append(word)
     return " ".join(capitals) if len(capitals) >= 2 else " ".join(words[:MAX_TITLE_WORDS])
-
-
-def _fiscal_year(file_name: str, identity: filings.FilingIdentity, head: str, texts: Sequence[str]) -> int:
-    """The fiscal year the filing reports on: the year its file name gives (a company's own count: Best
-    Buy's fiscal 2024 second quarter ended in July 2023); else, for a year that ends early in a calendar
-    year, the one its filer names it by where its text says ("Fiscal 2022 represented the 52 weeks ended
-    January 28, 2023"); for a quarterly report, else the fiscal year its text first names ("fiscal 2024")
-    where that is the period end's year or the next (a 10-Q's cover gives only the quarter's end); else the
-    latest year its cover names."""
-    named = [int(y) for y in re.findall(r"(?<!\d)((?:19|20)\d\d)(?!\d)", file_name)]
-    if named and named[0] in identity.years:
-        return named[0]
-    if texts and needs_reading(identity.form, identity.period_ends):
-        by_filer = fiscal_years_named(texts, identity.period_ends)
-        if len(by_filer) == 1:
-            return next(iter(by_filer))
-    latest = max(identity.years)
-    if identity.form == "10-Q":
-        said = _FISCAL_YEAR_SAID.search(head[:20_000])
-        if said and int(said.group(1)) in (latest, latest + 1):
-            return int(said.group(1))
-    return latest
 
 
 def merged(read: Mapping[str, Any], given: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from docqa.core.errors import DataHomeUnusableError
+from docqa.core.identity import NO_READER, DocumentReader
 from docqa.store import schema
 from docqa.store.keyword import lexical
 from docqa.store.keyword.fts5_tables import Fts5Tables
@@ -62,7 +63,7 @@ class SqliteStore(RelationalStore):
 
     cache_order = "rowid"  # answer_cache's column in the order entries were written (docqa.answering.cache)
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, reader: DocumentReader = NO_READER) -> None:
         make_data_home(path)
         self.path = path
         self.location = str(path.parent)  # what errors name: the data directory, or a database URL (no password)
@@ -74,7 +75,7 @@ class SqliteStore(RelationalStore):
             engine.dispose()
             raise DataHomeUnusableError(str(path.parent), str(exc.orig)) from None
         fts5 = Fts5Tables()
-        self._open(engine, lambda _: fts5)
+        self._open(engine, lambda _: fts5, reader)
 
     def snapshot(self) -> AbstractContextManager[Session]:
         """A transaction whose statements all see the database as it was at its first one (a search reads the

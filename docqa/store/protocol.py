@@ -15,9 +15,9 @@ from typing import Any, Protocol
 import numpy as np
 from sqlalchemy.orm import Session
 
+from docqa.core.identity import DocumentIdentity
 from docqa.core.query import Query
 from docqa.core.types import ChunkDraft, RetrievedChunk
-from docqa.store.keyword.filings import FilingIdentity
 from docqa.store.keyword.ranking import RankingConstants
 from docqa.store.keyword.tables import KeywordTables
 from docqa.store.models import CollectionRow, DocumentRow, SavedDocument
@@ -86,7 +86,7 @@ class Store(Protocol):
     def adjacent_chunks(self, chunk: RetrievedChunk) -> tuple[RetrievedChunk | None, RetrievedChunk | None]: ...
 
     # the keyword search: index primitives over a question retrieval has understood
-    def filing_identities(self, collection_id: int) -> dict[int, FilingIdentity]: ...
+    def document_identities(self, collection_id: int) -> dict[int, DocumentIdentity]: ...
     def bm25(
         self, collection_id: int, query: Query, limit: int, document_id: int | None = None
     ) -> list[tuple[int, float]]: ...

@@ -19,14 +19,14 @@ from sqlalchemy import Engine, Executable, delete, select, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from docqa.core.errors import CollectionNotFoundError, DocumentNotFoundError
+from docqa.core.identity import DocumentIdentity, DocumentReader
 from docqa.core.query import Query
 from docqa.core.types import ChunkDraft, RetrievedChunk
 from docqa.store import catalog
 from docqa.store.chunk_reads import ChunkReads, is_row_id
 from docqa.store.keyword import index as keyword_index
 from docqa.store.keyword import passage_bm25, passages
-from docqa.store.keyword.filing_choice import FilingIdentities
-from docqa.store.keyword.filings import FilingIdentity
+from docqa.store.keyword.identities import DocumentIdentities
 from docqa.store.keyword.passage_stems import Stemmer
 from docqa.store.keyword.ranking import DEFAULT_RANKING
 from docqa.store.keyword.tables import DocumentPassages, KeywordTables
@@ -55,14 +55,14 @@ class RelationalStore(ChunkReads, ABC):
     cache_order: str  # answer_cache's column in the order entries were written (docqa.answering.cache)
     location: str  # what errors name: the data directory, or a database URL (no password)
 
-    def _open(self, engine: Engine, keyword_tables: Callable[[Stemmer], KeywordTables]) -> None:
+    def _open(self, engine: Engine, keyword_tables: Callable[[Stemmer], KeywordTables], reader: DocumentReader) -> None:
         self.engine = engine
         self._stemmer = Stemmer()  # searches and writes share its memo of words' stems
         self.keyword_tables = keyword_tables(self._stemmer)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         self._term_stats = TermStats(self.keyword_tables, self._stemmer)
         self._titles = DocumentTitles(self.keyword_tables)
-        self._filing_identities = FilingIdentities()
+        self._identities = DocumentIdentities(reader)  # what the document profiles read each document as
         self.ranking = DEFAULT_RANKING  # the keyword search's constants; benchmarks try others on one index
 
     def close(self) -> None:
@@ -273,7 +273,8 @@ class RelationalStore(ChunkReads, ABC):
             doc.ocr_pages = json.dumps(list(ocr_pages)) if ocr_pages else None
             doc.n_tokens = sum(c.n_tokens for c in chunks)
             head = chunks[0].text if chunks else ""
-            read = catalog.read_catalog(name, head, [c.text for c in chunks], declared_title=title)
+            texts = [c.text for c in chunks]
+            read = catalog.read_catalog(name, head, self._identities.reader, texts, declared_title=title)
             doc.catalog = json.dumps(catalog.merged(read, metadata), ensure_ascii=False)
             s.flush()
             rows = [
@@ -379,17 +380,18 @@ class RelationalStore(ChunkReads, ABC):
         """(passage number in split_passages order, score) of every passage of the chunk the question
         matches, best first."""
         with self.snapshot() as s:
-            filing = self._filing_identities.is_filing(chunk.document_id)  # as the last search read it
+            profile = self._identities.profile_of(chunk.document_id)  # as the last search read it
             return keyword_index.ranked_passages(
-                s, self._term_stats, query, chunk.chunk_id, chunk.document_id, filing, self.ranking
+                s, self._term_stats, query, chunk.chunk_id, chunk.document_id, profile, self.ranking
             )
 
-    def filing_identities(self, collection_id: int) -> dict[int, FilingIdentity]:
-        """The identities of the collection's filings (document ID -> what its cover and file name say), for
-        retrieval to match questions against; kept in memory, read again after the index changed."""
+    def document_identities(self, collection_id: int) -> dict[int, DocumentIdentity]:
+        """The identities of the collection's documents the profiles recognise (document ID -> what its file
+        name and head say it is), for retrieval to match questions against; kept in memory, read again after the
+        index changed."""
         with self.snapshot() as s:
-            self._filing_identities.refresh(s, index_version(s, self._term_stats.refresh(s)))
-        return self._filing_identities.of_collection(collection_id)
+            self._identities.refresh(s, index_version(s, self._term_stats.refresh(s)))
+        return self._identities.of_collection(collection_id)
 
     def bm25(
         self, collection_id: int, query: Query, limit: int, document_id: int | None = None
@@ -405,6 +407,6 @@ class RelationalStore(ChunkReads, ABC):
                 document_id,
                 self._term_stats,
                 self._titles,
-                self._filing_identities,
+                self._identities,
                 self.ranking,
             )

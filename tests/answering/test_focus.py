@@ -6,8 +6,8 @@ from docqa.answering.focus import MARK, MIN_SOURCE_TOKENS, focus, per_source
 from docqa.answering.windows import passage_middle
 from docqa.core.query import Query
 from docqa.core.types import RetrievedChunk
-from docqa.retrieval.understanding import understand
 from tests.support.chunks import paged_chunk
+from tests.support.profiles import understand
 
 
 def _words(text: str) -> int:

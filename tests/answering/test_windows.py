@@ -5,8 +5,8 @@ from __future__ import annotations
 from docqa.answering.windows import best_page, centred, passage_page
 from docqa.core.query import Query
 from docqa.core.types import RetrievedChunk
-from docqa.retrieval.understanding import understand
 from tests.support.chunks import paged_chunk
+from tests.support.profiles import understand
 
 
 def _chunk(chunk_id: int, ordinal: int, pages: dict[int, str], ocr: tuple[int, ...] = ()) -> RetrievedChunk:

@@ -18,6 +18,7 @@ from docqa.eval.scoring import is_hit
 from docqa.store.db import SqliteStore
 from docqa.store.keyword.passages import PASSAGES_PER_CHUNK, split_passages
 from tests.support.paths import SAMPLE_DOCS
+from tests.support.profiles import PROFILES
 from tests.support.store_rows import bm25
 
 
@@ -116,7 +117,7 @@ def test_keyword_search_finds_small_returns_big_and_old_indexes_migrate(tmp_path
     long_chunk = filler + "\n\nThe notice period for termination is sixty days.\n\n" + filler
     assert len(split_passages(long_chunk)) > 4
     path = tmp_path / "docqa.sqlite3"
-    store = SqliteStore(path)
+    store = SqliteStore(path, reader=PROFILES)
     coll = store.collection("c", create=True)
     drafts = [
         ChunkDraft(0, "SUPPLY AGREEMENT between ACME GMBH and ZENITH LTD. Terms follow.", 0, 60, 1, 1, 12),
@@ -138,7 +139,7 @@ def test_keyword_search_finds_small_returns_big_and_old_indexes_migrate(tmp_path
         db.execute("INSERT INTO chunk_fts(rowid, title, body) SELECT id, 'file.txt', text FROM chunks")
         db.execute("PRAGMA user_version = 2")
         db.execute("DROP TABLE alembic_version")  # schema 2 was written by a docqa from before Alembic
-    store = SqliteStore(path)
+    store = SqliteStore(path, reader=PROFILES)
     assert [h[0] for h in bm25(store, coll.id, "notice period for termination with Zenith", 5)][:1] == [2]
     with store.session() as s:
         tables = {r[0] for r in s.execute(text("SELECT name FROM sqlite_master"))}

@@ -1,11 +1,11 @@
-"""The words contracts write a clause in (docqa.retrieval.understanding.clauses), for questions that name the
+"""The words contracts write a clause in (docqa.profiles.contracts.clauses), for questions that name the
 clause in other words."""
 
 from __future__ import annotations
 
 import pytest
 
-from docqa.retrieval.understanding.clauses import clause_words
+from docqa.profiles.contracts.clauses import clause_words
 
 
 @pytest.mark.parametrize(

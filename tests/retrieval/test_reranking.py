@@ -219,7 +219,10 @@ def test_a_configured_reranker_reorders_retrieval_and_names_itself_in_the_cache_
         assert [c.chunk_id for c in found] == sorted(first, key=lambda cid: (-scores[cid], first.index(cid)))[:3]
         assert [c.score for c in found] == pytest.approx([scores[c.chunk_id] for c in found], abs=1e-5)
         signature = qa.retriever.signature()
-        assert signature.startswith("bm25|rerank:rank.gguf#") and ":4:2:128:Given a question" in signature
+        assert (
+            signature.startswith("bm25|profiles:csrc@1,sec@1,contracts@1|rerank:rank.gguf#")
+            and ":4:2:128:Given a question" in signature
+        )
 
 
 def test_a_missing_or_bidirectional_reranker_is_a_clear_error(tmp_path: Path) -> None:

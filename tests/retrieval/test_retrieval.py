@@ -21,7 +21,7 @@ class _Store:
         self.keyword_threads: list[str] = []
         self.keyword_done = threading.Event()
 
-    def filing_identities(self, collection_id: int) -> dict[int, Any]:
+    def document_identities(self, collection_id: int) -> dict[int, Any]:
         return {}
 
     def bm25(self, collection_id: int, query: Query, n: int, document_id: int | None) -> list[tuple[int, float]]:
@@ -96,7 +96,10 @@ def test_the_signature_names_what_decides_the_sources() -> None:
         )
     }
     assert len(signatures) == 7  # bm25 does not depend on the embedding model
-    assert Retriever(store, _Indexes(), None, RetrievalSettings()).signature() == "bm25"  # type: ignore[arg-type]
+    plain = Retriever(store, _Indexes(), None, RetrievalSettings())  # type: ignore[arg-type]
+    assert plain.signature() == "bm25|profiles:csrc@1,sec@1,contracts@1"  # what reads the questions, too
+    generic = Retriever(store, _Indexes(), None, RetrievalSettings(profiles="none"))  # type: ignore[arg-type]
+    assert generic.signature() == "bm25|profiles:"
 
 
 def test_a_dense_error_surfaces_after_the_keyword_search_has_finished() -> None:

@@ -1,4 +1,4 @@
-"""The standard sections a question's topic lives in (docqa.retrieval.understanding.sections): the titles
+"""The standard sections a question's topic lives in (docqa.profiles.sec.sections): the titles
 of Regulation S-K's items and the notes' standard titles for SEC filings, the CSRC's for Chinese ones."""
 
 from __future__ import annotations
@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from docqa.retrieval.understanding import understand
-from docqa.retrieval.understanding.sections import asked_sections, asks_about_the_cover
+from docqa.profiles.csrc.sections import asked_csrc_sections
+from docqa.profiles.sec.sections import asked_sections, asks_about_the_cover
 from docqa.store.db import SqliteStore
+from tests.support.profiles import PROFILES, understand
 from tests.support.store_rows import bm25, save
 
 
@@ -56,20 +57,20 @@ from tests.support.store_rows import bm25, save
     ],
 )
 def test_an_analysts_words_lead_to_the_items_title(question: str, first_title: str | None) -> None:
-    sec, _ = asked_sections(question)
+    sec = asked_sections(question)
     assert (sec[0][0] if sec else None) == first_title
 
 
 def test_a_topic_inside_a_longer_topics_words_is_not_asked_for() -> None:
-    sec, _ = asked_sections("What market risks and other risks does 3M face?")
+    sec = asked_sections("What market risks and other risks does 3M face?")
     market_risk = "quantitative and qualitative disclosures about market risk"
     assert [titles[0] for titles in sec] == ["risk factors", market_risk]
-    assert len(asked_sections("What market risks does 3M face?")[0]) == 1
+    assert len(asked_sections("What market risks does 3M face?")) == 1
 
 
 def test_buying_a_business_is_an_acquisition_but_best_buy_is_a_name_and_buying_back_a_repurchase() -> None:
     def first_titles(question: str) -> list[str]:
-        return [titles[0] for titles in asked_sections(question)[0]]
+        return [titles[0] for titles in asked_sections(question)]
 
     assert first_titles("Which businesses did 3M buy in FY2018?") == ["acquisitions"]
     assert first_titles("What properties did Best Buy report?") == ["item 2 properties"]
@@ -77,14 +78,14 @@ def test_buying_a_business_is_an_acquisition_but_best_buy_is_a_name_and_buying_b
 
 
 def test_chinese_questions_lead_to_the_csrc_sections() -> None:
-    assert asked_sections("会计师事务所出具了什么审计意见？")[1][0][0] == "审计报告"
-    assert asked_sections("公司有哪些重大诉讼？")[1][0][0] == "诉讼或仲裁事项"
-    assert asked_sections("董事的薪酬是多少？")[1][0][0] == "董事、监事、高级管理人员"
-    assert asked_sections("江苏爱康太阳能公司有哪些控股子公司？")[1][0][0] == "控股子公司"
-    assert asked_sections("有哪些国有法人股东？")[1][0][0] == "发起人"  # 发行人基本情况's shareholders
-    assert asked_sections("公司未来三年的发展规划是什么？")[1][0][0] == "业务发展目标"
-    assert asked_sections("公司为谁提供了担保？")[1][0][0] == "重大合同"
-    assert asked_sections("What are the risks?")[1] == ()  # an English question: no CSRC section
+    assert asked_csrc_sections("会计师事务所出具了什么审计意见？")[0][0] == "审计报告"
+    assert asked_csrc_sections("公司有哪些重大诉讼？")[0][0] == "诉讼或仲裁事项"
+    assert asked_csrc_sections("董事的薪酬是多少？")[0][0] == "董事、监事、高级管理人员"
+    assert asked_csrc_sections("江苏爱康太阳能公司有哪些控股子公司？")[0][0] == "控股子公司"
+    assert asked_csrc_sections("有哪些国有法人股东？")[0][0] == "发起人"  # 发行人基本情况's shareholders
+    assert asked_csrc_sections("公司未来三年的发展规划是什么？")[0][0] == "业务发展目标"
+    assert asked_csrc_sections("公司为谁提供了担保？")[0][0] == "重大合同"
+    assert asked_csrc_sections("What are the risks?") == ()  # an English question: no CSRC section
 
 
 COVER = "UNITED STATES SECURITIES AND EXCHANGE COMMISSION\nFORM 10-K\nAcme Corp\nFor the fiscal year ended 2017\n"
@@ -104,7 +105,7 @@ OTHER_HEADINGS = (
 def test_a_filings_one_word_section_heading_steers_the_question_there(tmp_path: Path) -> None:
     """The word "Employees" alone above its paragraph is the heading of Item 1's employees section (the standard
     section the question's topic lives in), found over a risk factor that repeats the word."""
-    store = SqliteStore(tmp_path / "db.sqlite3")
+    store = SqliteStore(tmp_path / "db.sqlite3", reader=PROFILES)
     coll = store.collection("c", create=True).id
     chunks = [COVER + FILLER, EMPLOYEES + FILLER, OTHER_HEADINGS + FILLER, RISKS + FILLER]
     saved = save(store, coll, "ACME_2017_10K.pdf", chunks, None)
@@ -113,10 +114,10 @@ def test_a_filings_one_word_section_heading_steers_the_question_there(tmp_path: 
     question = "How many employees did Acme have at the end of FY2017?"
     assert bm25(store, coll, question, 3, document_id=saved.document_id)[0][0] == saved.chunk_ids[1]
     top_score = dict(bm25(store, coll, question, 4, document_id=saved.document_id))[saved.chunk_ids[1]]
-    store.ranking = replace(store.ranking, section_weight=0.0)
-    assert dict(bm25(store, coll, question, 4, document_id=saved.document_id))[saved.chunk_ids[1]] < top_score
+    unweighed = PROFILES.with_weights("sec", section=0.0)
+    assert dict(bm25(store, coll, question, 4, saved.document_id, unweighed))[saved.chunk_ids[1]] < top_score
     store.ranking = replace(store.ranking, heading_weight=0.0)  # no heading counts at all: the repeats
-    assert bm25(store, coll, question, 3, document_id=saved.document_id)[0][0] == saved.chunk_ids[3]
+    assert bm25(store, coll, question, 3, saved.document_id, unweighed)[0][0] == saved.chunk_ids[3]
 
 
 @pytest.mark.parametrize(
@@ -142,7 +143,7 @@ NOTES = "Long-term debt\nThe Company's notes are registered securities; the debt
 
 
 def test_a_question_about_the_cover_gets_the_filings_cover_first(tmp_path: Path) -> None:
-    store = SqliteStore(tmp_path / "db.sqlite3")
+    store = SqliteStore(tmp_path / "db.sqlite3", reader=PROFILES)
     coll = store.collection("c", create=True).id
     chunks = [COVER + COVER_TABLE + FILLER, FILLER + EMPLOYEES, NOTES + FILLER]
     saved = save(store, coll, "ACME_2017_10K.pdf", chunks, None)
@@ -162,7 +163,7 @@ PP_AND_E = (
 
 def test_item_2s_properties_are_told_from_a_notes_property_and_equipment(tmp_path: Path) -> None:
     """The stems of "properties" and "property" are one ("properti"): the item's number tells them apart."""
-    store = SqliteStore(tmp_path / "db.sqlite3")
+    store = SqliteStore(tmp_path / "db.sqlite3", reader=PROFILES)
     coll = store.collection("c", create=True).id
     chunks = [COVER + FILLER, ITEM_2 + FILLER, OTHER_HEADINGS + FILLER, PP_AND_E * 3 + FILLER]
     saved = save(store, coll, "ACME_2017_10K.pdf", chunks, None)
@@ -187,7 +188,7 @@ def test_item_2s_properties_are_told_from_a_notes_property_and_equipment(tmp_pat
     ],
 )
 def test_what_a_question_asks_sits_past_a_filings_head(question: str, past_head: bool) -> None:
-    assert understand(question).past_head is past_head
+    assert (understand(question).head == "never") is past_head
 
 
 BALANCE_SHEET = (
@@ -201,7 +202,7 @@ def test_a_statement_line_question_keeps_the_filings_cover_out_of_its_first_plac
     """A short question gets a document's head at the third place (a contract's date and parties sit there);
     in a filing the head is the cover, which holds no statement's line: the statement and the notes that
     name the line keep the first three places, and a document that is no filing still gets its head."""
-    store = SqliteStore(tmp_path / "db.sqlite3")
+    store = SqliteStore(tmp_path / "db.sqlite3", reader=PROFILES)
     coll = store.collection("c", create=True).id
     chunks = [COVER + FILLER, BALANCE_SHEET + FILLER, SEGMENT_NOTE + FILLER, SEGMENT_NOTE * 2 + FILLER]
     filing = save(store, coll, "ACME_2017_10K.pdf", chunks, None)

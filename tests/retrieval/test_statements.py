@@ -1,4 +1,4 @@
-"""The financial statement a question needs (docqa.retrieval.understanding.statements), and its pages ranked first
+"""The financial statement a question needs (docqa.profiles.sec.statements), and its pages ranked first
 on a real SQLite store."""
 
 from __future__ import annotations
@@ -8,16 +8,30 @@ from pathlib import Path
 
 import pytest
 
-from docqa.retrieval.understanding.statements import (
+from docqa.profiles.csrc.sections import COMPANY_PROFILE, asked_profile_sections
+from docqa.profiles.sec.statements import (
     BALANCE_SHEET,
     CASH_FLOW_STATEMENT,
-    COMPANY_PROFILE,
     INCOME_STATEMENT,
     asked_statements,
 )
 from docqa.store.db import SqliteStore
 from docqa.store.models import SavedDocument
+from tests.support.profiles import PROFILES
 from tests.support.store_rows import bm25, save
+
+
+@pytest.mark.parametrize(
+    ("question", "sections"),
+    [
+        ("实际控制人是谁？", [COMPANY_PROFILE]),  # Chinese: matched inside the sentence, no word boundaries
+        ("公司和安徽黄山胶囊股份有限公司谁的注册资本高？", [COMPANY_PROFILE]),
+        ("2008年度无形资产投资多少？", []),
+        ("What is the FY2018 capital expenditure amount (in USD millions) for 3M?", []),
+    ],
+)
+def test_the_company_profile_sections_a_chinese_question_asks_a_fact_of(question: str, sections: list) -> None:
+    assert list(asked_profile_sections(question)) == sections
 
 
 @pytest.mark.parametrize(
@@ -29,8 +43,6 @@ from tests.support.store_rows import bm25, save
         ("What is FY2018 days payable outstanding (DPO) for Walmart?", [BALANCE_SHEET, INCOME_STATEMENT]),
         ("Which law governs the agreement?", []),
         ("Is the licensee allowed to sublicense?", []),  # "license" holds no statement's line
-        ("实际控制人是谁？", [COMPANY_PROFILE]),  # Chinese: matched inside the sentence, no word boundaries
-        ("公司和安徽黄山胶囊股份有限公司谁的注册资本高？", [COMPANY_PROFILE]),
         ("2008年度无形资产投资多少？", []),
         # the statements' standard captions (S-X 5-02, 5-03, ASC 230), not only the ratios read from them
         ("How much goodwill did Corning carry as of FY2021?", [BALANCE_SHEET]),
@@ -69,7 +81,7 @@ FILLER = "The company designs, makes and sells products in many countries throug
 
 
 def test_the_statement_a_question_needs_ranks_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    store = SqliteStore(tmp_path / "db.sqlite3")
+    store = SqliteStore(tmp_path / "db.sqlite3", reader=PROFILES)
     coll = store.collection("c", create=True).id
     saved = save(store, coll, "acme.pdf", [FILLER, MD_AND_A + FILLER, STATEMENT + FILLER], None)
     for n in range(20):  # other documents, so that the question's words are rare ones
@@ -77,8 +89,8 @@ def test_the_statement_a_question_needs_ranks_first(tmp_path: Path, monkeypatch:
     question = "What is the FY2018 capital expenditure amount (in USD millions)?"
     top = bm25(store, coll, question, 3, document_id=saved.document_id)
     assert top[0][0] == saved.chunk_ids[2]
-    store.ranking = replace(store.ranking, statement_weight=0.0)  # without the statement's bonus: the prose
-    assert bm25(store, coll, question, 3, document_id=saved.document_id)[0][0] == saved.chunk_ids[1]
+    unweighed = PROFILES.with_weights("sec", statement=0.0)  # without the statement's bonus: the prose
+    assert bm25(store, coll, question, 3, saved.document_id, unweighed)[0][0] == saved.chunk_ids[1]
 
 
 OVERVIEW = "第二节 概览\n一、发行人简介\n公司实际控制人为邹承慧，注册资本为一亿元。\n"
@@ -92,7 +104,7 @@ ZH_FILLER = "公司生产太阳能电池边框和安装支架产品，销售给�
 def _prospectus(tmp_path: Path, section: str, mentions: str) -> tuple[SqliteStore, int, SavedDocument]:
     """A prospectus whose second chunk holds `section`, its fourth `mentions` (three other headings between
     them), among 20 other documents so that the question's words are rare ones."""
-    store = SqliteStore(tmp_path / "db.sqlite3")
+    store = SqliteStore(tmp_path / "db.sqlite3", reader=PROFILES)
     coll = store.collection("c", create=True).id
     chunks = [ZH_FILLER, section + ZH_FILLER, SECTIONS + ZH_FILLER, mentions + ZH_FILLER]
     saved = save(store, coll, "招股说明书.pdf", chunks, None)
@@ -107,8 +119,8 @@ def test_a_profile_question_finds_the_overview_before_the_pages_that_repeat_the_
     store, coll, saved = _prospectus(tmp_path, OVERVIEW, MENTIONS * 3)
     question = "实际控制人是谁？"
     assert bm25(store, coll, question, 3, document_id=saved.document_id)[0][0] == saved.chunk_ids[1]
-    store.ranking = replace(store.ranking, statement_weight=0.0)  # without the profile's bonus: the repeats
-    assert bm25(store, coll, question, 3, document_id=saved.document_id)[0][0] == saved.chunk_ids[3]
+    unweighed = PROFILES.with_weights("csrc", profile_section=0.0)  # without the profile's bonus: the repeats
+    assert bm25(store, coll, question, 3, saved.document_id, unweighed)[0][0] == saved.chunk_ids[3]
 
 
 SUBSIDIARIES = (
@@ -127,8 +139,8 @@ def test_a_csrc_section_of_several_characters_steers_a_chinese_question(tmp_path
     under_heading, repeats = saved.chunk_ids[1], saved.chunk_ids[3]
     scores = dict(bm25(store, coll, question, 4, document_id=saved.document_id))
     assert max(scores, key=scores.__getitem__) == under_heading
-    store.ranking = replace(store.ranking, csrc_section_weight=0.0)
-    without_section = dict(bm25(store, coll, question, 4, document_id=saved.document_id))
+    unweighed = PROFILES.with_weights("csrc", section=0.0)
+    without_section = dict(bm25(store, coll, question, 4, saved.document_id, unweighed))
     assert scores[under_heading] > without_section[under_heading] and scores[repeats] == without_section[repeats]
     store.ranking = replace(store.ranking, heading_weight=0.0)  # and without the heading's words: the repeats
-    assert bm25(store, coll, question, 3, document_id=saved.document_id)[0][0] == repeats
+    assert bm25(store, coll, question, 3, saved.document_id, unweighed)[0][0] == repeats

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from docqa.core.query import AskedPeriod
-from docqa.retrieval.understanding import understand
-from docqa.retrieval.understanding.filers import named_filings, named_in, period_filings
-from docqa.retrieval.understanding.periods import asked_period
-from docqa.store.keyword.filings import FilingIdentity, read_identity
+from docqa.profiles.sec.covers import FilingIdentity, read_identity
+from docqa.profiles.sec.filers import named_filings, named_in, period_filings
+from docqa.profiles.sec.periods import AskedPeriod, asked_period
 from tests.store.test_filings import COVER_WITH_SYMBOLS, TEN_K
+from tests.support.profiles import understand
 
 
 @pytest.mark.parametrize(
@@ -212,9 +211,10 @@ def test_no_function_of_the_store_reads_the_questions_text() -> None:
 
 def test_a_question_asking_why_a_line_changed_is_no_statement_question() -> None:
     why = understand("What drove the change in 3M's operating margin in FY2022?")
-    assert why.statements == () and why.filing_sections == (("results of operations",),) and why.past_head
+    assert [f.titles for f in why.favoured] == [("results of operations",)] and why.head == "never"
+    assert why.favoured[0].only_in == "sec" and not why.favoured[0].marks_page  # an S-K item: in a filing only
     what = understand("What was 3M's operating margin in FY2022?")
-    assert what.statements and not what.filing_sections
+    assert what.favoured and all(f.marks_page and f.only_in is None for f in what.favoured)  # a statement
 
 
 def test_the_most_recent_period_asked_is_each_filers_newest_filing() -> None:

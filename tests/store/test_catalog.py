@@ -7,8 +7,9 @@ import pytest
 from docqa.core.catalog_fields import parse_metadata, where_pairs
 from docqa.core.errors import InvalidRequestError
 from docqa.store import catalog
-from docqa.store.catalog import matches, merged, read_catalog
+from docqa.store.catalog import matches, merged
 from tests.store.test_filings import CONTRACT, COVER_WITH_SYMBOLS, TEN_K
+from tests.support.profiles import read_catalog
 
 
 def test_a_filing_is_catalogued_by_company_symbols_form_and_period() -> None:
@@ -126,7 +127,7 @@ def test_a_year_ending_in_january_takes_the_name_its_filer_gives_it() -> None:
 
 
 def test_a_quarterly_report_named_by_nothing_takes_its_quarter_from_its_balance_sheet() -> None:
-    """The same reading retrieval does (docqa.store.keyword.fiscal_quarter): a June year end, so the quarter
+    """The same reading retrieval does (docqa.profiles.sec.fiscal_quarter): a June year end, so the quarter
     ended December 31, 2022 is the second of fiscal 2023. Its cover and file name give only the date."""
     cover = COVER_WITH_SYMBOLS.replace("June 30, 2023", "December 31, 2022")
     sheet = "Condensed Consolidated Balance Sheets (Unaudited) December 31, 2022 June 30, 2022 Assets Cash 837 775."

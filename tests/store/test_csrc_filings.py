@@ -1,13 +1,15 @@
 """Chinese listed companies' prospectuses and periodic reports read from their covers
-(docqa.store.keyword.csrc_filings), and questions that name them by name, short name or stock code: pure text.
+(docqa.profiles.csrc.covers), and questions that name them by name, short name or stock code: pure text.
 The covers are laid out as the CSRC's rules have them (and as the prospectuses in ../shared/data are)."""
 
 from __future__ import annotations
 
-from docqa.retrieval.understanding.filers import named_filings, named_in
-from docqa.retrieval.understanding.periods import asked_period
-from docqa.store.catalog import matches, read_catalog
-from docqa.store.keyword.filings import read_identity
+from docqa.profiles.csrc.covers import read_csrc_identity
+from docqa.profiles.sec.filers import named_filings, named_in
+from docqa.profiles.sec.identity import FilingIdentity
+from docqa.profiles.sec.periods import asked_period
+from docqa.store.catalog import matches
+from tests.support.profiles import PROFILES, read_catalog
 
 PROSPECTUS = """江苏爱康太阳能科技股份有限公司
 （江阴市华士工业集中区红苗园区勤丰路1015号）
@@ -25,6 +27,14 @@ HALF_YEAR = ANNUAL.replace("2022 年年度报告", "2023 年半年度报告")
 
 JUDGMENT = """原告某某科技有限公司与被告某某贸易有限公司买卖合同纠纷一案，本院于2019年3月1日立案后，依法适用
 普通程序，公开开庭进行了审理。"""
+
+
+def read_identity(file_name: str, head: str) -> FilingIdentity | None:
+    """What the profiles read a Chinese filing as: the Chinese filings profile's identity, first."""
+    identity = read_csrc_identity(head)
+    assert identity == PROFILES.identity(file_name, head, lambda phrases: [])
+    assert identity is None or identity.profile == "csrc"
+    return identity
 
 
 def test_a_prospectus_and_periodic_reports_are_read_from_their_covers() -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from docqa.store.db import SqliteStore
+from tests.support.profiles import PROFILES
 from tests.support.store_rows import bm25, save
 
 FILLER = "The parties agree to cooperate in good faith on the matters set out in this schedule. " * 25
@@ -23,7 +24,7 @@ def _save(store: SqliteStore, collection_id: int, name: str, texts: list[str]) -
 
 
 def _folder(tmp_path: Path) -> tuple[SqliteStore, int, list[int], list[int]]:
-    store = SqliteStore(tmp_path / "db.sqlite3")
+    store = SqliteStore(tmp_path / "db.sqlite3", reader=PROFILES)
     coll = store.collection("c", create=True)
     head = "BIOPURE CORPORATION AGENCY AGREEMENT. This Agency Agreement is made between Biopure Corporation "
     head += "and Northway Agents Ltd. "

@@ -1,5 +1,5 @@
-"""Filings chosen by the company and fiscal year a question names (docqa.retrieval.understanding.filers, over
-the identities docqa.store.keyword.filing_choice keeps), on a real SQLite store: another company's results
+"""Filings chosen by the company and fiscal year a question names (docqa.profiles.sec.filers, over
+the identities docqa.store.keyword.identities keeps), on a real SQLite store: another company's results
 release, dense with the question's words, and the same
 company's filing for another year must not take the place of the filing asked about."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from docqa.retrieval.understanding import understand
 from docqa.store.db import SqliteStore
+from tests.support.profiles import PROFILES, filing_identities, understand
 from tests.support.store_rows import bm25, save
 
 COVER = """UNITED STATES
@@ -28,7 +28,7 @@ QUESTION = "What is the FY2018 capital expenditure amount (in USD millions) for 
 
 
 def _filings(tmp_path: Path) -> tuple[SqliteStore, int, dict[str, int]]:
-    store = SqliteStore(tmp_path / "db.sqlite3")
+    store = SqliteStore(tmp_path / "db.sqlite3", reader=PROFILES)
     coll = store.collection("c", create=True).id
     heads = {}
     for name, year in (("ACME", 2017), ("ACME", 2018), ("GAMMA", 2018)):
@@ -72,7 +72,7 @@ def test_a_question_naming_a_period_but_no_company_gets_a_filing_of_that_period(
 
 
 def test_a_replaced_filing_is_read_again(tmp_path: Path) -> None:
-    store = SqliteStore(tmp_path / "db.sqlite3")
+    store = SqliteStore(tmp_path / "db.sqlite3", reader=PROFILES)
     coll = store.collection("c", create=True).id
 
     def filing(name: str, year: int, body: str) -> list[int]:
@@ -96,7 +96,7 @@ RETAIL_NOTE = (
 def test_a_retailers_fiscal_year_named_for_its_start_picks_its_filing(tmp_path: Path) -> None:
     """A year that ended January 28, 2023 is the filer's "fiscal 2022" where its text says so: a question about
     FY2022 gets that 10-K, not the one whose year ended January 29, 2022 (dated 2022 on its cover)."""
-    store = SqliteStore(tmp_path / "db.sqlite3")
+    store = SqliteStore(tmp_path / "db.sqlite3", reader=PROFILES)
     coll = store.collection("c", create=True).id
     docs = {}
     for named, end in ((2021, "January 29, 2022"), (2022, "January 28, 2023")):
@@ -110,7 +110,7 @@ def test_a_retailers_fiscal_year_named_for_its_start_picks_its_filing(tmp_path: 
             store, coll, f"acme-annual-{named}.pdf", [cover + FILLER, STATEMENT + note + FILLER], None, sha=str(named)
         )
         docs[named] = _document(store, saved.chunk_ids[0])
-    identities = store.filing_identities(coll)
+    identities = filing_identities(store, coll)
     assert [identities[docs[n]].fiscal_years for n in (2021, 2022)] == [frozenset({2021}), frozenset({2022})]
     for year, expected in ((2022, 2022), (2021, 2021), (2023, 2022)):  # "2023": no filing is named so; dated so
         question = f"What was Acme's capital expenditure in FY{year}?"
@@ -130,7 +130,7 @@ ACME PLC
 def test_a_10q_named_by_edgar_is_chosen_by_the_fiscal_quarter_its_balance_sheet_gives(tmp_path: Path) -> None:
     """A June year end: the 10-Q for the quarter ended December 31, 2022 is "Q2 of FY2023", the one for March 31,
     2023 "Q3"; their file names say nothing, their covers only the calendar dates."""
-    store = SqliteStore(tmp_path / "db.sqlite3")
+    store = SqliteStore(tmp_path / "db.sqlite3", reader=PROFILES)
     coll = store.collection("c", create=True).id
     docs = {}
     for accession, end, year_end in (
@@ -140,7 +140,7 @@ def test_a_10q_named_by_edgar_is_chosen_by_the_fiscal_quarter_its_balance_sheet_
         sheet = f"Condensed Consolidated Balance Sheets (Unaudited) {end} {year_end} Assets Cash 837 775. "
         saved = save(store, coll, f"{accession}.pdf", [TEN_Q.format(end=end) + FILLER, sheet + FILLER], None, sha=end)
         docs[end] = _document(store, saved.chunk_ids[0])
-    identities = store.filing_identities(coll)
+    identities = filing_identities(store, coll)
     assert identities[docs["December 31, 2022"]].quarter == 2 and 2023 in identities[docs["December 31, 2022"]].years
     assert identities[docs["March 31, 2023"]].quarter == 3
     for question, expected in (

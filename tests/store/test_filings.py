@@ -1,8 +1,8 @@
-"""A filing's identity from its cover page and file name (docqa.store.keyword.filings): pure text, no store."""
+"""A filing's identity from its cover page and file name (docqa.profiles.sec.covers): pure text, no store."""
 
 from __future__ import annotations
 
-from docqa.store.keyword.filings import read_identity
+from docqa.profiles.sec.covers import read_identity
 
 TEN_K = """UNITED STATES
 SECURITIES AND EXCHANGE COMMISSION

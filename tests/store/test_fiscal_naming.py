@@ -1,11 +1,11 @@
-"""How a filer names its fiscal year (docqa.store.keyword.fiscal_naming): sentences in the styles retailers and
+"""How a filer names its fiscal year (docqa.profiles.sec.fiscal_naming): sentences in the styles retailers and
 Japanese filers use to define their year; pure text, no store."""
 
 from __future__ import annotations
 
 import pytest
 
-from docqa.store.keyword.fiscal_naming import fiscal_years_named, needs_reading
+from docqa.profiles.sec.fiscal_naming import fiscal_years_named, needs_reading
 
 ENDED_JAN_2023 = frozenset({(2023, 1)})
 

@@ -1,11 +1,11 @@
-"""A quarterly report's fiscal quarter and year from its balance sheet's dates (docqa.store.keyword.fiscal_quarter):
+"""A quarterly report's fiscal quarter and year from its balance sheet's dates (docqa.profiles.sec.fiscal_quarter):
 the heading layouts of three real 10-Qs (a June year end, a retail calendar, a calendar year), pure text."""
 
 from __future__ import annotations
 
 import pytest
 
-from docqa.store.keyword.fiscal_quarter import quarter_from_balance_sheet
+from docqa.profiles.sec.fiscal_quarter import quarter_from_balance_sheet
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,8 @@ import pytest
 from sqlalchemy import text
 
 from docqa.core.types import ChunkDraft
-from docqa.retrieval.understanding.statements import BALANCE_SHEET, CASH_FLOW_STATEMENT, asked_statements
+from docqa.profiles.sec.profile import SecWeights
+from docqa.profiles.sec.statements import BALANCE_SHEET, CASH_FLOW_STATEMENT, asked_statements
 from docqa.store.audit import orphan_problems
 from docqa.store.db import SqliteStore
 from docqa.store.keyword import index as keyword_index
@@ -19,6 +20,7 @@ from docqa.store.keyword import lexical, passage_bm25, passage_stems, passages
 from docqa.store.keyword.fts5_tables import Fts5Tables, varints
 from docqa.store.keyword.ranking import DEFAULT_RANKING
 from docqa.store.keyword.term_stats import TermStats
+from tests.support.profiles import PROFILES
 from tests.support.store_rows import bm25, save
 
 CLAUSES = [
@@ -31,7 +33,7 @@ CLAUSES = [
 
 
 def _store(tmp_path: Path) -> tuple[SqliteStore, list[int]]:
-    store = SqliteStore(tmp_path / "db.sqlite3")
+    store = SqliteStore(tmp_path / "db.sqlite3", reader=PROFILES)
     coll = store.collection("c", create=True)
     documents = []
     for n in range(6):
@@ -313,7 +315,7 @@ def test_the_statement_a_question_needs_comes_before_the_prose_about_it(tmp_path
     question = "What is the capital expenditure shown in the cash flow statement?"
     statements = tuple(asked_statements(question))
     assert statements == (CASH_FLOW_STATEMENT,)
-    titled = tuple((s, DEFAULT_RANKING.statement_weight) for s in statements)
+    titled = tuple((s, SecWeights().statement) for s in statements)
     rows, (plain, named) = _rankings(tmp_path, chunks, question, [(heading,), (heading, titled)])
     chunk_of = lambda rowid: (rowid - rows[0]) // passages.PASSAGES_PER_CHUNK  # noqa: E731
     assert chunk_of(plain[0]) == 0  # without the statement's bonus the prose wins
@@ -347,7 +349,7 @@ def test_a_balance_sheet_question_is_not_steered_to_off_balance_sheet_arrangemen
     question = "What were total assets on the balance sheet at the end of 2018?"
     statements = tuple(asked_statements(question))
     assert statements == (BALANCE_SHEET,)
-    titled = tuple((s, DEFAULT_RANKING.statement_weight) for s in statements)
+    titled = tuple((s, SecWeights().statement) for s in statements)
     rows, (ranked,) = _rankings(tmp_path, chunks, question, [(DEFAULT_RANKING.heading_weight, titled)])
     assert (ranked[0] - rows[0]) // passages.PASSAGES_PER_CHUNK == 1
 
@@ -370,7 +372,7 @@ def test_stems_are_built_for_an_older_index_and_repaired_when_missing(tmp_path: 
         db.execute("DROP TABLE passage_stems")
         db.execute("PRAGMA user_version = 3")
         db.execute("DROP TABLE alembic_version")  # index version 3 was written by a docqa from before Alembic
-    store = SqliteStore(path)
+    store = SqliteStore(path, reader=PROFILES)
     assert search() == expected
     assert orphan_problems(store) == []
     store.close()
@@ -380,7 +382,7 @@ def test_stems_are_built_for_an_older_index_and_repaired_when_missing(tmp_path: 
         span = (chunk * passages.PASSAGES_PER_CHUNK, (chunk + 1) * passages.PASSAGES_PER_CHUNK)
         db.execute("DELETE FROM passage_stems WHERE id >= ? AND id < ?", span)
         db.execute("INSERT INTO passage_stems(id, body, headings) VALUES (?, x'', x'')", (10**6 * 64,))
-    store = SqliteStore(path)
+    store = SqliteStore(path, reader=PROFILES)
     assert search() != expected  # its best chunk's passages cannot be counted
     assert orphan_problems(store) == [
         "1 orphan passage-stem rows without a chunk",

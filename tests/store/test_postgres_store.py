@@ -14,11 +14,11 @@ from sqlalchemy import text
 
 from docqa.answering.cache import AnswerCache, CacheKey
 from docqa.core.types import Answer, Timings
+from docqa.profiles.sec.identity import FilingIdentity
 from docqa.store import schema
 from docqa.store.audit import document_problems, orphan_problems
 from docqa.store.db import SqliteStore
 from docqa.store.keyword import lexical
-from docqa.store.keyword.filing_identity import FilingIdentity
 from docqa.store.keyword.passage_stems import Stemmer
 from docqa.store.keyword.ranking import DEFAULT_RANKING
 from docqa.store.models import SavedDocument
@@ -29,6 +29,7 @@ from docqa.store.postgres.vectors import PgVectorIndexes
 from docqa.store.protocol import Store
 from tests.store.test_passage_bm25 import CLAUSES
 from tests.store.test_schema import EMPLOYEES_CHUNK, EN_CHUNK, ZH_CHUNK
+from tests.support.profiles import PROFILES, filing_identities
 from tests.support.store_rows import bm25, drafts, save
 
 QUESTIONS = [
@@ -60,7 +61,7 @@ def _fill(store: Store, documents: int = 6) -> int:
 
 @pytest.fixture
 def both(tmp_path: Path, postgres_url: str) -> tuple[SqliteStore, PostgresStore]:
-    return SqliteStore(tmp_path / "db.sqlite3"), PostgresStore(postgres_url)
+    return SqliteStore(tmp_path / "db.sqlite3", reader=PROFILES), PostgresStore(postgres_url, reader=PROFILES)
 
 
 def test_scores_and_rankings_equal_sqlite(both: tuple[SqliteStore, PostgresStore]) -> None:
@@ -95,7 +96,7 @@ def test_counts_follow_replacements_and_deletes(both: tuple[SqliteStore, Postgre
 
 
 def test_search_is_scoped_to_its_collection(postgres_url: str) -> None:
-    store = PostgresStore(postgres_url)
+    store = PostgresStore(postgres_url, reader=PROFILES)
     mine = _fill(store, documents=2)
     other = store.collection("other", create=True)
     save(store, other.id, "z.txt", ["The zebra clause: zebras graze the zebra field."], None)
@@ -103,7 +104,7 @@ def test_search_is_scoped_to_its_collection(postgres_url: str) -> None:
 
 
 def test_cached_answers_go_with_a_change_and_the_oldest_are_evicted(postgres_url: str) -> None:
-    store = PostgresStore(postgres_url)
+    store = PostgresStore(postgres_url, reader=PROFILES)
     cid = _fill(store, documents=1)
     cache = AnswerCache(store, max_entries=2)
     answer = Answer("It ends.", "", "non-thinking", [], Timings(), "stop")
@@ -118,7 +119,7 @@ def test_cached_answers_go_with_a_change_and_the_oldest_are_evicted(postgres_url
 
 
 def test_vectors_are_found_within_their_collection_and_document(postgres_url: str) -> None:
-    store = PostgresStore(postgres_url)
+    store = PostgresStore(postgres_url, reader=PROFILES)
     rng = np.random.default_rng(0)
     collections = []
     for name in ("a", "b"):
@@ -146,7 +147,7 @@ def test_vectors_are_found_within_their_collection_and_document(postgres_url: st
 
 
 def test_check_finds_and_repairs_a_damaged_keyword_index(postgres_url: str) -> None:
-    store = PostgresStore(postgres_url)
+    store = PostgresStore(postgres_url, reader=PROFILES)
     cid = _fill(store, documents=3)
     before = bm25(store, cid, QUESTIONS[0], 5)
     with store.session() as s:
@@ -159,14 +160,14 @@ def test_check_finds_and_repairs_a_damaged_keyword_index(postgres_url: str) -> N
 
 
 def test_the_schema_is_migrated_once_and_checked(postgres_url: str) -> None:
-    first = PostgresStore(postgres_url)
+    first = PostgresStore(postgres_url, reader=PROFILES)
     assert schema.current(first.engine) == schema.head("postgresql") == "0012" and first.integrity_ok()
-    PostgresStore(postgres_url)  # a second process at start: nothing left to do
+    PostgresStore(postgres_url, reader=PROFILES)  # a second process at start: nothing left to do
     assert "password" not in first.location and first.location.startswith("postgresql+psycopg://")
 
 
 def test_the_chinese_headings_migration_indexes_chinese_documents_again_and_only_them(postgres_url: str) -> None:
-    store = PostgresStore(postgres_url)
+    store = PostgresStore(postgres_url, reader=PROFILES)
     coll = store.collection("chinese-headings", create=True).id
     zh = save(store, coll, "招股说明书.pdf", [ZH_CHUNK], None, sha="zh-headings").document_id
     en = save(store, coll, "contract.txt", [EN_CHUNK], None, sha="en-headings").document_id
@@ -187,7 +188,7 @@ def test_the_chinese_headings_migration_indexes_chinese_documents_again_and_only
 
 
 def test_the_one_word_headings_migration_writes_every_passages_headings_again(postgres_url: str) -> None:
-    store = PostgresStore(postgres_url)
+    store = PostgresStore(postgres_url, reader=PROFILES)
     coll = store.collection("one-word-headings", create=True).id
     doc = save(store, coll, "10-K.txt", [EMPLOYEES_CHUNK], None, sha="one-word").document_id
     query = text("SELECT headings, body FROM passages WHERE document_id = :d ORDER BY id")
@@ -269,7 +270,7 @@ def test_two_workers_saving_the_same_file_at_once_store_it_once(postgres_url: st
     """Issue 42 item 2, the race: every worker hashed the file before any had stored it, so the pipeline's
     check found nothing for any of them; they save at the same moment, each from its own store and
     connections, as `docqa worker` processes do. Before the check under the write lock: 6 documents."""
-    stores = [PostgresStore(postgres_url) for _ in range(6)]
+    stores = [PostgresStore(postgres_url, reader=PROFILES) for _ in range(6)]
     cid = stores[0].collection("race", create=True).id
     start = threading.Barrier(len(stores))
 
@@ -286,19 +287,19 @@ def test_two_workers_saving_the_same_file_at_once_store_it_once(postgres_url: st
 
 def _identity_on_postgres(postgres_url: str, file_name: str, form_line: str, name: str, body: str) -> FilingIdentity:
     """The identity a Postgres store keeps for a filing of two chunks: an SEC cover, then `body`."""
-    store = PostgresStore(postgres_url)
+    store = PostgresStore(postgres_url, reader=PROFILES)
     coll = store.collection(f"identity-{file_name}", create=True).id
     cover = (
         f"UNITED STATES\nSECURITIES AND EXCHANGE COMMISSION\n{form_line}\nCommission file number 1-1234\n{name}\n"
         "(Exact name of registrant as specified in its charter)\n"
     )
     doc = save(store, coll, file_name, [cover, body], None, sha=file_name).document_id
-    return store.filing_identities(coll)[doc]
+    return filing_identities(store, coll)[doc]
 
 
 def test_a_retailers_fiscal_year_is_read_from_its_text_on_postgres(postgres_url: str) -> None:
     """The identity's fiscal-year name comes from the chunks that define the year (LIKE conditions in SQL,
-    docqa.store.keyword.filing_choice), the same on Postgres as on SQLite."""
+    docqa.store.keyword.identities), the same on Postgres as on SQLite."""
     note = "Fiscal Year. Fiscal 2022 represented the 52 weeks ended January 28, 2023 (“fiscal 2022”). 100% of it."
     form_line = "FORM 10-K\nFor the fiscal year ended January 28, 2023"
     identity = _identity_on_postgres(postgres_url, "acme-annual.pdf", form_line, "ACME STORES, INC.", note)
@@ -307,7 +308,7 @@ def test_a_retailers_fiscal_year_is_read_from_its_text_on_postgres(postgres_url:
 
 def test_a_10qs_fiscal_quarter_is_read_from_its_balance_sheet_on_postgres(postgres_url: str) -> None:
     """A 10-Q named by nothing: its quarter and fiscal year come from the chunks that name a balance sheet
-    (LIKE conditions in SQL, docqa.store.keyword.filing_choice), the same on Postgres as on SQLite."""
+    (LIKE conditions in SQL, docqa.store.keyword.identities), the same on Postgres as on SQLite."""
     sheet = "Condensed Consolidated Balance Sheets (Unaudited) December 31, 2022 June 30, 2022 Assets Cash 837 775."
     form_line = "FORM 10-Q\nFor the quarterly period ended December 31, 2022"
     identity = _identity_on_postgres(postgres_url, "0001748790-23-000011.pdf", form_line, "ACME PLC", sheet)

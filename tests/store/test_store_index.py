@@ -16,6 +16,7 @@ from docqa.store.db import SqliteStore
 from docqa.store.keyword import lexical, term_stats
 from docqa.store.keyword.ranking import DEFAULT_RANKING
 from docqa.store.vectors import FaissIndex
+from tests.support.profiles import PROFILES
 from tests.support.store_rows import bm25, save
 
 DIM = 8
@@ -27,7 +28,7 @@ def vectors(n: int, seed: int = 0) -> np.ndarray:
 
 
 def populated(tmp_path: Path, auto_repair: bool = True) -> tuple[SqliteStore, VectorIndexes, int]:
-    store = SqliteStore(tmp_path / "db.sqlite3")
+    store = SqliteStore(tmp_path / "db.sqlite3", reader=PROFILES)
     coll = store.collection("c", create=True)
     store.set_embedder(coll.id, "m", DIM)
     coll = store.collection("c")
@@ -161,7 +162,7 @@ def _contract(parties: str, clauses: list[str]) -> list[str]:
 def test_bm25_ranks_the_clause_asked_about_above_the_preamble_naming_the_parties(tmp_path: Path) -> None:
     """A question names its contract by title and parties; those words fill the preamble, so the
     clause itself must win on the question's other words (the document-focused second pass)."""
-    store = SqliteStore(tmp_path / "db.sqlite3")
+    store = SqliteStore(tmp_path / "db.sqlite3", reader=PROFILES)
     coll = store.collection("c", create=True)
     clauses = [
         "Fees are payable quarterly within thirty days of invoice.",
@@ -199,7 +200,7 @@ def test_collection_wide_search_uses_the_rarest_terms_within_its_row_budget(
     costs more than they tell (docqa.store.keyword.term_stats); the counts are FTS5's, on its stemmed forms."""
 
     monkeypatch.setattr(term_stats, "ROW_BUDGET", 12)
-    store = SqliteStore(tmp_path / "db.sqlite3")
+    store = SqliteStore(tmp_path / "db.sqlite3", reader=PROFILES)
     coll = store.collection("c", create=True)
     for n in range(20):
         extra = " The zebra clause governs." if n == 7 else ""
@@ -248,7 +249,7 @@ def test_float16_index_finds_what_an_exact_float32_one_finds_and_old_files_still
 def test_a_small_collection_is_found_behind_a_large_one_that_outranks_it(tmp_path: Path) -> None:
     """The first pass ranks the whole index and keeps this collection's chunks; when the first page
     holds too few of them (a small collection beside a large one), it searches the collection alone."""
-    store = SqliteStore(tmp_path / "db.sqlite3")
+    store = SqliteStore(tmp_path / "db.sqlite3", reader=PROFILES)
     big = store.collection("big", create=True)
     small = store.collection("small", create=True)
     for n in range(30):
@@ -266,7 +267,7 @@ def test_a_lone_word_the_preamble_also_uses_still_ranks_the_clause(
     """The preamble says "organised under the laws of the State of Delaware": "state" is in the head,
     but alone, not in a run naming the contract, so the second pass still ranks by it and finds the
     governing-law clause, not the one that shares three common words with the question."""
-    store = SqliteStore(tmp_path / "db.sqlite3")
+    store = SqliteStore(tmp_path / "db.sqlite3", reader=PROFILES)
     coll = store.collection("c", create=True)
     filler = "The parties agree to cooperate in good faith on the matters set out in this schedule. " * 25
     head = "SUPPLY AGREEMENT. This Supply Agreement is made between Acme Widgets Corp, organised under the laws "
@@ -308,7 +309,7 @@ def test_naming_runs_are_consecutive_title_words_within_one_sentence() -> None:
 def test_a_twin_the_question_cannot_tell_apart_gets_second_place(tmp_path: Path) -> None:
     """The same contract filed twice (the question names both equally): the clause asked about comes
     first from one copy and second from the other, instead of the first copy's other chunks."""
-    store = SqliteStore(tmp_path / "db.sqlite3")
+    store = SqliteStore(tmp_path / "db.sqlite3", reader=PROFILES)
     coll = store.collection("c", create=True)
     parties = "Acme Widgets Corp and Beta Logistics LLC"
     clauses = ["This agreement shall be governed by the laws of the State of New York.", "Fees are due monthly."]
@@ -329,7 +330,7 @@ def test_a_twin_the_question_cannot_tell_apart_gets_second_place(tmp_path: Path)
 def test_a_question_about_the_document_itself_gets_its_head(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """ "What is the date of the contract?" says little beyond naming the contract: its answer sits in
     the head, which BM25 on "date" and "contract" would rank below every chunk using those words."""
-    store = SqliteStore(tmp_path / "db.sqlite3")
+    store = SqliteStore(tmp_path / "db.sqlite3", reader=PROFILES)
     coll = store.collection("c", create=True)
     head = "SUPPLY AGREEMENT dated as of March 3, 2015, made between Acme Widgets Corp and Beta Logistics LLC. "
     body = [
@@ -359,7 +360,7 @@ def test_a_question_about_the_document_itself_gets_its_head(tmp_path: Path, monk
 
 
 def test_a_database_error_does_not_carry_document_text(tmp_path: Path) -> None:
-    store = SqliteStore(tmp_path / "db.sqlite3")
+    store = SqliteStore(tmp_path / "db.sqlite3", reader=PROFILES)
     secret = "CONFIDENTIAL clause text " * 50
     with pytest.raises(sqlalchemy.exc.SQLAlchemyError) as caught, store.session() as s:
         s.execute(sqlalchemy.text("INSERT INTO no_such_table(x) VALUES (:x)"), {"x": secret})
@@ -373,7 +374,10 @@ def test_two_processes_writing_one_vector_index_lose_nothing(tmp_path: Path) -> 
     it rebuilds from SQLite's embeddings, under a lock file."""
     dim = 8
     rng = np.random.default_rng(0)
-    first, second = SqliteStore(tmp_path / "db.sqlite3"), SqliteStore(tmp_path / "db.sqlite3")  # two processes' views
+    first, second = (
+        SqliteStore(tmp_path / "db.sqlite3", reader=PROFILES),
+        SqliteStore(tmp_path / "db.sqlite3", reader=PROFILES),
+    )  # two processes' views
     cid = first.collection("c", create=True).id
     first.set_embedder(cid, "m", dim)
     coll_a, coll_b = first.collection("c"), second.collection("c")

@@ -5,9 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from docqa.core.types import ChunkDraft
-from docqa.retrieval.understanding import understand
+from docqa.profiles.registry import ProfileSet
+from docqa.retrieval import understanding
 from docqa.store.models import SavedDocument
 from docqa.store.protocol import Store
+from tests.support.profiles import PROFILES
 
 
 def drafts(*texts: str) -> list[ChunkDraft]:
@@ -30,6 +32,15 @@ def save(
     )
 
 
-def bm25(store: Store, cid: int, question: str, limit: int, document_id: int | None = None) -> list[tuple[int, float]]:
-    """The store's keyword search for a question, read as retrieval reads it (docqa.retrieval.understanding)."""
-    return store.bm25(cid, understand(question, store.filing_identities(cid)), limit, document_id)
+def bm25(
+    store: Store,
+    cid: int,
+    question: str,
+    limit: int,
+    document_id: int | None = None,
+    profiles: ProfileSet = PROFILES,
+) -> list[tuple[int, float]]:
+    """The store's keyword search for a question, read as retrieval reads it (docqa.retrieval.understanding),
+    with `profiles` (by default every built-in one)."""
+    query = understanding.understand(question, profiles, store.document_identities(cid))
+    return store.bm25(cid, query, limit, document_id)

@@ -19,10 +19,10 @@ from collections.abc import Mapping
 from sqlalchemy import bindparam, text
 from sqlalchemy.orm import Session
 
+from docqa.core.identity import DocumentIdentity
 from docqa.core.query import Query
 from docqa.store.keyword import lexical, passage_bm25
-from docqa.store.keyword.filing_choice import FilingIdentities
-from docqa.store.keyword.filing_identity import FilingIdentity
+from docqa.store.keyword.identities import DocumentIdentities
 from docqa.store.keyword.ranking import DEFAULT_RANKING, RankingConstants
 from docqa.store.keyword.tables import PASSAGES_PER_CHUNK, chunk_scores
 from docqa.store.keyword.term_stats import TermStats, index_version
@@ -37,7 +37,7 @@ def search(
     document_id: int | None,
     stats: TermStats,
     titles: DocumentTitles,
-    filing_identities: FilingIdentities,
+    identities: DocumentIdentities,
     rc: RankingConstants = DEFAULT_RANKING,
 ) -> list[tuple[int, float]]:
     """(chunk ID, score; higher is better), best first, each chunk once, for a question as retrieval
@@ -46,8 +46,8 @@ def search(
     Two passes. The first ranks passages on title and body together and finds the document the
     question is about; collection-wide, it leaves out very common terms (see docqa.store.keyword.term_stats), and
     a document whose title names the question clearly better replaces its pick (docqa.store.keyword.titles),
-    and where the question names filings (query.filings: a company's, for the period asked), its pick is
-    the best of those.
+    and where the question names documents (query.named: a company's filings for the period asked, as a
+    profile read it), its pick is the best of those.
     The second re-ranks that document's own passages on their body alone, with the words that name
     the document left out: those words (a contract's title and parties) also fill its preamble and
     signature block, and BM25 cannot tell them from the words of the clause asked about. The second
@@ -58,9 +58,9 @@ def search(
     version = index_version(session, stats.refresh(session))
     titles.refresh(session, version, PASSAGES_PER_CHUNK)
     ranked: list[tuple[int, float]] | None = None  # the first pass: every term, title and body
-    chosen: set[int] = set()  # the filings the question names, if any
+    chosen: set[int] = set()  # the documents the question names, if any
     owners: dict[int, int] = {}  # the first pass's chunks' documents
-    filing_identities.refresh(session, version)  # which documents are SEC filings
+    identities.refresh(session, version)  # which profile's kind each document is
     if document_id is not None:
         top_document, rows = document_id, _document_rows(session, document_id)
         if rows is None:
@@ -70,23 +70,23 @@ def search(
         if not ranked:
             return []
         owners = _documents_of(session, [chunk_id for chunk_id, _ in ranked])
-        chosen = set(query.filings)
+        chosen = set(query.named)
         if chosen:
-            top_document = _best_filing(session, stats, ranked, owners, chosen, terms, rc)
+            top_document = _best_named(session, stats, ranked, owners, chosen, terms, rc)
         else:
             top_document = owners[ranked[0][0]]
             top_document = titles.named_instead(collection_id, query.clauses, top_document, rc) or top_document
-            if query.period_filings and filing_identities.is_filing(top_document):
-                chosen = _of_the_period(query, top_document, filing_identities.of_collection(collection_id))
+            if query.narrowed and identities.profile_of(top_document) is not None:
+                chosen = _narrowed(query, top_document, identities.of_collection(collection_id))
                 if chosen:  # the period names the filing, as a company's name would
-                    top_document = _best_filing(session, stats, ranked, owners, chosen, terms, rc)
+                    top_document = _best_named(session, stats, ranked, owners, chosen, terms, rc)
         rows = _document_rows(session, top_document)  # the passage rowid range the second pass re-ranks
         if rows is None:
             return ranked[:limit]
     rest, asking = _split_terms(session, stats, rows, query, rc)
     must_name = document_id is None and not chosen
-    sec_filing = filing_identities.is_filing(top_document)
-    bonus = _heading_bonus(query, rc, sec_filing)
+    profile = identities.profile_of(top_document)
+    bonus = _heading_bonus(query, rc, profile)
     focused = _focused(session, top_document, rows, terms, rest, asking, must_name, stats, bonus, rc)
     if ranked is None and len(focused) < limit:
         # Inside one document the first pass only fills places the second leaves empty: skipped
@@ -98,8 +98,9 @@ def search(
     merged = [(chunk_id, lead + score) for chunk_id, score in focused]
     if document_id is None and ranked:
         merged = _with_twin(session, ranked, owners, top_document, query, merged, stats, chosen, bonus, rc)
-    if not (sec_filing and query.past_head):
-        merged = _with_head(rows, rest, merged, rc, query.cover and sec_filing)
+    head = query.head_rule(profile)
+    if head != "never":
+        merged = _with_head(rows, rest, merged, rc, head == "first")
     first_ids = {chunk_id for chunk_id, _ in merged}
     merged += [(chunk_id, score) for chunk_id, score in ranked or [] if chunk_id not in first_ids]
     return merged[:limit]
@@ -111,33 +112,27 @@ def ranked_passages(
     query: Query,
     chunk_id: int,
     document_id: int,
-    sec_filing: bool = False,
+    profile: str | None = None,
     rc: RankingConstants = DEFAULT_RANKING,
 ) -> list[tuple[int, float]]:
     """(passage number in split_passages order, score) of every passage of the chunk that the question
-    matches, best first, scored as the second pass scores them (body BM25 and the headings' bonuses)."""
+    matches, best first, scored as the second pass scores them (body BM25 and the headings' bonuses);
+    `profile`: the profile whose kind the document is (whose favoured titles apply)."""
     stats.refresh(session)
     terms = stats.weighted(session, list(query.terms))
     rows = (chunk_id * PASSAGES_PER_CHUNK, (chunk_id + 1) * PASSAGES_PER_CHUNK)
-    bonus = _heading_bonus(query, rc, sec_filing)
+    bonus = _heading_bonus(query, rc, profile)
     scored = passage_bm25.document_passages(
         session, stats, terms, rows, document_id, (0.0, 1.0), PASSAGES_PER_CHUNK, bonus
     )
     return [(rowid - rows[0], score) for rowid, score in scored]
 
 
-def _heading_bonus(query: Query, rc: RankingConstants, sec_filing: bool) -> passage_bm25.HeadingBonus:
-    """What headings add in the second pass: the question's terms in them, the titles of the statements
-    it needs and of the standard sections that hold its topic: an SEC filing's items only in an SEC filing
-    (a contract's "Competition" or "Taxes" clause is not Item 1's or the tax note), the CSRC's anywhere."""
-    return passage_bm25.HeadingBonus(
-        rc.heading_weight,
-        (
-            *((titles, rc.statement_weight) for titles in query.statements),
-            *((titles, rc.section_weight) for titles in (query.filing_sections if sec_filing else ())),
-            *((titles, rc.csrc_section_weight) for titles in query.other_sections),
-        ),
-    )
+def _heading_bonus(query: Query, rc: RankingConstants, profile: str | None) -> passage_bm25.HeadingBonus:
+    """What headings add in the second pass: the question's terms in them, and the titles the profiles
+    favour for it, those that apply to a document of `profile` (a filing's standard items only in a filing:
+    a contract's "Competition" or "Taxes" clause is not Item 1's or the tax note)."""
+    return passage_bm25.HeadingBonus(rc.heading_weight, tuple((f.titles, f.weight) for f in query.titles_in(profile)))
 
 
 def _with_twin(
@@ -172,7 +167,7 @@ def _with_twin(
     return [merged[0], second, *merged[1:], *((chunk_id, lead) for chunk_id, _ in theirs[1:])]
 
 
-def _best_filing(
+def _best_named(
     session: Session,
     stats: TermStats,
     ranked: list[tuple[int, float]],
@@ -181,8 +176,8 @@ def _best_filing(
     terms: list[str],
     rc: RankingConstants,
 ) -> int:
-    """The first-pass ranking's best document among the chosen filings; when none of them is in it (an
-    earnings release's dense figures filled the first page), the chosen filing whose passages score best."""
+    """The first-pass ranking's best document among the chosen ones; when none of them is in it (an
+    earnings release's dense figures filled the first page), the chosen document whose passages score best."""
     for chunk_id, _ in ranked:
         if (document := owners[chunk_id]) in chosen:
             return document
@@ -195,16 +190,20 @@ def _best_filing(
     return best[1] if best else min(chosen)
 
 
-def _of_the_period(query: Query, top_document: int, identities: Mapping[int, FilingIdentity]) -> set[int]:
-    """For a question naming no company but a period, whose first-pass pick is a filing of another period:
-    the filings of the period asked to choose from, the same company's where it filed one ("SG&A in FY2023"
-    picked a company's 2017 10-K on its words; its FY2023 10-K holds the answer). Empty when the pick is
-    of that period already."""
-    if top_document in query.period_filings:
+def _narrowed(query: Query, top_document: int, identities: Mapping[int, DocumentIdentity]) -> set[int]:
+    """For a question naming no document but what narrows to some (a period), whose first-pass pick is a
+    recognised document outside them: those documents to choose from, the pick's own issuer's where it has
+    one among them (the sec profile's periods: "SG&A in FY2023" picked a company's 2017 annual report on its
+    words; its FY2023 one holds the answer). Empty when the pick is among them already."""
+    if top_document in query.narrowed:
         return set()
-    names = set(identities[top_document].names) if top_document in identities else set()
-    same_company = {doc for doc in query.period_filings if doc in identities and names & set(identities[doc].names)}
-    return same_company or set(query.period_filings)
+    names = _issuer_names(identities.get(top_document))
+    same_issuer = {doc for doc in query.narrowed if names & _issuer_names(identities.get(doc))}
+    return same_issuer or set(query.narrowed)
+
+
+def _issuer_names(identity: DocumentIdentity | None) -> set[tuple[str, ...]]:
+    return set(identity.names) if identity is not None else set()
 
 
 def _with_head(

@@ -29,7 +29,7 @@ class HeadingBonus:
     """What a passage's headings add to its score (body only). `weight`: each term found in one of the
     passage's headings adds this share of its IDF, as a heading field would in BM25F; `titled`: where a
     heading is one of the titles the question needs (each entry: a statement's or a section's possible
-    titles, docqa.retrieval.understanding.statements and .sections, with its weight), that weight times the
+    titles, docqa.profiles.sec.statements and .sections, with its weight), that weight times the
     title's IDF."""
 
     weight: float = 0.0

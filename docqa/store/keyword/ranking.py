@@ -2,8 +2,9 @@
 
 Each was chosen by measurement; how, and what the other values gave, is in docs/retrieval.md ("Ranking
 constants"), which also says which were chosen by company-grouped cross-validation
-(`python -m bench.crossval`). A store holds one RankingConstants (Store.ranking), so a benchmark can
-try others on the same index without editing code.
+(`python -m bench.crossval`). The weights of the titles a document profile favours are the profile's own
+(docqa.profiles; the same bench cross-validates them). A store holds one RankingConstants (Store.ranking), so
+a benchmark can try others on the same index without editing code.
 """
 
 from __future__ import annotations
@@ -31,20 +32,11 @@ class RankingConstants:
     """With at most this many terms left, the head chunk goes first."""
     heading_weight: float = 1.0
     """Second pass: a question term in one of a passage's headings adds this share of its IDF."""
-    statement_weight: float = 8.0
-    """Second pass: a heading that titles a financial statement the question needs adds this share of the
-    title's IDF (docqa.retrieval.understanding.statements)."""
-    section_weight: float = 3.0
-    """Second pass: a heading that titles the standard section of an SEC filing that holds what the
-    question asks about (Regulation S-K items, standard notes) adds this share of the title's IDF
-    (docqa.retrieval.understanding.sections)."""
-    csrc_section_weight: float = 1.0
-    """The same for the CSRC's standard sections of a Chinese prospectus or annual report."""
     naming_run: int = 2
     """The words that name a document are the question's runs of at least this many consecutive words
     that are all in its title column."""
     max_filings_scored: int = 8
-    """A question naming a company with more filings than this for its period has the first pass's
+    """A question naming more documents than this (a company's filings for its period) has the first pass's
     order decide among the rest."""
     title_ratio: float = 2.0
     """A document whose title names the question better replaces the first pass's document when its

@@ -21,6 +21,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from docqa.core.errors import DatabaseUnavailableError, SchemaOutdatedError
+from docqa.core.identity import NO_READER, DocumentReader
 from docqa.store import schema
 from docqa.store.models import CollectionRow, now
 from docqa.store.postgres.keyword_tables import PostgresKeywordTables
@@ -40,7 +41,7 @@ class PostgresStore(RelationalStore):
 
     cache_order = "id"
 
-    def __init__(self, url: str, *, migrate: bool = True) -> None:
+    def __init__(self, url: str, *, migrate: bool = True, reader: DocumentReader = NO_READER) -> None:
         engine = create_engine(
             url,
             pool_pre_ping=True,
@@ -58,7 +59,7 @@ class PostgresStore(RelationalStore):
         except OperationalError as exc:
             engine.dispose()
             raise DatabaseUnavailableError.said_by(self.location, exc.orig) from None
-        self._open(engine, PostgresKeywordTables)
+        self._open(engine, PostgresKeywordTables, reader)
 
     @contextmanager
     def session(self) -> Iterator[Session]:

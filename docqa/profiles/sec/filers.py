@@ -2,7 +2,7 @@
 their filings, those of the period and form it asks about.
 
 Every filing's identity (company names, symbols, fiscal years, form, quarter, period ends) is read from its
-cover and file name when it is indexed (docqa.store.keyword.filings) and kept by the store; here a question is
+cover and file name when it is indexed (docqa.profiles.sec.covers) and kept by the store; here a question is
 matched against them. A question that names a company narrows the search to that company's filings, then to
 those reporting on the latest fiscal year it names, then to its period end, quarter and form, each step only
 where some filing is left; the keyword search then takes its best-scoring document among those. Documents
@@ -17,9 +17,10 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from docqa.core.query import AskedPeriod
+from docqa.core.identity import DocumentIdentity
+from docqa.profiles.sec.identity import FilingIdentity
+from docqa.profiles.sec.periods import AskedPeriod, asked_period
 from docqa.store.keyword import lexical
-from docqa.store.keyword.filings import FilingIdentity
 
 # Forms that serve one purpose for different filers: a foreign private issuer's annual report is its 20-F
 # (a Canadian one's, 40-F) and its current reports are 6-Ks; "the annual report" (read as 10-K) means those.
@@ -238,3 +239,16 @@ def _clipped_in(words: Sequence[str], name: tuple[str, ...]) -> bool:
         ):
             return True
     return False
+
+
+def filing_hints(
+    question: str, identities: Mapping[int, DocumentIdentity] | None
+) -> tuple[frozenset[int], frozenset[int]]:
+    """The filings a question names (named_filings) and, where it names none, those of the period it names
+    (period_filings), among `identities` (one profile's filings in the collection searched; None: none)."""
+    filings = {doc: i for doc, i in (identities or {}).items() if isinstance(i, FilingIdentity)}
+    if not filings:
+        return frozenset(), frozenset()
+    period = asked_period(question)
+    named = named_filings(question, period, filings)
+    return named, period_filings(named, period, filings)

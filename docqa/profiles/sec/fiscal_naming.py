@@ -17,7 +17,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
-from docqa.store.keyword.filings import DATE, MONTHS
+from docqa.profiles.sec.covers import DATE, MONTHS
 
 # Months in which a fiscal year ends that filers name for its start year (the retail calendar, Japan's March).
 EARLY_YEAR_MONTHS = frozenset({1, 2, 3})

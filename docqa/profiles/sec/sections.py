@@ -3,8 +3,8 @@ heading rank first within the filing.
 
 Every SEC filer lays its reports out by the same items (Regulation S-K; Form 10-K Items 1-16, Form 10-Q
 Parts I and II, Form 8-K Items 1.01-9.01), and the notes to its statements carry the titles that US GAAP's
-topics give them (Segment Reporting, Debt, Income Taxes, ...). Chinese prospectuses and annual reports follow
-the CSRC's standard sections (风险因素, 业务与技术, 募集资金运用, ...). An analyst's question names the topic in
+topics give them (Segment Reporting, Debt, Income Taxes, ...). (Chinese filings' standard sections are the
+Chinese filings profile's: docqa.profiles.csrc.sections.) An analyst's question names the topic in
 their own words ("ongoing legal battles", "who are its competitors", "buybacks"), not the item's title
 ("Legal Proceedings", "Competition", "Issuer Purchases of Equity Securities"); BM25 then ranks whatever page
 repeats the words. The map below goes from a topic's common words to the titles of the section(s) that hold
@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from docqa.core.query import Titles
+from docqa.profiles.matching import specific_sections
 
 RESULTS_OF_OPERATIONS = ("results of operations",)  # Item 7's part that gives the reasons (asks_for_reasons)
 # (the titles a section's heading may carry, lowercased; what a question says when it asks about it)
@@ -154,7 +155,7 @@ _SECTIONS: tuple[tuple[tuple[str, ...], str], ...] = (
     # net interest margin; Item 1405's charge-offs and credit quality) and the capital ratios that bank holding
     # companies report under the Federal Reserve's capital rules. Lines a bank's statements carry (net interest
     # income, loans, deposits, the allowance and provision for credit losses) are statement questions
-    # (docqa.retrieval.understanding.statements), not these.
+    # (docqa.profiles.sec.statements), not these.
     (
         (
             "regulatory capital",
@@ -189,32 +190,6 @@ _SECTIONS: tuple[tuple[tuple[str, ...], str], ...] = (
     ),
     (("entry into a material definitive agreement",), r"entered into|definitive agreement|amendment"),
 )
-# The CSRC's standard sections of a prospectus and an annual report. Chinese has no word boundaries, so
-# these match anywhere in the question.
-_CJK_SECTIONS: tuple[tuple[tuple[str, ...], str], ...] = (
-    (("风险因素", "重大风险提示"), r"风险"),
-    (("业务与技术", "主营业务", "主要产品"), r"主营业务|主要产品|业务模式|竞争|客户|供应商"),
-    (("募集资金运用", "募集资金投资项目"), r"募集资金|募投"),
-    (("股利分配政策", "利润分配"), r"股利|分红|利润分配"),
-    (("诉讼或仲裁事项", "重大诉讼", "诉讼"), r"诉讼|仲裁"),
-    (("关联交易", "关联方"), r"关联交易|关联方"),
-    (("同业竞争",), r"同业竞争"),
-    (("审计报告", "审计意见"), r"审计|会计师事务所"),
-    (("董事、监事、高级管理人员", "核心技术人员", "薪酬"), r"薪酬|报酬|董事|监事|高级管理人员|高管|核心技术人员"),
-    # a prospectus's 发行人基本情况 and an annual report's 股份变动及股东情况 / 主要控股参股公司分析
-    (("控股子公司", "参股子公司", "参股公司", "子公司"), r"子公司|参股公司|分公司"),
-    (
-        ("发起人", "股本情况", "股本结构", "主要股东", "控股股东", "实际控制人", "股权结构", "股东情况"),
-        r"股东|股本|股权结构|实际控制人|发起人|持股",
-    ),
-    (("员工", "社会保障"), r"员工|职工|社保|社会保险|公积金"),
-    # 本次发行概况; 公司治理; 业务发展目标; 其他重要事项; 管理层讨论与分析's 资本性支出
-    (("本次发行概况", "发行概况"), r"发行价格|发行数量|发行费用|发行方式|保荐|承销"),
-    (("公司治理", "内部控制"), r"公司治理|内部控制|内控|股东大会|三会"),
-    (("业务发展目标", "发展规划", "发展战略"), r"发展目标|发展规划|发展战略|未来规划|经营计划"),
-    (("重大合同", "对外担保"), r"重大合同|担保"),
-    (("资本性支出",), r"资本性支出|资本支出"),
-)
 # What a 10-K's or 10-Q's cover page states (the forms' cover: the securities registered under Section 12(b)
 # with their trading symbols and exchanges, the filer's status, the market value held by non-affiliates).
 _COVER = re.compile(
@@ -226,32 +201,14 @@ _COVER = re.compile(
 _SEC_PATTERNS = tuple(
     (titles, re.compile(rf"(?<![\w&])(?:{asks})(?![\w&])", re.IGNORECASE)) for titles, asks in _SECTIONS
 )
-_CJK_PATTERNS = tuple((titles, re.compile(asks)) for titles, asks in _CJK_SECTIONS)
 _BUSINESS_TITLES = frozenset(titles for titles, _ in _BUSINESS)
 
 
-def asked_sections(question: str) -> tuple[tuple[Titles, ...], tuple[Titles, ...]]:
-    """The standard sections a question's topic lives in, each as the titles its heading may carry: those
-    of the SEC forms (for an SEC filing only: a contract's "Competition" or "Taxes" clause is not Item 1's
-    or the tax note), then the CSRC's (for any Chinese text); none for a question that names no such topic.
-    A topic's words inside a longer topic's phrase belong to that one: "market risks" asks for Item 7A, not
-    also for the risk factors its "risks" would name alone."""
-    return _specific(question, _SEC_PATTERNS), _specific(question, _CJK_PATTERNS)
-
-
-def _specific(question: str, patterns: tuple[tuple[Titles, re.Pattern[str]], ...]) -> tuple[Titles, ...]:
-    """The sections whose words the question holds somewhere outside a longer match of another section."""
-    spans = [[m.span() for m in pattern.finditer(question)] for _, pattern in patterns]
-    every = [span for found in spans for span in found]
-
-    def inside_a_longer(span: tuple[int, int]) -> bool:
-        return any(a <= span[0] and span[1] <= b and b - a > span[1] - span[0] for a, b in every)
-
-    return tuple(
-        titles
-        for (titles, _), found in zip(patterns, spans, strict=True)
-        if any(not inside_a_longer(span) for span in found)
-    )
+def asked_sections(question: str) -> tuple[Titles, ...]:
+    """The standard sections of an SEC filing a question's topic lives in, each as the titles its heading may
+    carry; none for a question that names no such topic. A topic's words inside a longer topic's phrase belong
+    to that one: "market risks" asks for Item 7A, not also for the risk factors its "risks" would name alone."""
+    return specific_sections(question, _SEC_PATTERNS)
 
 
 def asks_for_reasons(filing_sections: tuple[Titles, ...]) -> bool:

@@ -10,8 +10,8 @@ fiscal year is not a title word at all. So a filing's identity is read here, fro
 and press release prints on its first page ("For the fiscal year ended December 31, 2018", the line above
 "(Exact name of registrant as specified in its charter)", "Amcor reports fiscal 2023 results",
 "(NYSE: MGM)") and from its file name ("3M_2018_10K.pdf"); the store keeps every filing's identity
-(docqa.store.keyword.filing_choice), the catalog shows it, and retrieval matches questions against it
-(docqa.retrieval.understanding.filers).
+(docqa.store.keyword.identities), the catalog shows it, and retrieval matches questions against it
+(docqa.profiles.sec.filers).
 
 Pure functions of text: no database, no model.
 """
@@ -20,9 +20,8 @@ from __future__ import annotations
 
 import re
 
+from docqa.profiles.sec.identity import FilingIdentity
 from docqa.store.keyword import lexical
-from docqa.store.keyword.csrc_filings import read_csrc_identity
-from docqa.store.keyword.filing_identity import FilingIdentity
 
 COVER_CHARS = 1500  # where a cover's title sits ("FORM 10-K"); a results release may cite a 10-Q further on
 HEAD_CHARS = 5000  # a cover page: the 10-Ks of financebench_dev name their registrant within 1,600 characters
@@ -148,12 +147,8 @@ def _file_name_parts(file_name: str) -> tuple[list[str], set[int], str | None, i
 
 def read_identity(file_name: str, head: str) -> FilingIdentity | None:
     """The identity of a filing, from its file name and the start of its text; None when neither its
-    cover (an SEC form, a results release, a Chinese prospectus or periodic report) nor its file name (a
-    year and a form) says it is a filing."""
+    cover (an SEC form, a results release) nor its file name (a year and a form) says it is a filing."""
     head = head[:HEAD_CHARS]
-    chinese = read_csrc_identity(head)
-    if chinese is not None:
-        return chinese
     company, years, form, quarter = _file_name_parts(file_name)
     names = _registrant_names(head)
     cover = head[:COVER_CHARS]

@@ -19,8 +19,8 @@ from collections.abc import Iterable
 from datetime import date, timedelta
 from typing import TypeGuard
 
-from docqa.store.keyword.filing_identity import FilingIdentity
-from docqa.store.keyword.filings import DATE, MONTHS
+from docqa.profiles.sec.covers import DATE, MONTHS
+from docqa.profiles.sec.identity import FilingIdentity
 
 _BALANCE_SHEET = re.compile(r"balance\s+sheets?|statements?\s+of\s+financial\s+(?:position|condition)", re.I)
 _WINDOW = 300  # the dates follow the heading closely: "Balance Sheets (Unaudited) ($ in millions) December 31, ..."

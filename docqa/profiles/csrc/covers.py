@@ -3,7 +3,7 @@
 A prospectus (招股说明书 / 招股意向书) names its issuer on its first lines ("江苏爱康太阳能科技股份有限公司 首次公开
 发行股票招股意向书"); an annual, half-year or quarterly report (年度报告, 半年度报告, 第一/第三季度报告) opens
 with its stock code and short name ("证券代码：002610 证券简称：爱康科技") and names its year ("2022 年年度报告").
-Read here into the same FilingIdentity an SEC cover gives (docqa.store.keyword.filings): the company by its
+Read here into the same FilingIdentity an SEC cover gives (docqa.profiles.sec.covers): the company by its
 full name, its name without the company-form suffix and its short name (each one CJK string), the stock
 code as its trading symbol, the report's year and quarter, and the form ("prospectus", "annual report",
 "half-year report", "quarterly report").
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from docqa.store.keyword.filing_identity import FilingIdentity
+from docqa.profiles.sec.identity import FilingIdentity
 
 _CJK = "\u4e00-\u9fff"
 # the issuer: a name that ends in a company form
@@ -62,6 +62,7 @@ def read_csrc_identity(head: str) -> FilingIdentity | None:
         form=form,
         quarter=quarter,
         company=full,
+        profile="csrc",
     )
 
 

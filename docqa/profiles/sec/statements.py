@@ -9,11 +9,8 @@ statement page). Here a question's statement is read from the statement it names
 asks about, by the metrics' standard definitions; the store's search (docqa.store.keyword.passage_bm25) then adds a
 bonus to the passages whose headings are that statement's title ("Consolidated Statements of Cash Flows").
 
-A company's profile (who controls it, its registered capital, its legal representative, where its shares
-list) is the same kind of thing: a fact every Chinese prospectus and annual report states in its overview
-and basic-information sections (第二节 概览, 发行人基本情况, 公司简介, by the CSRC's standard layout) and
-then repeats, in passing, on hundreds of pages that BM25 ranks first. A question asking for one of those
-facts gets those sections' titles as its "statement".
+A Chinese company's profile sections are the same kind of thing, and the Chinese filings profile's
+(docqa.profiles.csrc.sections).
 
 Pure functions of the question's text.
 """
@@ -118,19 +115,8 @@ _ASKS = {
 }
 # The financial statements proper, which a filing's head (its cover, Item 1) never holds
 FINANCIAL_STATEMENTS = (BALANCE_SHEET, INCOME_STATEMENT, CASH_FLOW_STATEMENT)
-# Chinese filings' profile sections (CSRC layouts: prospectus 第二节 概览 and 发行人基本情况; annual report
-# 公司简介和主要财务指标), and what a question names to ask for a fact they state. Chinese has no word
-# boundaries, so these match anywhere in the question.
-COMPANY_PROFILE = ("概览", "发行人基本情况", "公司简介")
-_CJK_ASKS = {
-    COMPANY_PROFILE: (
-        r"实际控制人|控股股东|注册资本|法定代表人|注册地址|住所|成立日期|设立日期|股票代码|证券代码|股票简称"
-        r"|上市地点|拟上市|证券交易所|发行前总股本|董事长"
-    ),
-}
 _PATTERNS: dict[tuple[str, ...], re.Pattern[str]] = {
     **{statement: re.compile(rf"(?<![\w&])(?:{asks})(?![\w&])", re.IGNORECASE) for statement, asks in _ASKS.items()},
-    **{statement: re.compile(asks) for statement, asks in _CJK_ASKS.items()},
 }
 
 

@@ -1,9 +1,9 @@
 """The period and form a question asks about, in the many ways analysts write them.
 
-A filing reports on a fiscal period and is one form (docqa.store.keyword.filings reads both from its cover);
+A filing reports on a fiscal period and is one form (docqa.profiles.sec.covers reads both from its cover);
 a question names them as it pleases: "FY2018", "fiscal 2018", "Q2'23", "2Q23", "the quarter ended June 30,
 2023", "the first half of 2023", "2018年度", "the 10-Q", "the earnings release". Read here into an
-AskedPeriod, which the filing choice (docqa.retrieval.understanding.filers) compares with each cover.
+AskedPeriod, which the filing choice (docqa.profiles.sec.filers) compares with each cover.
 
 Pure functions of the question's text.
 """
@@ -11,9 +11,21 @@ Pure functions of the question's text.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from docqa.core.query import AskedPeriod
-from docqa.store.keyword.filings import MONTHS, form_name, quarter_of
+from docqa.profiles.sec.covers import MONTHS, form_name, quarter_of
+
+
+@dataclass(frozen=True)
+class AskedPeriod:
+    """The period and form a question names."""
+
+    latest_year: int | None = None
+    quarter: int | None = None
+    form: str | None = None  # "10-K", "10-Q", "8-K", "20-F", "earnings", "proxy"
+    period_end: tuple[int, int] | None = None  # (year, month): "as of June 30, 2023", "the quarter ended July 2023"
+    most_recent: bool = False  # "last year", "the latest 10-K", "most recent quarter": no period named, the newest
+
 
 # "FY2018", "FY 18", "CY2018", "fiscal 2018", "fiscal year 2018", "fiscal '18", "2018财年", "2018年度", a bare year.
 _ASKED_YEAR = re.compile(
@@ -75,7 +87,7 @@ def asked_period(question: str) -> AskedPeriod:
     return AskedPeriod(max(years) if years else None, quarter, form, period_end, recent is not None)
 
 
-_ASKED_FORM_ZH = (  # the forms of Chinese filings (docqa.store.keyword.csrc_filings), as questions name them
+_ASKED_FORM_ZH = (  # the forms of Chinese filings (docqa.profiles.csrc.covers), as questions name them
     (re.compile(r"招股(?:说明书|意向书)"), "prospectus"),
     (re.compile(r"半年度报告|半年报|中报"), "half-year report"),
     (re.compile(r"季度报告|季报"), "quarterly report"),

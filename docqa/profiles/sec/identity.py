@@ -1,5 +1,6 @@
-"""What a filing is, as its cover and file name say (docqa.store.keyword.filings reads SEC covers,
-docqa.store.keyword.csrc_filings Chinese ones); retrieval matches questions against it."""
+"""What a filing is, as its cover and file name say (docqa.profiles.sec.covers reads SEC covers and results
+releases, docqa.profiles.csrc.covers Chinese listed companies' filings); the questions that name a filing are
+matched against it (docqa.profiles.sec.filers). It is the store's DocumentIdentity for both profiles."""
 
 from __future__ import annotations
 
@@ -19,5 +20,6 @@ class FilingIdentity:
     period_ends: frozenset[tuple[int, int]] = frozenset()  # (year, month) of the period or event it reports
     company: str | None = None  # the name as the cover writes it ("BEST BUY CO., INC."), for people to read
     # the fiscal year as the filer names it where its text says so ("fiscal 2022" for a year that ended
-    # January 28, 2023: docqa.store.keyword.fiscal_naming); also in `years`
+    # January 28, 2023: docqa.profiles.sec.fiscal_naming); also in `years`
     fiscal_years: frozenset[int] = frozenset()
+    profile: str = "sec"  # the profile that read it: "sec" or "csrc"

@@ -1,0 +1,1 @@
+"""The contracts profile (see profile.py)."""

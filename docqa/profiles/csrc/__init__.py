@@ -1,0 +1,1 @@
+"""The csrc profile (see profile.py)."""

@@ -1,0 +1,1 @@
+"""The sec profile (see profile.py)."""
