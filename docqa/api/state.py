@@ -13,6 +13,7 @@ from docqa.core.errors import DocqaError, EndpointUnavailableError
 from docqa.core.settings import Settings
 from docqa.service import DocQA
 from docqa.service.node import ModelNode, ModelServer
+from docqa.service.reindexing import bring_up_to_date
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +60,7 @@ class AppState:
                 self.node = ModelNode.open(self.settings)
                 return
             self.qa = self._open_waiting_for_the_endpoint()
+            bring_up_to_date(self.qa, logger.warning)  # documents older rules read: read again, said in a line
             if self.metrics is not None:
                 self.metrics.attach(self.qa)
         except DocqaError as exc:  # said in one line (a bad setting, a full disk), as the CLI says it

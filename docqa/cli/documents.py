@@ -16,6 +16,7 @@ from docqa.core.documents import IngestReport
 from docqa.core.errors import QueueNotConfiguredError
 from docqa.core.files import SUPPORTED_SUFFIXES
 from docqa.core.settings import Settings
+from docqa.service.reindexing import bring_up_to_date
 
 
 def _interrupt(_signum: int, _frame: object) -> None:
@@ -59,6 +60,7 @@ def ingest(
         _enqueue(settings, list(paths), collection, as_json, verbose)
         return
     qa = open_docqa(settings, verbose, embedder=not no_embeddings, generator=False)
+    bring_up_to_date(qa, lambda line: click.echo(line, err=True))  # documents older rules read: read again
     progress = ProgressLine()
     # SIGTERM ends the run like Ctrl+C: the document being written rolls back, FAISS is saved.
     signal.signal(signal.SIGTERM, _interrupt)

@@ -25,6 +25,7 @@ from docqa.cli import (
     keys,
     models,
     profiles,
+    reindex,
     serve,
     worker,
 )
@@ -60,6 +61,7 @@ for command in (
     evaluate.eval_,
     models.models,
     profiles.profiles,
+    reindex.reindex,
     database.db,
     keys.keys,
     worker.worker,

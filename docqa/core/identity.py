@@ -35,6 +35,11 @@ class DocumentReader(Protocol):
         """How much of a document's first chunk the identity is read from."""
         ...
 
+    @property
+    def version_tag(self) -> str:
+        """The readers and their rules' versions ("sec@1,..."): a document read by others is stale."""
+        ...
+
     def identity(self, file_name: str, head: str, chunks_saying: ChunksSaying) -> DocumentIdentity | None:
         """The document's identity; `chunks_saying` reads further chunks where the head is not enough."""
         ...
@@ -48,6 +53,7 @@ class NoReader:
     """A reader that recognises nothing: the store without profiles (every document generic)."""
 
     head_chars = 0
+    version_tag = "none"
 
     def identity(self, file_name: str, head: str, chunks_saying: ChunksSaying) -> DocumentIdentity | None:
         return None

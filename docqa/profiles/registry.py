@@ -45,6 +45,8 @@ class ProfileSet:
     def __init__(self, profiles: Sequence[Profile]) -> None:
         self.profiles = tuple(profiles)
         self.head_chars = max((p.head_chars for p in self.profiles), default=0)
+        # what read a document: the store records it, and the answer cache keys on it
+        self.version_tag = ",".join(f"{p.name}@{p.version}" for p in self.profiles) or "none"
 
     @classmethod
     def named(cls, spec: str) -> ProfileSet:

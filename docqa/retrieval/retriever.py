@@ -149,7 +149,7 @@ class Retriever:
             "dense": f"dense:{model}",
             "hybrid": f"hybrid:{model}:{s.dense_weight}:{s.rrf_k}:{s.candidates}",
         }[kind]
-        first += "|profiles:" + ",".join(f"{p.name}@{p.version}" for p in self.profiles.profiles)
+        first += f"|profiles:{self.profiles.version_tag}"
         if self._reranker is None:
             return first
         r = self._rerank

@@ -48,6 +48,8 @@ class DocumentRow(Base):
     recipe: Mapped[str | None] = mapped_column(Text)
     ocr_pages: Mapped[str | None] = mapped_column(Text)  # JSON list of the pages OCR read; None: none
     catalog: Mapped[str | None] = mapped_column(Text)  # JSON object (docqa.store.catalog); None: read before it
+    # the rules its derived data (headings, catalog) was read with (docqa.store.derived); None: stale
+    derived: Mapped[str | None] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(default=now)
     updated_at: Mapped[datetime] = mapped_column(default=now, onupdate=now)
 

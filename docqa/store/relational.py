@@ -22,7 +22,7 @@ from docqa.core.errors import CollectionNotFoundError, DocumentNotFoundError
 from docqa.core.identity import DocumentIdentity, DocumentReader
 from docqa.core.query import Query
 from docqa.core.types import ChunkDraft, RetrievedChunk
-from docqa.store import catalog
+from docqa.store import catalog, derived
 from docqa.store.chunk_reads import ChunkReads, is_row_id
 from docqa.store.keyword import index as keyword_index
 from docqa.store.keyword import passage_bm25, passages
@@ -63,6 +63,7 @@ class RelationalStore(ChunkReads, ABC):
         self._term_stats = TermStats(self.keyword_tables, self._stemmer)
         self._titles = DocumentTitles(self.keyword_tables)
         self._identities = DocumentIdentities(reader)  # what the document profiles read each document as
+        self.derived_tag = derived.derived_tag(reader)  # the rules documents read now are recorded with
         self.ranking = DEFAULT_RANKING  # the keyword search's constants; benchmarks try others on one index
 
     def close(self) -> None:
@@ -276,6 +277,7 @@ class RelationalStore(ChunkReads, ABC):
             texts = [c.text for c in chunks]
             read = catalog.read_catalog(name, head, self._identities.reader, texts, declared_title=title)
             doc.catalog = json.dumps(catalog.merged(read, metadata), ensure_ascii=False)
+            doc.derived = self.derived_tag
             s.flush()
             rows = [
                 ChunkRow(
@@ -301,6 +303,22 @@ class RelationalStore(ChunkReads, ABC):
                 self._write_vectors(s, collection_id, [r.id for r in rows], embeddings)
             self._forget_answers(s, collection_id)
             return SavedDocument(doc.id, [r.id for r in rows], removed)
+
+    def stale_documents(self, collection_id: int | None = None) -> list[int]:
+        """The documents whose derived data older rules read (docqa.store.derived), oldest first."""
+        with self.session() as s:
+            return derived.stale_documents(s, self.derived_tag, collection_id)
+
+    def rederive(self, document_id: int) -> bool:
+        """Reads one document's derived data again, in one transaction; False where it is gone or not ready."""
+        with self.session() as s:
+            self._lock_for_writing(s)
+            doc = derived.rederive(
+                s, document_id, self.keyword_tables, self._stemmer, self._identities.reader, self.derived_tag
+            )
+            if doc is not None:
+                self._forget_answers(s, doc.collection_id)
+            return doc is not None
 
     def set_catalog_fields(self, document_id: int, metadata: Mapping[str, Any]) -> None:
         """The uploader's fields over a stored document's entry (an unchanged file uploaded again with them)."""

@@ -99,7 +99,7 @@ def test_the_signature_names_what_decides_the_sources() -> None:
     plain = Retriever(store, _Indexes(), None, RetrievalSettings())  # type: ignore[arg-type]
     assert plain.signature() == "bm25|profiles:csrc@1,sec@1,contracts@1"  # what reads the questions, too
     generic = Retriever(store, _Indexes(), None, RetrievalSettings(profiles="none"))  # type: ignore[arg-type]
-    assert generic.signature() == "bm25|profiles:"
+    assert generic.signature() == "bm25|profiles:none"
 
 
 def test_a_dense_error_surfaces_after_the_keyword_search_has_finished() -> None:

@@ -19,7 +19,6 @@ from docqa.store import schema
 from docqa.store.audit import document_problems, orphan_problems
 from docqa.store.db import SqliteStore
 from docqa.store.keyword import lexical
-from docqa.store.keyword.passage_stems import Stemmer
 from docqa.store.keyword.ranking import DEFAULT_RANKING
 from docqa.store.models import SavedDocument
 from docqa.store.postgres.keyword_tables import PostgresKeywordTables
@@ -27,8 +26,8 @@ from docqa.store.postgres.store import PostgresStore
 from docqa.store.postgres.tsvectors import tsquery_literal, tsvector_literal
 from docqa.store.postgres.vectors import PgVectorIndexes
 from docqa.store.protocol import Store
+from tests.store.test_derived import EMPLOYEES_CHUNK, ZH_CHUNK
 from tests.store.test_passage_bm25 import CLAUSES
-from tests.store.test_schema import EMPLOYEES_CHUNK, EN_CHUNK, ZH_CHUNK
 from tests.support.profiles import PROFILES, filing_identities
 from tests.support.store_rows import bm25, drafts, save
 
@@ -161,46 +160,34 @@ def test_check_finds_and_repairs_a_damaged_keyword_index(postgres_url: str) -> N
 
 def test_the_schema_is_migrated_once_and_checked(postgres_url: str) -> None:
     first = PostgresStore(postgres_url, reader=PROFILES)
-    assert schema.current(first.engine) == schema.head("postgresql") == "0012" and first.integrity_ok()
+    assert schema.current(first.engine) == schema.head("postgresql") == "0013" and first.integrity_ok()
     PostgresStore(postgres_url, reader=PROFILES)  # a second process at start: nothing left to do
     assert "password" not in first.location and first.location.startswith("postgresql+psycopg://")
 
 
-def test_the_chinese_headings_migration_indexes_chinese_documents_again_and_only_them(postgres_url: str) -> None:
+def test_reindex_reads_only_the_stale_documents_again_on_postgres(postgres_url: str) -> None:
+    """A document older rules read (no version recorded, its headings as a rule before them read none) is read
+    again by reindex, its catalog too; a document read with today's rules is left as it is."""
     store = PostgresStore(postgres_url, reader=PROFILES)
-    coll = store.collection("chinese-headings", create=True).id
-    zh = save(store, coll, "招股说明书.pdf", [ZH_CHUNK], None, sha="zh-headings").document_id
-    en = save(store, coll, "contract.txt", [EN_CHUNK], None, sha="en-headings").document_id
-    query = text("SELECT document_id, headings FROM passages WHERE document_id IN (:zh, :en) ORDER BY id")
+    coll = store.collection("stale-headings", create=True).id
+    old = save(store, coll, "10-K.txt", [EMPLOYEES_CHUNK], None, sha="one-word").document_id
+    fresh = save(store, coll, "招股说明书.pdf", [ZH_CHUNK], None, sha="zh-headings").document_id
+    assert store.stale_documents(coll) == []
+    query = text("SELECT document_id, headings FROM passages WHERE document_id IN (:old, :fresh) ORDER BY id")
+    ids = {"old": old, "fresh": fresh}
     with store.session() as s:
-        written = [(d, bytes(h)) for d, h in s.execute(query, {"zh": zh, "en": en})]
-        s.execute(
-            text("UPDATE passages SET headings = ''::bytea WHERE document_id IN (:zh, :en)"), {"zh": zh, "en": en}
-        )
-    with store.engine.begin() as conn:
-        stemmer = Stemmer()
-        PostgresKeywordTables(stemmer).reindex_chinese(conn, stemmer)
+        written = [(d, bytes(h)) for d, h in s.execute(query, ids)]
+        s.execute(text("UPDATE passages SET headings = ''::bytea WHERE document_id IN (:old, :fresh)"), ids)
+        s.execute(text("UPDATE documents SET derived = NULL, catalog = NULL WHERE id = :old"), ids)
+    assert store.stale_documents(coll) == [old]
+    assert store.rederive(old) and store.stale_documents(coll) == []
     with store.session() as s:
-        read_again = [(d, bytes(h)) for d, h in s.execute(query, {"zh": zh, "en": en})]
-    assert [h for d, h in read_again if d == zh] == [h for d, h in written if d == zh] != [b""]
-    assert {h for d, h in read_again if d == en} == {b""}  # an English document is left as it was
+        read_again = [(d, bytes(h)) for d, h in s.execute(query, ids)]
+    assert [h for d, h in read_again if d == old] == [h for d, h in written if d == old] != [b""]
+    assert {h for d, h in read_again if d == fresh} == {b""}  # not stale: left as it was
+    entry = next(d for d in store.documents(coll) if d.id == old).as_dict()["catalog"]
+    assert entry["kind"] == "document"  # the catalog read again
     assert orphan_problems(store) == []  # the index's counts still agree with its passages
-
-
-def test_the_one_word_headings_migration_writes_every_passages_headings_again(postgres_url: str) -> None:
-    store = PostgresStore(postgres_url, reader=PROFILES)
-    coll = store.collection("one-word-headings", create=True).id
-    doc = save(store, coll, "10-K.txt", [EMPLOYEES_CHUNK], None, sha="one-word").document_id
-    query = text("SELECT headings, body FROM passages WHERE document_id = :d ORDER BY id")
-    with store.session() as s:
-        written = [(bytes(h), bytes(b)) for h, b in s.execute(query, {"d": doc})]
-        s.execute(text("UPDATE passages SET headings = ''::bytea WHERE document_id = :d"), {"d": doc})
-    with store.engine.begin() as conn:
-        stemmer = Stemmer()
-        PostgresKeywordTables(stemmer).rewrite_headings(conn, stemmer)
-    with store.session() as s:
-        assert [(bytes(h), bytes(b)) for h, b in s.execute(query, {"d": doc})] == written != []
-    assert written[0][0] != b"" and orphan_problems(store) == []
 
 
 def test_tsvector_and_tsquery_literals_quote_what_postgres_would_misread() -> None:

@@ -13,9 +13,7 @@ from click.testing import CliRunner
 from docqa.cli.main import main
 from docqa.store import schema
 from docqa.store.db import SqliteStore
-from docqa.store.keyword.fts5_tables import SCHEMA_VERSION, Fts5Tables
-from docqa.store.keyword.passage_stems import Stemmer
-from tests.support.store_rows import bm25, save
+from tests.support.store_rows import bm25
 
 # A store as docqa wrote it before the `recipe` and `ocr_pages` columns, the answer cache and passages
 # with stems (keyword index version 0: whole chunks in chunk_fts).
@@ -78,58 +76,3 @@ def test_db_status_and_upgrade_on_a_sqlite_data_home(tmp_path: Path) -> None:
     assert made.exit_code == 0 and json.loads(made.stdout)["revision"] == head, made.output
     status = runner.invoke(main, ["db", "status", *home])
     assert status.exit_code == 0 and f"schema {head}" in status.output and "up to date" in status.output
-
-
-ZH_CHUNK = "负责供应商的管理。（四）发行人控股子公司基本情况截至本招股意向书签署之日，发行人拥有两家子公司。"
-EN_CHUNK = "12.3 Governing Law. This agreement is governed by the laws of Delaware."
-
-
-def test_the_chinese_headings_revision_indexes_chinese_documents_again_and_only_them(tmp_path: Path) -> None:
-    path = tmp_path / "db.sqlite3"
-    store = SqliteStore(path)
-    coll = store.collection("c", create=True).id
-    zh = save(store, coll, "招股说明书.pdf", [ZH_CHUNK], None, sha="zh").chunk_ids[0]
-    en = save(store, coll, "contract.txt", [EN_CHUNK], None, sha="en").chunk_ids[0]
-    store.close()
-    query = "SELECT id / 64, headings FROM passage_stems ORDER BY id"
-    with sqlite3.connect(path) as raw:
-        written = raw.execute(query).fetchall()
-        raw.execute("UPDATE passage_stems SET headings = x''")  # as if an older rule had read them
-        raw.execute("UPDATE alembic_version SET version_num = 's0003'")
-        raw.execute("PRAGMA user_version = 6")
-    store = SqliteStore(path)  # s0004, then s0005 to s0008 (which read every document's headings again)
-    assert schema.current(store.engine) == schema.HEADS["sqlite"]
-    with sqlite3.connect(path) as raw:
-        assert raw.execute(query).fetchall() == written and [h for _, h in written] != [b"", b""]
-        assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-        raw.execute("UPDATE passage_stems SET headings = x''")
-    with store.engine.begin() as conn:  # s0004's own step
-        Fts5Tables().reindex_chinese(conn, Stemmer())
-    with sqlite3.connect(path) as raw:
-        read_again = raw.execute(query).fetchall()
-    assert [h for c, h in read_again if c == zh] == [h for c, h in written if c == zh] != [b""]
-    assert {h for c, h in read_again if c == en} == {b""}  # an English document is left as it was
-    assert [c for c, _ in bm25(store, coll, "控股子公司", 3)] == [zh]
-
-
-EMPLOYEES_CHUNK = "Employees\nAs of December 31, 2017, our Company had approximately 61,800 employees worldwide."
-
-
-def test_the_one_word_headings_revision_reads_every_documents_headings_again(tmp_path: Path) -> None:
-    path = tmp_path / "db.sqlite3"
-    store = SqliteStore(path)
-    coll = store.collection("c", create=True).id
-    saved = save(store, coll, "10-K.txt", [EMPLOYEES_CHUNK], None, sha="k").chunk_ids[0]
-    store.close()
-    query = "SELECT headings, body FROM passage_stems ORDER BY id"
-    with sqlite3.connect(path) as raw:
-        ((headings, body),) = raw.execute(query).fetchall()
-        raw.execute("UPDATE passage_stems SET headings = x''")  # as the rule before it read them: none
-        raw.execute("UPDATE alembic_version SET version_num = 's0004'")
-        raw.execute("PRAGMA user_version = 7")
-    store = SqliteStore(path)
-    assert schema.current(store.engine) == schema.HEADS["sqlite"]
-    with sqlite3.connect(path) as raw:
-        assert raw.execute(query).fetchall() == [(headings, body)] and headings != b""
-        assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-    assert [c for c, _ in bm25(store, coll, "employees", 3)] == [saved]

@@ -16,7 +16,7 @@ from sqlalchemy import Connection, text
 from sqlalchemy.orm import Session
 
 from docqa.store.keyword import lexical, passage_stems, passages
-from docqa.store.keyword.passage_stems import CHINESE_CHARS, STEMS_DDL, TOKENIZER, Stemmer
+from docqa.store.keyword.passage_stems import STEMS_DDL, TOKENIZER, Stemmer
 from docqa.store.keyword.tables import (
     FETCH_PER_CHUNK,
     MISSING_PASSAGES,
@@ -28,9 +28,10 @@ from docqa.store.keyword.tables import (
 
 # PRAGMA user_version: 1 and 2 indexed whole chunks in chunk_fts; 3 had passages without their stems;
 # 4 kept only a passage's own numbered and capitals headings; 5 had no Chinese headings; 6 read a Chinese
-# heading only at a line's start, and Chinese sentences after a number as headings (7: only Chinese documents
-# change, reindex_chinese); 7 did not read one capitalised word above a paragraph as a heading, 8 dropped an
-# item heading's number, 9 missed a statement's title followed by the company's name (8 to 10: rewrite_headings)
+# heading only at a line's start, and Chinese sentences after a number as headings; 7 did not read one
+# capitalised word above a paragraph as a heading, 8 dropped an item heading's number, 9 missed a statement's
+# title followed by the company's name. Since 11 a change of the heading rules is no new layout: it raises
+# docqa.store.derived.HEADING_RULES, and `docqa reindex` reads each stale document again.
 SCHEMA_VERSION = 11
 _DDL = [
     f"CREATE VIRTUAL TABLE IF NOT EXISTS passage_fts USING fts5(title, body, tokenize='{TOKENIZER}')",
@@ -159,6 +160,18 @@ class Fts5Tables:
     def forget(self, session: Session | Connection, document_id: int) -> None:
         """Nothing to do: the chunks' trigger deletes their passages, and FTS5 keeps its own counts."""
 
+    def replace(self, session: Session | Connection, document: DocumentPassages, stemmer: Stemmer) -> None:
+        self._forget_chunks(session, sorted({rowid // PASSAGES_PER_CHUNK for rowid, _ in document.passages}))
+        self.write(session, document, stemmer)
+
+    @staticmethod
+    def _forget_chunks(session: Session | Connection, chunk_ids: list[int]) -> None:
+        """Deletes the chunks' passages and stems (their chunks kept)."""
+        for chunk_id in chunk_ids:
+            span = {"lo": chunk_id * PASSAGES_PER_CHUNK, "hi": (chunk_id + 1) * PASSAGES_PER_CHUNK}
+            session.execute(text("DELETE FROM passage_fts WHERE rowid >= :lo AND rowid < :hi"), span)
+            session.execute(text("DELETE FROM passage_stems WHERE id >= :lo AND id < :hi"), span)
+
     def checks(self) -> list[tuple[str, str]]:
         return [
             *(
@@ -198,34 +211,14 @@ class Fts5Tables:
         ).all()
         for _, group in itertools.groupby(chunks, key=lambda row: row[2]):  # a document's chunks in order
             rows = list(group)
-            if only_missing:  # one of the two may be there: write both afresh
-                for chunk_id, *_ in rows:
-                    span = {"lo": chunk_id * PASSAGES_PER_CHUNK, "hi": (chunk_id + 1) * PASSAGES_PER_CHUNK}
-                    conn.execute(text("DELETE FROM passage_fts WHERE rowid >= :lo AND rowid < :hi"), span)
-                    conn.execute(text("DELETE FROM passage_stems WHERE id >= :lo AND id < :hi"), span)
             _, _, document_id, name, head, collection_id = rows[0]
             title = passages.title_of(name, head or "")
             cut = passages.passages_of([(row[0], row[1]) for row in rows])
-            self.write(conn, DocumentPassages(document_id, collection_id, title, cut), stemmer)
+            document = DocumentPassages(document_id, collection_id, title, cut)
+            if only_missing:  # one of the two may be there: write both afresh
+                self._forget_chunks(conn, [int(row[0]) for row in rows])
+            self.write(conn, document, stemmer)
         return len(chunks)
-
-    def reindex_chinese(self, conn: Connection, stemmer: Stemmer) -> int:
-        conn.execute(
-            text(
-                f"DELETE FROM passage_stems WHERE id / {PASSAGES_PER_CHUNK} IN (SELECT c.id FROM chunks c WHERE "
-                "c.document_id IN (SELECT DISTINCT document_id FROM chunks WHERE text GLOB :chinese))"
-            ),
-            {"chinese": f"*[{CHINESE_CHARS}]*"},
-        )
-        return self.reindex_all(conn, stemmer, only_missing=True)  # the chunks just left without stems
-
-    def rewrite_headings(self, conn: Connection, stemmer: Stemmer) -> int:
-        done = 0
-        for rows in passages.headings_of_every_document(conn, stemmer):
-            if rows:
-                conn.execute(text("UPDATE passage_stems SET headings = :headings WHERE id = :id"), rows)
-            done += len(rows)
-        return done
 
     def create_or_migrate(self, conn: Connection, stemmer: Stemmer) -> None:
         version = int(conn.execute(text("PRAGMA user_version")).scalar() or 0)

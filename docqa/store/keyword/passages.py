@@ -10,9 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from sqlalchemy import Connection, text
-
-from docqa.store.keyword import lexical, passage_stems
+from docqa.store.keyword import lexical
 from docqa.store.keyword.tables import PASSAGES_PER_CHUNK
 
 PASSAGE_CHARS = 2000  # about 500 tokens of English
@@ -51,16 +49,3 @@ def passages_of(chunks: Iterable[tuple[int, str]]) -> list[tuple[int, str]]:
         for chunk_id, chunk_text in chunks
         for k, passage in enumerate(split_passages(chunk_text))
     ]
-
-
-def headings_of_every_document(conn: Connection, stemmer: passage_stems.Stemmer) -> Iterable[list[dict[str, object]]]:
-    """Per document, its passages' headings as the current rule reads them ({"id": passage ID, "headings":
-    stems}), from its chunks (the same table in SQLite and Postgres): what a migration that changes the
-    heading rule writes over the old ones, leaving bodies and term statistics alone."""
-    documents = conn.execute(text("SELECT DISTINCT document_id FROM chunks ORDER BY document_id")).scalars().all()
-    for document_id in documents:
-        chunks = conn.execute(
-            text("SELECT id, text FROM chunks WHERE document_id = :d ORDER BY ordinal"), {"d": document_id}
-        ).all()
-        rows = passage_stems.heading_rows(stemmer, passages_of([(int(i), str(t)) for i, t in chunks]))
-        yield [{"id": rowid, "headings": headings} for rowid, headings in rows]

@@ -88,6 +88,10 @@ class KeywordTables(Protocol):
         """Before a document's chunks are deleted: take its passages out of the index's counts."""
         ...
 
+    def replace(self, session: Session | Connection, document: DocumentPassages, stemmer: Stemmer) -> None:
+        """Index a stored document's passages again, its chunks kept (docqa.store.derived)."""
+        ...
+
     def checks(self) -> list[tuple[str, str]]:
         """(SQL counting bad rows, what they are) for `docqa check`; `--repair` deletes orphans by
         `orphan_fixes` and calls reindex_all(only_missing=True) for chunks the index lacks."""
@@ -99,16 +103,6 @@ class KeywordTables(Protocol):
 
     def reindex_all(self, conn: Connection, stemmer: Stemmer, only_missing: bool = False) -> int:
         """(Re)write the passages of every chunk, or only of chunks the index lacks; returns chunks done."""
-        ...
-
-    def reindex_chinese(self, conn: Connection, stemmer: Stemmer) -> int:
-        """Write again the passages of every document holding Chinese text, whose headings a newer rule
-        reads differently (the migrations that change that rule call it); returns chunks done."""
-        ...
-
-    def rewrite_headings(self, conn: Connection, stemmer: Stemmer) -> int:
-        """Write every passage's headings again as the current rule reads them (the migrations that change
-        that rule call it; bodies and term statistics stay); returns passages done."""
         ...
 
 

@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session
 
 from docqa.store.keyword import lexical, passage_stems, passages
 from docqa.store.keyword.passage_bm25 import K1, B, term_idf
-from docqa.store.keyword.passage_stems import CHINESE_CHARS, Stemmer
+from docqa.store.keyword.passage_stems import Stemmer
 from docqa.store.keyword.tables import (
     FETCH_PER_CHUNK,
     MISSING_PASSAGES,
@@ -300,6 +300,10 @@ class PostgresKeywordTables:
         session.execute(text("DELETE FROM passages WHERE document_id = :d"), {"d": document_id})
         session.execute(text("DELETE FROM keyword_documents WHERE document_id = :d"), {"d": document_id})
 
+    def replace(self, session: Session | Connection, document: DocumentPassages, stemmer: Stemmer) -> None:
+        self.forget(session, document.document_id)
+        self.write(session, document, stemmer)
+
     def checks(self) -> list[tuple[str, str]]:
         """Missing passages first: repair indexes them again, then counts every total afresh."""
         return [
@@ -348,22 +352,6 @@ class PostgresKeywordTables:
             self.write(conn, DocumentPassages(document_id, collection_id, title, cut), stemmer)
             done += len(chunks)
         return done
-
-    def rewrite_headings(self, conn: Connection, stemmer: Stemmer) -> int:
-        done = 0
-        for rows in passages.headings_of_every_document(conn, stemmer):
-            if rows:
-                conn.execute(text("UPDATE passages SET headings = :headings WHERE id = :id"), rows)
-            done += len(rows)
-        return done
-
-    def reindex_chinese(self, conn: Connection, stemmer: Stemmer) -> int:
-        chinese = conn.execute(
-            text("SELECT DISTINCT document_id FROM chunks WHERE text ~ :chinese"), {"chinese": f"[{CHINESE_CHARS}]"}
-        ).scalars()
-        for document_id in list(chinese):
-            self.forget(conn, int(document_id))
-        return self.reindex_all(conn, stemmer, only_missing=True)  # the documents just forgotten
 
 
 def _add_counts(session: Session | Connection, per_stem: Counter[str], n: int, tokens: int, sign: int) -> None:

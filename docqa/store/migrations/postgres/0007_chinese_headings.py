@@ -2,16 +2,16 @@
 Chinese sentence or table row after a number is no longer taken for one (docqa.store.keyword.passage_stems).
 Only documents holding Chinese text are indexed again.
 
+This revision once read every such passage's headings again, here, with the rules of its day. Headings are
+derived data: they carry the keyword rules' version with their document (documents.derived) and are rebuilt by
+`docqa reindex` (which `docqa serve` and `docqa ingest` run when a document is stale), so the revision changes
+no schema and does nothing; it stays in the chain for the data homes that recorded it.
+
 Revision ID: 0007
 Revises: 0006
 """
 
 from __future__ import annotations
-
-from alembic import op
-
-from docqa.store.keyword.passage_stems import Stemmer
-from docqa.store.postgres.keyword_tables import PostgresKeywordTables
 
 revision = "0007"
 down_revision = "0006"
@@ -20,9 +20,8 @@ depends_on = None
 
 
 def upgrade() -> None:
-    stemmer = Stemmer()
-    PostgresKeywordTables(stemmer).reindex_chinese(op.get_bind(), stemmer)
+    """Nothing: the headings are rebuilt by `docqa reindex` (docqa.store.derived)."""
 
 
 def downgrade() -> None:
-    """Nothing to undo: the older rule reads the same passages."""
+    """Nothing to undo."""

@@ -3,16 +3,16 @@ Location", "Income Statement Classification") is indexed as one word, so a quest
 lines no longer finds those headings for the statement (docqa.store.keyword.passage_stems.indexed_heading):
 every passage's headings are written again; bodies and term statistics stay as they are.
 
+This revision once read every such passage's headings again, here, with the rules of its day. Headings are
+derived data: they carry the keyword rules' version with their document (documents.derived) and are rebuilt by
+`docqa reindex` (which `docqa serve` and `docqa ingest` run when a document is stale), so the revision changes
+no schema and does nothing; it stays in the chain for the data homes that recorded it.
+
 Revision ID: 0011
 Revises: 0010
 """
 
 from __future__ import annotations
-
-from alembic import op
-
-from docqa.store.keyword.passage_stems import Stemmer
-from docqa.store.postgres.keyword_tables import PostgresKeywordTables
 
 revision = "0011"
 down_revision = "0010"
@@ -21,9 +21,8 @@ depends_on = None
 
 
 def upgrade() -> None:
-    stemmer = Stemmer()
-    PostgresKeywordTables(stemmer).rewrite_headings(op.get_bind(), stemmer)
+    """Nothing: the headings are rebuilt by `docqa reindex` (docqa.store.derived)."""
 
 
 def downgrade() -> None:
-    """Nothing to undo: the older rule reads the same passages, and takes those headings for statements."""
+    """Nothing to undo."""

@@ -2,17 +2,16 @@
 (keyword index version 8, docqa.store.keyword.passage_stems): every passage's headings are written again;
 bodies and term statistics stay as they are.
 
+This revision once read every such passage's headings again, here, with the rules of its day. Headings are
+derived data: they carry the keyword rules' version with their document (documents.derived) and are rebuilt by
+`docqa reindex` (which `docqa serve` and `docqa ingest` run when a document is stale), so the revision changes
+no schema and does nothing; it stays in the chain for the data homes that recorded it.
+
 Revision ID: s0005
 Revises: s0004
 """
 
 from __future__ import annotations
-
-from alembic import op
-from sqlalchemy import text
-
-from docqa.store.keyword.fts5_tables import SCHEMA_VERSION, Fts5Tables
-from docqa.store.keyword.passage_stems import Stemmer
 
 revision = "s0005"
 down_revision = "s0004"
@@ -21,10 +20,8 @@ depends_on = None
 
 
 def upgrade() -> None:
-    conn = op.get_bind()
-    Fts5Tables().rewrite_headings(conn, Stemmer())
-    conn.execute(text(f"PRAGMA user_version = {SCHEMA_VERSION}"))
+    """Nothing: the headings are rebuilt by `docqa reindex` (docqa.store.derived)."""
 
 
 def downgrade() -> None:
-    """Nothing to undo: the older rule reads the same passages, and finds fewer headings."""
+    """Nothing to undo."""
