@@ -19,19 +19,18 @@ from sqlalchemy import Engine, Executable, delete, select, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from docqa.core.errors import CollectionNotFoundError, DocumentNotFoundError
-from docqa.core.identity import DocumentIdentity, DocumentReader
-from docqa.core.query import Query
-from docqa.core.types import ChunkDraft, RetrievedChunk
+from docqa.core.identity import DocumentReader
+from docqa.core.types import ChunkDraft
 from docqa.store import catalog, derived
 from docqa.store.chunk_reads import ChunkReads, is_row_id
-from docqa.store.keyword import index as keyword_index
-from docqa.store.keyword import passage_bm25, passages
+from docqa.store.keyword import passages
 from docqa.store.keyword.identities import DocumentIdentities
 from docqa.store.keyword.passage_stems import Stemmer
 from docqa.store.keyword.ranking import DEFAULT_RANKING
 from docqa.store.keyword.tables import DocumentPassages, KeywordTables
-from docqa.store.keyword.term_stats import TermStats, index_version
+from docqa.store.keyword.term_stats import TermStats
 from docqa.store.keyword.titles import DocumentTitles
+from docqa.store.keyword_search import KeywordSearch
 from docqa.store.models import ChunkRow, CollectionRow, DocumentRow, SavedDocument
 
 _FORGET_ANSWERS = [
@@ -43,7 +42,7 @@ _FORGET_ANSWERS = [
 ]
 
 
-class RelationalStore(ChunkReads, ABC):
+class RelationalStore(ChunkReads, KeywordSearch, ABC):
     """The store's SQL that is the same on every database (the reads of chunks in docqa.store.chunk_reads).
     Methods open their own short sessions, so the store is thread-safe.
 
@@ -373,58 +372,3 @@ class RelationalStore(ChunkReads, ABC):
                 text("SELECT generation FROM collection_generations WHERE collection_id = :cid"), {"cid": collection_id}
             ).scalar()
         return int(found or 0)
-
-    # --- chunks --------------------------------------------------------------------------------
-
-    def best_passage(self, query: Query, chunk: RetrievedChunk) -> int | None:
-        """The chunk's passage (docqa.store.keyword.passages.split_passages order) the question matches best."""
-        ranked = self.ranked_passages(query, chunk)
-        return ranked[0][0] if ranked else None
-
-    def term_weights(self, query: Query) -> dict[str, float]:
-        """Each of the question's terms with its IDF over the collection's passages, as BM25 weighs it."""
-        with self.snapshot() as s:
-            stats = self._term_stats
-            stats.refresh(s)
-            rows = stats.tables.totals(s).rows
-            terms = list(query.terms)
-            return {
-                term: passage_bm25.term_idf(rows, stats.phrase_frequency(s, term, tuple(stems)))
-                for term, stems in zip(terms, stats.stems(terms), strict=True)
-                if stems
-            }
-
-    def ranked_passages(self, query: Query, chunk: RetrievedChunk) -> list[tuple[int, float]]:
-        """(passage number in split_passages order, score) of every passage of the chunk the question
-        matches, best first."""
-        with self.snapshot() as s:
-            profile = self._identities.profile_of(chunk.document_id)  # as the last search read it
-            return keyword_index.ranked_passages(
-                s, self._term_stats, query, chunk.chunk_id, chunk.document_id, profile, self.ranking
-            )
-
-    def document_identities(self, collection_id: int) -> dict[int, DocumentIdentity]:
-        """The identities of the collection's documents the profiles recognise (document ID -> what its file
-        name and head say it is), for retrieval to match questions against; kept in memory, read again after the
-        index changed."""
-        with self.snapshot() as s:
-            self._identities.refresh(s, index_version(s, self._term_stats.refresh(s)))
-        return self._identities.of_collection(collection_id)
-
-    def bm25(
-        self, collection_id: int, query: Query, limit: int, document_id: int | None = None
-    ) -> list[tuple[int, float]]:
-        """(chunk ID, BM25 score, higher is better) for a question as retrieval understood it, filtered to
-        one collection (or one of its documents)."""
-        with self.snapshot() as s:
-            return keyword_index.search(
-                s,
-                collection_id,
-                query,
-                limit,
-                document_id,
-                self._term_stats,
-                self._titles,
-                self._identities,
-                self.ranking,
-            )
