@@ -167,7 +167,7 @@ def _report(
 ) -> dict[str, Any]:
     everyone = {r.id for r in scored}
     default = next(
-        (r for r in results if all(getattr(DEFAULT_RANKING, name) == v for name, v in r["point"].items())), results[0]
+        (r for r in results if all(_shipped(name, name) == v for name, v in r["point"].items())), results[0]
     )
     held_out = dict.fromkeys(scopes, 0)
     chosen = []

@@ -136,8 +136,7 @@ class Retriever:
         """The question read once (docqa.retrieval.understanding): its terms, and what the document profiles
         read in it (the collection's documents it names, the sections that hold the answer). scoped: the
         search is within one document, so which documents it names is not asked."""
-        identities = None if scoped else self._store.document_identities(collection.id)
-        return understand(question, self.profiles, identities)
+        return understand(question, self.profiles, self._store.document_identities(collection.id), scoped)
 
     def signature(self) -> str:
         """What decides the sources this retriever finds by default, for the answer cache's key."""

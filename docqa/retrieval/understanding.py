@@ -17,15 +17,21 @@ from docqa.profiles.registry import ProfileSet
 from docqa.store.keyword import lexical
 
 
-def understand(question: str, profiles: ProfileSet, identities: Mapping[int, DocumentIdentity] | None = None) -> Query:
+def understand(
+    question: str,
+    profiles: ProfileSet,
+    identities: Mapping[int, DocumentIdentity] | None = None,
+    scoped: bool = False,
+) -> Query:
     """The Query a question asks; `identities`: the documents the profiles recognised in the collection
-    searched (document ID -> identity; None: the search is within one document, so none is named)."""
+    searched (document ID -> identity; None: none known). `scoped`: the search is within one document, so the
+    documents the question names are not kept (a profile still reads them, to tell a filer's name from a topic)."""
     hints, head_in = profiles.understand(question, identities)
     return Query(
         terms=tuple(lexical.query_terms(question)),
         clauses=tuple(tuple(clause) for clause in lexical.word_sequences(question)),
-        named=hints.named,
-        narrowed=hints.narrowed,
+        named=frozenset() if scoped else hints.named,
+        narrowed=frozenset() if scoped else hints.narrowed,
         favoured=hints.favoured,
         head=hints.head,
         head_in=head_in,

@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from docqa.profiles.csrc.sections import asked_csrc_sections
+from docqa.profiles.sec.identity import FilingIdentity
 from docqa.profiles.sec.sections import asked_sections, asks_about_the_cover
+from docqa.profiles.sec.topics import SECTIONS
 from docqa.store.db import SqliteStore
 from tests.support.profiles import PROFILES, understand
 from tests.support.store_rows import bm25, save
@@ -73,8 +75,24 @@ def test_buying_a_business_is_an_acquisition_but_best_buy_is_a_name_and_buying_b
         return [titles[0] for titles in asked_sections(question)]
 
     assert first_titles("Which businesses did 3M buy in FY2018?") == ["acquisitions"]
-    assert first_titles("What properties did Best Buy report?") == ["item 2 properties"]
     assert first_titles("How many shares did 3M buy back?") == ["market for registrant's common equity"]
+    best_buy = FilingIdentity(names=(("best", "buy"),), tickers=frozenset({"BBY"}), years=frozenset({2023}),
+                              form="10-K", quarter=None)  # fmt: skip
+
+    def sections(question: str) -> list[str]:  # as the SEC profile reads it, knowing the collection's filers
+        return [f.titles[0] for f in understand(question, {1: best_buy}).favoured if f.only_in == "sec"]
+
+    assert sections("What properties did Best Buy report?") == ["item 2 properties"]  # a filer's name, no topic
+    assert sections("Which companies did Best Buy buy in FY2023?") == ["acquisitions"]
+    assert first_titles("What properties did Best Buy report?") == ["item 2 properties", "acquisitions"]  # unknown
+
+
+def test_the_words_read_in_dev_misses_can_be_switched_off_and_every_topic_names_its_source() -> None:
+    question = "What drove the operating margin change at 3M?"
+    assert asked_sections(question) == (("results of operations",),)
+    assert asked_sections(question, words_from_misses=False) == ()  # set D's words, measured apart
+    assert asked_sections("How many people work for 3M?", words_from_misses=False) == ()
+    assert all(topic.source for topic in SECTIONS) and all(bool(t.misses) == bool(t.read_in) for t in SECTIONS)
 
 
 def test_chinese_questions_lead_to_the_csrc_sections() -> None:

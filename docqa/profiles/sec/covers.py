@@ -23,8 +23,11 @@ import re
 from docqa.profiles.sec.identity import FilingIdentity
 from docqa.store.keyword import lexical
 
-COVER_CHARS = 1500  # where a cover's title sits ("FORM 10-K"); a results release may cite a 10-Q further on
-HEAD_CHARS = 5000  # a cover page: the 10-Ks of financebench_dev name their registrant within 1,600 characters
+# Where the forms' cover page puts what is read (Form 10-K, 10-Q and 8-K, "General Instructions" and the cover
+# page itself): the form's name and the Commission's above the registrant's name; then the period, the
+# Section 12(b) table of securities and the filer-status check boxes, which fill the rest of a page of text.
+COVER_CHARS = 1500  # the title block ("FORM 10-K"); a results release may cite a 10-Q further on
+HEAD_CHARS = 5000  # the whole cover page: one page of the form's text, its Section 12(b) table included
 # Words that say what kind of company, not which: "Best Buy Co., Inc." is named "Best Buy".
 _SUFFIX_WORDS = "inc incorporated corp corporation co company companies ltd limited plc llc lp nv sa ag se holdings"
 _SUFFIXES = frozenset([*_SUFFIX_WORDS.split(), "group", "the"])

@@ -252,3 +252,13 @@ def filing_hints(
     period = asked_period(question)
     named = named_filings(question, period, filings)
     return named, period_filings(named, period, filings)
+
+
+def without_names(question: str, names: Sequence[tuple[str, ...]]) -> str:
+    """The question with each of these names (lowercased words, as identities hold them) blanked out wherever it
+    is written, in any case, as whole words ("What did Best Buy buy?" -> "What did   buy?")."""
+    for name in sorted(set(names), key=len, reverse=True):
+        if name:
+            pattern = r"(?<![\w&])" + r"[\s.,'-]+".join(re.escape(word) for word in name) + r"(?![\w&])"
+            question = re.sub(pattern, lambda m: " " * len(m.group(0)), question, flags=re.IGNORECASE)
+    return question
