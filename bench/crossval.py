@@ -166,9 +166,7 @@ def _report(
     *companies: set[str],
 ) -> dict[str, Any]:
     everyone = {r.id for r in scored}
-    default = next(
-        (r for r in results if all(_shipped(name, name) == v for name, v in r["point"].items())), results[0]
-    )
+    default = next((r for r in results if all(_shipped(name, name) == v for name, v in r["point"].items())), results[0])
     held_out = dict.fromkeys(scopes, 0)
     chosen = []
     for n, rows in enumerate(fold_rows):
