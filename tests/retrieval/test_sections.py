@@ -232,3 +232,30 @@ def test_a_statement_line_question_keeps_the_filings_cover_out_of_its_first_plac
     assert top[0] == filing.chunk_ids[1] and filing.chunk_ids[0] not in top
     top = [chunk_id for chunk_id, _ in bm25(store, coll, question, 3, document_id=other.document_id)]
     assert other.chunk_ids[0] in top
+
+
+@pytest.mark.parametrize(
+    ("question", "item"),
+    [
+        ("Did AMCOR change its auditor in 2022?", "changes in registrant's certifying accountant"),  # 4.01
+        (
+            "Why did the company restate its financial statements?",
+            "non-reliance on previously issued financial statements",
+        ),
+        ("Who did Apple appoint as its new CFO?", "departure of directors or certain officers"),  # 5.02
+        (
+            "Was the company delisted from the NYSE?",
+            "notice of delisting or failure to satisfy a continued listing rule or standard",
+        ),
+        ("What did the 8-K say about the cybersecurity incident?", "material cybersecurity incidents"),  # 1.05
+        ("Did the company amend its bylaws in 2023?", "amendments to articles of incorporation or bylaws"),  # 5.03
+        ("When did it file for Chapter 11?", "bankruptcy or receivership"),  # 1.03
+        ("What was the outcome of the shareholder vote?", "submission of matters to a vote of security holders"),
+        ("What is the FY2024 outlook for organic sales?", "outlook"),  # a results release's outlook
+        ("What was adjusted EBITDA in Q2?", "reconciliation of gaap to non-gaap"),  # Regulation G
+    ],
+)
+def test_a_current_reports_items_and_a_releases_sections_are_topics_by_their_sources(question: str, item: str) -> None:
+    assert item in [titles[0] for titles in asked_sections(question)]
+    source = next(t for t in SECTIONS if t.titles[0] == item).source
+    assert source.startswith(("Form 8-K Item ", "results releases", "Regulation G"))

@@ -34,6 +34,9 @@ from tests.support.profiles import understand
         ("Cash at the end of 2023H1?", AskedPeriod(2023, 2, None)),
         ("How did Q2'23 margins move?", AskedPeriod(2023, 2, None)),
         ("2Q23 net sales and Q3FY22 sales", AskedPeriod(2023, 2, None)),
+        ("What did the Q22023 release say about margins?", AskedPeriod(2023, 2, None)),  # run together
+        ("Net sales in 2Q2023", AskedPeriod(2023, 2, None)),
+        ("Gross margin in Q3-22 and Q4/22", AskedPeriod(2022, 3, None)),
         ("Cash at the end of H1 2023?", AskedPeriod(2023, 2, None)),
         ("Sales in the first half of fiscal 2024", AskedPeriod(2024, 2, None)),
         ("Revenue for the nine months ended September 30, 2022", AskedPeriod(2022, 3, None, (2022, 9))),
@@ -230,3 +233,19 @@ def test_the_most_recent_period_asked_is_each_filers_newest_filing() -> None:
     assert named_filings(question, asked_period(question), identities) == {2}
     question = "What did Acme say about leases?"  # no period: every filing of the filer
     assert named_filings(question, asked_period(question), identities) == {1, 2, 3}
+
+
+def test_a_year_no_filing_reports_on_is_read_in_the_next_reports_comparative_columns() -> None:
+    def ten_k(year: int) -> FilingIdentity:
+        return FilingIdentity(
+            names=(("acme",),), tickers=frozenset(), years=frozenset({year}), form="10-K", quarter=None
+        )
+
+    filings = {1: ten_k(2022), 2: ten_k(2023), 3: ten_k(2020)}
+    for question, expected in {
+        "What was Acme's revenue in FY2022?": {1},  # its own report
+        "What was Acme's revenue in FY2021?": {1},  # none of its own: the next year's shows it (S-X 3-02)
+        "What was Acme's revenue in FY2018?": {3},  # the report two years on: three years of income statements
+        "What was Acme's revenue in FY2015?": {1, 2, 3},  # shown by none: the search decides among them all
+    }.items():
+        assert named_filings(question, asked_period(question), filings) == expected, question

@@ -72,6 +72,8 @@ def _of_period(named: dict[int, FilingIdentity], asked: AskedPeriod) -> frozense
     if asked.latest_year is not None:
         checks.append(lambda identity: asked.latest_year in identity.fiscal_years)
         checks.append(lambda identity: asked.latest_year in identity.years)
+        if not any(asked.latest_year in identity.years for identity in named.values()):
+            checks += _comparative_years(asked.latest_year)
     if asked.period_end is not None:
         checks.append(lambda identity: asked.period_end in identity.period_ends)
     if asked.quarter is not None:
@@ -86,6 +88,16 @@ def _of_period(named: dict[int, FilingIdentity], asked: AskedPeriod) -> frozense
     if asked.most_recent and asked.latest_year is None and asked.period_end is None:
         named = _newest_of_each_filer(named)
     return frozenset(named)
+
+
+def _comparative_years(year: int) -> list[Callable[[FilingIdentity], bool]]:
+    """Where no filing reports on the year asked, those that show it in their comparative columns: an annual
+    report's balance sheets cover two year ends and its statements of income and cash flows three years
+    (Regulation S-X Rules 3-01 and 3-02), so the next year's report shows it, else the one after."""
+    return [
+        lambda identity: (year + 1) in identity.years and min(identity.years) >= year + 1,
+        lambda identity: (year + 2) in identity.years and min(identity.years) >= year + 1,
+    ]
 
 
 def _newest_of_each_filer(named: dict[int, FilingIdentity]) -> dict[int, FilingIdentity]:

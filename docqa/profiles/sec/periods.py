@@ -40,7 +40,12 @@ _ASKED_FORM = re.compile(
     re.IGNORECASE,
 )
 _SPLIT_PERIOD = re.compile(r"\b(q[1-4]|fy\s*'?\d{2,4}|(?:19|20)\d\d)(fy|q[1-4]|h[12]|')", re.IGNORECASE)
-_SHORT_YEAR = re.compile(r"\bq[1-4]\s*'(\d\d)\b|\b[1-4]q(\d\d)\b|\b[12]h(\d\d)\b", re.IGNORECASE)
+# a quarter or half with a two-digit year: "Q2'23", "2Q23", "1H24", and after a dash or slash "Q2-23", "Q2/23"
+_SHORT_YEAR = re.compile(
+    r"\bq[1-4]\s*'(\d\d)\b|\b[1-4]q(\d\d)\b|\b[12]h(\d\d)\b|\b(?:q[1-4]|[1-4]q)[-/](\d\d)(?![\d/-])", re.IGNORECASE
+)
+# a quarter run into its four-digit year, as results releases and their file names write it: "Q22023", "2Q2023"
+_JOINED_QUARTER = re.compile(r"\b(q[1-4]|[1-4]q)((?:19|20)\d\d)\b", re.IGNORECASE)
 # a fiscal year written as the two calendar years it spans ("FY2022/23", "fiscal 2022-23", "2018–19"): its end
 _SPANNED_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)\s*[/\-–]\s*(\d\d)(?![\d/\-])")
 # a date in digits: ISO ("2022-08-19") or the US order ("8/19/2022", "08/19/2022")
@@ -61,10 +66,12 @@ _ASKED_DATE = re.compile(
 def asked_period(question: str) -> AskedPeriod:
     """The latest fiscal year a question names (a question comparing FY2019 with FY2020 is answered by
     the FY2020 filing, which reports both), its quarter, the form it names and a period-end month, if any.
-    Periods are written many ways: "Q2 of FY2024", "2021 Q1", "Q2'23", "2Q23", "Q2FY23", "FY23", "FY2022/23"
+    Periods are written many ways: "Q2 of FY2024", "2021 Q1", "Q2'23", "2Q23", "Q2-23", "Q22023", "2Q2023",
+    "Q2FY23", "FY23", "FY2022/23"
     (the year it ends in), "the second quarter of fiscal 2023", "first half of 2023" / "H1 2023" (a half ends
     with the second quarter, "nine months" with the third), "the quarter ended June 30, 2023"."""
     spaced = _SPLIT_PERIOD.sub(r"\1 \2", question)  # "Q2FY23" -> "Q2 FY23", "FY2023Q1", "2023Q1" -> "... Q1"
+    spaced = _JOINED_QUARTER.sub(r"\1 \2", spaced)  # "Q22023" -> "Q2 2023"
     years = []
     for fy, fiscal, cjk, bare in _ASKED_YEAR.findall(spaced):
         if fy:

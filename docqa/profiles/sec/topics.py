@@ -73,6 +73,100 @@ BUSINESS: tuple[Topic, ...] = (
     ),
 )
 
+# Form 8-K's items (1.01-9.01), by their titles and what the form's General Instructions say each reports. Item
+# 2.02 (results of operations) is the release filed with it, and 8.01 (other events) names no topic.
+EIGHT_K: tuple[Topic, ...] = (
+    Topic(
+        ("entry into a material definitive agreement",),
+        r"entered into|definitive agreement|amendment",
+        "Form 8-K Item 1.01",
+    ),
+    Topic(
+        ("termination of a material definitive agreement",),
+        r"terminat(?:ed|es|ion of) (?:the |an? |its )?(?:material )?(?:definitive )?(?:agreement|contract)",
+        "Form 8-K Item 1.02",
+    ),
+    Topic(("bankruptcy or receivership",), r"bankruptcy|receivership|chapter 11", "Form 8-K Item 1.03"),
+    Topic(
+        ("material cybersecurity incidents", "cybersecurity incident"),
+        r"cyber ?security incidents?|cyber ?attacks?|data breach(?:es)?|ransomware",
+        "Form 8-K Item 1.05",
+    ),
+    Topic(
+        ("completion of acquisition or disposition of assets",),
+        r"complet(?:ed|ion of) (?:the |its )?(?:acquisition|disposition|sale|merger)",
+        "Form 8-K Item 2.01",
+    ),
+    Topic(
+        ("creation of a direct financial obligation",),
+        r"direct financial obligations?|off-balance sheet arrangements? of a registrant",
+        "Form 8-K Item 2.03",
+    ),
+    Topic(
+        ("costs associated with exit or disposal activities",),
+        r"exit or disposal|exit activities|disposal activities",
+        "Form 8-K Item 2.05",
+    ),
+    Topic(("material impairments",), r"material impairments?", "Form 8-K Item 2.06"),
+    Topic(
+        ("notice of delisting or failure to satisfy a continued listing rule or standard", "transfer of listing"),
+        r"delist(?:ed|ing)?|continued listing|listing (?:rule|standard)s?|transfer of (?:its )?listing",
+        "Form 8-K Item 3.01",
+    ),
+    Topic(
+        ("material modification to rights of security holders",),
+        r"rights of (?:its )?(?:security|share|stock)holders|modif(?:y|ied|ication)s? (?:to|of) (?:the )?rights",
+        "Form 8-K Item 3.03",
+    ),
+    Topic(
+        ("changes in registrant's certifying accountant",),
+        r"chang(?:e|ed|es|ing) (?:(?:in|of) )?(?:its |the )?(?:auditors?|accountants?|accounting firm|audit firm)"
+        r"|dismiss(?:ed|al of) (?:its |the )?(?:auditors?|accountants?)",
+        "Form 8-K Item 4.01",
+    ),
+    Topic(
+        ("non-reliance on previously issued financial statements",),
+        r"restat(?:e|ed|ement|ements)|non-reliance|previously issued financial statements",
+        "Form 8-K Item 4.02",
+    ),
+    Topic(("changes in control of registrant",), r"changes? (?:in|of) control", "Form 8-K Item 5.01"),
+    Topic(
+        ("departure of directors or certain officers", "election of directors", "appointment of certain officers"),
+        r"(?:resign(?:s|ed|ation)?|depart(?:s|ed|ure)?|stepp(?:ed|ing) down|appoint(?:s|ed|ment)?|elect(?:s|ed|ion)?)"
+        r" (?:of |as )?"
+        r"(?:its |the |a )?(?:new )?(?:ceo|cfo|chief \w+ officer|directors?|president|chair(?:man|person)?)",
+        "Form 8-K Item 5.02",
+    ),
+    Topic(
+        ("amendments to articles of incorporation or bylaws", "change in fiscal year"),
+        r"by-?laws|articles of incorporation|certificate of incorporation"
+        r"|chang(?:e|ed) (?:in |of )?(?:its |the )?fiscal year",
+        "Form 8-K Item 5.03",
+    ),
+    Topic(
+        ("submission of matters to a vote of security holders",),
+        r"vote|voted|annual meeting|agm|shareholder proposals?|stockholder proposals?",
+        "Form 8-K Item 5.07",
+    ),
+    Topic(("regulation fd disclosure",), r"regulation fd|reg fd", "Form 8-K Item 7.01"),
+    Topic(("financial statements and exhibits",), r"exhibits? (?:filed|furnished|attached)", "Form 8-K Item 9.01"),
+)
+
+# A results release (furnished under Form 8-K Item 2.02): the outlook it customarily gives, and the reconciliation
+# of each non-GAAP measure it uses to the nearest GAAP measure, which Regulation G requires.
+RELEASE: tuple[Topic, ...] = (
+    Topic(
+        ("outlook", "guidance", "financial outlook", "business outlook", "fiscal year outlook"),
+        r"outlook|guidance|forecasts?",
+        "results releases furnished under Form 8-K Item 2.02: their outlook section",
+    ),
+    Topic(
+        ("reconciliation of gaap to non-gaap", "non-gaap financial measures", "reconciliation of non-gaap"),
+        r"non-gaap|adjusted (?:ebitda|eps|earnings|operating (?:income|margin|profit)|net (?:income|earnings))",
+        "Regulation G (17 CFR 244.100(a)(2)): a non-GAAP measure's reconciliation to GAAP",
+    ),
+)
+
 SECTIONS: tuple[Topic, ...] = (
     *BUSINESS,
     Topic(("risk factors",), r"risks|risk factors|uncertaint(?:y|ies)", "Form 10-K Item 1A; Form 10-Q Part II Item 1A"),
@@ -232,14 +326,6 @@ SECTIONS: tuple[Topic, ...] = (
         r"|public (?:utility|service) commissions?",
         "S-K Item 101(c)(2)(i), the material effects of government regulation (a utility's rate cases among them)",
     ),
-    Topic(
-        ("submission of matters to a vote of security holders",),
-        r"vote|voted|annual meeting|agm|shareholder proposals?|stockholder proposals?",
-        "Form 8-K Item 5.07",
-    ),
-    Topic(
-        ("entry into a material definitive agreement",),
-        r"entered into|definitive agreement|amendment",
-        "Form 8-K Item 1.01",
-    ),
+    *EIGHT_K,
+    *RELEASE,
 )
