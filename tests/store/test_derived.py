@@ -5,14 +5,19 @@ by older rules, no version recorded) is brought up to date by `docqa reindex`, o
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
+from docqa.api.state import AppState
 from docqa.cli.main import main
+from docqa.core.settings import RetrievalSettings
 from docqa.store import schema
 from docqa.store.db import SqliteStore
+from tests.support.paths import make_settings
 from tests.support.profiles import PROFILES
 from tests.support.store_rows import bm25, save
 
@@ -111,3 +116,22 @@ def test_switching_the_profiles_makes_documents_stale(tmp_path: Path) -> None:
     assert plain.exit_code == 0 and json.loads(plain.stdout)["done"] == 1, plain.output
     entry = SqliteStore(path).documents(coll)[0].as_dict()["catalog"]
     assert entry["kind"] == "document"  # no profile reads it as a filing now
+
+
+@pytest.mark.slow
+def test_serve_reads_stale_documents_again_when_it_loads_and_says_so(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The API process's loading (docqa serve) brings the data home up to date before it answers."""
+    path = tmp_path / "home" / "docqa.sqlite3"
+    path.parent.mkdir()
+    _old_home(path)
+    state = AppState(make_settings(path.parent, retrieval=RetrievalSettings(retriever="bm25")))
+    with caplog.at_level(logging.WARNING, logger="docqa.api.state"):
+        state.load()
+    try:
+        assert state.load_error is None and state.qa is not None
+        assert "2 documents were read by older rules" in caplog.text and "reindexed 2 documents" in caplog.text
+        assert state.qa.store.stale_documents() == []
+    finally:
+        state.close()
