@@ -112,6 +112,22 @@ class ProfileSet:
             found += [w for w in profile.drafting_words(question) if w not in found]
         return tuple(found)
 
+    def subset(self, spec: str | None) -> ProfileSet:
+        """The profiles a collection chooses among these (`spec`: names by comma; None or `auto`: all of these);
+        a name not among them is refused, naming those that are."""
+        if spec is None or spec.strip().lower() in ("", "auto"):
+            return self
+        names = [n.strip() for n in spec.lower().split(",") if n.strip()]
+        if names == ["none"]:
+            return ProfileSet([])
+        unknown = [n for n in names if n not in self.names]
+        if unknown:
+            raise InvalidRequestError(
+                f"profiles: {', '.join(map(repr, unknown))} not switched on here; on: {', '.join(self.names) or 'none'}"
+                " (DOCQA_RETRIEVAL_PROFILES), or auto, none"
+            )
+        return ProfileSet([p for p in self.profiles if p.name in names])
+
     def with_weights(self, name: str, **values: float) -> ProfileSet:
         """The same profiles with one profile's weights changed (a benchmark's grid: bench.crossval)."""
         profile = next((p for p in self.profiles if p.name == name), None)

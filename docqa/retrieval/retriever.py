@@ -136,7 +136,12 @@ class Retriever:
         """The question read once (docqa.retrieval.understanding): its terms, and what the document profiles
         read in it (the collection's documents it names, the sections that hold the answer). scoped: the
         search is within one document, so which documents it names is not asked."""
-        return understand(question, self.profiles, self._store.document_identities(collection.id), scoped)
+        profiles = self.profiles_for(collection)
+        return understand(question, profiles, self._store.document_identities(collection.id), scoped)
+
+    def profiles_for(self, collection: CollectionRow) -> ProfileSet:
+        """The profiles a collection's questions are read with: those it chose among the deployment's, or all."""
+        return self.profiles.subset(collection.profiles) if collection.profiles else self.profiles
 
     def signature(self) -> str:
         """What decides the sources this retriever finds by default, for the answer cache's key."""

@@ -1,4 +1,5 @@
-"""The document profiles installed and those switched on, for `docqa profiles` and the status page."""
+"""The document profiles installed and those switched on (`docqa profiles`), and a collection's own choice among
+them (`docqa collections profiles`, /v1/collections/{name}/profiles)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import dataclass
 from docqa.core.settings import Settings
 from docqa.profiles.generic import GenericProfile
 from docqa.profiles.registry import ProfileSet, installed
+from docqa.service.facade import DocQA
 
 
 @dataclass(frozen=True)
@@ -27,3 +29,26 @@ def profile_listing(settings: Settings) -> list[ProfileInfo]:
         profile = make()
         listed.append(ProfileInfo(name, profile.version, profile.description, name in on))
     return listed
+
+
+@dataclass(frozen=True)
+class CollectionProfiles:
+    collection: str
+    chosen: str | None  # what the collection chose (names by comma, "none"); None: the deployment's
+    on: tuple[str, ...]  # the profiles its questions are read with now
+
+
+def collection_profiles(qa: DocQA, name: str) -> CollectionProfiles:
+    """The profiles a collection's questions are read with, and what it chose."""
+    row = qa.collection(name)
+    return CollectionProfiles(row.name, row.profiles, qa.retriever.profiles_for(row).names)
+
+
+def choose_profiles(qa: DocQA, name: str, spec: str | None) -> CollectionProfiles:
+    """A collection's own choice among the deployment's profiles (`spec`: names by comma, `none`; None or `auto`:
+    the deployment's); a profile not switched on is refused (InvalidRequestError). Its cached answers go."""
+    row = qa.collection(name)
+    auto = spec is None or spec.strip().lower() in ("", "auto")
+    chosen = None if auto else ",".join(qa.profiles.subset(spec).names) or "none"
+    qa.store.set_profiles(row.id, chosen)
+    return collection_profiles(qa, name)

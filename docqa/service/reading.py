@@ -118,7 +118,7 @@ def _findings_plan(reading: _Reading) -> ReadingPlan:
     if reading.decision.scope == "compare":
         topic = without_names(topic, [_named(d) for d in documents]) or topic
     if asker.settings.reading.clause_words:
-        topic = " ".join((topic, *asker.retriever.profiles.drafting_words(request.question)))
+        topic = " ".join((topic, *asker.retriever.profiles_for(coll).drafting_words(request.question)))
     query = asker.retriever.understand(coll, topic, scoped=True)
     weights = asker.store.term_weights(query)
     search = partial(_search, reading, topic, query, weights)

@@ -25,6 +25,8 @@ class CollectionRow(Base):
     name: Mapped[str] = mapped_column(String(200), unique=True)
     embed_model: Mapped[str | None] = mapped_column(String(500))
     embed_dim: Mapped[int | None] = mapped_column(Integer)
+    # the document profiles its questions are read with (names by comma); None: the deployment's
+    profiles: Mapped[str | None] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(default=now)
 
 

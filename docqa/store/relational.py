@@ -163,6 +163,16 @@ class RelationalStore(ChunkReads, KeywordSearch, ABC):
         with self.session() as s:
             return list(s.scalars(select(CollectionRow).order_by(CollectionRow.name)))
 
+    def set_profiles(self, collection_id: int, profiles: str | None) -> None:
+        """The document profiles the collection's questions are read with (None: the deployment's); its cached
+        answers go, as they were found with the others."""
+        with self.session() as s:
+            row = s.get(CollectionRow, collection_id)
+            if row is None:
+                raise CollectionNotFoundError(str(collection_id))
+            row.profiles = profiles
+            self._forget_answers(s, collection_id)
+
     def set_embedder(self, collection_id: int, model: str, dim: int) -> None:
         with self.session() as s:
             row = s.get_one(CollectionRow, collection_id)

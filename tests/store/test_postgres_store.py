@@ -160,7 +160,7 @@ def test_check_finds_and_repairs_a_damaged_keyword_index(postgres_url: str) -> N
 
 def test_the_schema_is_migrated_once_and_checked(postgres_url: str) -> None:
     first = PostgresStore(postgres_url, reader=PROFILES)
-    assert schema.current(first.engine) == schema.head("postgresql") == "0013" and first.integrity_ok()
+    assert schema.current(first.engine) == schema.head("postgresql") == "0014" and first.integrity_ok()
     PostgresStore(postgres_url, reader=PROFILES)  # a second process at start: nothing left to do
     assert "password" not in first.location and first.location.startswith("postgresql+psycopg://")
 

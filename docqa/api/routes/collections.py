@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from fastapi import APIRouter, Response
@@ -9,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from docqa.api.deps import CallerDep, QADep, readable
 from docqa.core.errors import NotPermittedError
+from docqa.service.profiles import choose_profiles, collection_profiles
 
 router = APIRouter(prefix="/v1/collections", tags=["collections"])
 
@@ -48,6 +50,31 @@ def delete_collection(name: str, qa: QADep, grant: CallerDep) -> dict[str, Any]:
     if not grant.can_write(name):
         raise NotPermittedError(name, "delete collections")
     return {"name": name, "documents_deleted": qa.delete_collection(name)}
+
+
+class ProfilesChoice(BaseModel):
+    profiles: str = Field(
+        max_length=200,
+        description="Names by comma among the profiles switched on (GET /v1/collections/{name}/profiles lists "
+        "them), 'none' for the generic core alone, or 'auto' for the deployment's (DOCQA_RETRIEVAL_PROFILES).",
+        examples=["contracts", "sec,csrc", "auto"],
+    )
+
+
+@router.get("/{name}/profiles", summary="The document profiles a collection's questions are read with")
+def get_profiles(name: str, qa: QADep, grant: CallerDep) -> dict[str, Any]:
+    readable(grant, name)
+    return dataclasses.asdict(collection_profiles(qa, name))
+
+
+@router.put("/{name}/profiles", summary="Choose the document profiles a collection's questions are read with")
+def put_profiles(name: str, body: ProfilesChoice, qa: QADep, grant: CallerDep) -> dict[str, Any]:
+    """Among the profiles switched on for the deployment; the collection's cached answers go. A key needs write
+    access to the collection."""
+    readable(grant, name)
+    if not grant.can_write(name):
+        raise NotPermittedError(name, "choose profiles")
+    return dataclasses.asdict(choose_profiles(qa, name, body.profiles))
 
 
 @router.get("/{name}/chunks/{chunk_id}", summary="The text of one chunk, as a citation points at it")
