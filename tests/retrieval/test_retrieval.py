@@ -56,7 +56,7 @@ class _Embedder:
 
 
 class _Collection:
-    id, name, embed_model = 1, "c", "model-a"
+    id, name, embed_model, profiles = 1, "c", "model-a", None
 
 
 def _retriever(store: _Store, model_id: str) -> Retriever:

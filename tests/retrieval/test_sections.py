@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from docqa.profiles.csrc.sections import asked_csrc_sections
+from docqa.profiles.csrc.sections import CSRC_SECTIONS, asked_csrc_sections
 from docqa.profiles.sec.identity import FilingIdentity
 from docqa.profiles.sec.sections import asked_sections, asks_about_the_cover
+from docqa.profiles.sec.statements import asked_statements
 from docqa.profiles.sec.topics import SECTIONS
 from docqa.store.db import SqliteStore
 from tests.support.profiles import PROFILES, understand
@@ -93,6 +94,9 @@ def test_the_words_read_in_dev_misses_can_be_switched_off_and_every_topic_names_
     assert asked_sections(question, words_from_misses=False) == ()  # set D's words, measured apart
     assert asked_sections("How many people work for 3M?", words_from_misses=False) == ()
     assert all(topic.source for topic in SECTIONS) and all(bool(t.misses) == bool(t.read_in) for t in SECTIONS)
+    assert all(source.startswith(("CSRC content and format standard", "No. 2")) for *_, source in CSRC_SECTIONS)
+    cash = "What was the net increase in Acme's cash in 2022?"  # set N's: the company's name inside the caption
+    assert asked_statements(cash) and not asked_statements(cash, words_from_misses=False)
 
 
 def test_chinese_questions_lead_to_the_csrc_sections() -> None:

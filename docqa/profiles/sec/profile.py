@@ -72,8 +72,9 @@ class SecProfile:
         named, narrowed = filing_hints(question, identities)
         # a filer's name is no topic: "Best Buy", "General Motors", "Equity Residential"
         topic = without_names(question, [name for doc in named for name in _names(identities, doc)])
-        sections = asked_sections(topic, bool(self.weights.words_from_misses))
-        statements, cover = asked_statements(topic), asks_about_the_cover(topic)
+        from_misses = bool(self.weights.words_from_misses)
+        sections = asked_sections(topic, from_misses)
+        statements, cover = asked_statements(topic, from_misses), asks_about_the_cover(topic)
         if asks_for_reasons(sections):
             statements = tuple(s for s in statements if s not in FINANCIAL_STATEMENTS)
         past_head = past_the_head(any(s in FINANCIAL_STATEMENTS for s in statements), sections, cover)
