@@ -35,7 +35,12 @@ def installed() -> dict[str, Callable[[], Profile]]:
         if point.name in found:
             logger.warning("profile %r from %s is ignored: the name is taken", point.name, point.value)
             continue
-        found[point.name] = point.load()
+        try:
+            found[point.name] = point.load()
+        except Exception as exc:  # a broken package: said once, the others still load
+            logger.error(
+                "profile %r from %s could not be loaded (%s: %s)", point.name, point.value, type(exc).__name__, exc
+            )
     return found
 
 

@@ -116,3 +116,29 @@ def test_docqa_profiles_lists_what_each_knows_and_which_are_on(tmp_path: Path) -
     assert any(line.startswith("off  contracts") for line in lines) and "Regulation S-K" in listed.output
     wrong = runner.invoke(main, ["profiles", "--data-dir", str(tmp_path)], env={"DOCQA_RETRIEVAL_PROFILES": "sek"})
     assert wrong.exit_code != 0 and "no profile 'sek'" in wrong.output
+
+
+def _package(root: Path, name: str, entry_points: str, module: str) -> None:
+    """An installed package as importlib.metadata finds one on sys.path: its module and its dist-info."""
+    (root / f"{name}.py").write_text(module)
+    info = root / f"{name}-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[docqa.profiles]\n{entry_points}\n")
+
+
+def test_a_package_adds_a_profile_through_the_entry_point_group(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    example = (Path(__file__).parents[2] / "docs" / "profiles.md").read_text()
+    module = example.split("```python\n", 1)[1].split("```", 1)[0]  # docs/profiles.md's example, as written
+    _package(tmp_path, "my_patents", "patents = my_patents:PatentsProfile", module)
+    _package(tmp_path, "broken_profile", "broken = broken_profile:Missing", "")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    every = ProfileSet.named("auto")
+    assert every.names == ("csrc", "sec", "contracts", "patents")
+    assert "profile 'broken' from broken_profile:Missing could not be loaded" in caplog.text
+    patents = ProfileSet.named("patents")
+    assert patents.identity("p.pdf", "United States Patent 9,999,999\nAnvil", lambda phrases: []) is not None
+    hints, _ = patents.understand("What scope does the anvil patent protect?", {})
+    assert hints.favoured[0].titles == ("claims", "what is claimed is")
