@@ -4,15 +4,18 @@ vectors searched within their collection, and `check` finding and repairing what
 
 from __future__ import annotations
 
+import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from sqlalchemy import text
 
 from docqa.answering.cache import AnswerCache, CacheKey
+from docqa.cli.main import main
 from docqa.core.types import Answer, Timings
 from docqa.profiles.sec.identity import FilingIdentity
 from docqa.store import schema
@@ -26,7 +29,7 @@ from docqa.store.postgres.store import PostgresStore
 from docqa.store.postgres.tsvectors import tsquery_literal, tsvector_literal
 from docqa.store.postgres.vectors import PgVectorIndexes
 from docqa.store.protocol import Store
-from tests.store.test_derived import EMPLOYEES_CHUNK, ZH_CHUNK
+from tests.store.test_derived import COVER, EMPLOYEES_CHUNK, ZH_CHUNK
 from tests.store.test_passage_bm25 import CLAUSES
 from tests.support.profiles import PROFILES, filing_identities
 from tests.support.store_rows import bm25, drafts, save
@@ -188,6 +191,34 @@ def test_reindex_reads_only_the_stale_documents_again_on_postgres(postgres_url: 
     entry = next(d for d in store.documents(coll) if d.id == old).as_dict()["catalog"]
     assert entry["kind"] == "document"  # the catalog read again
     assert orphan_problems(store) == []  # the index's counts still agree with its passages
+
+
+def test_an_old_postgres_data_home_is_migrated_and_read_again_by_docqa_reindex(postgres_url: str) -> None:
+    """A database as docqa left it at revision 0006 (before the heading revisions, the derived versions and the
+    collections' profiles), its headings read by an older rule: `docqa db upgrade` changes its schema only, and
+    `docqa reindex` reads its documents again."""
+    store = PostgresStore(postgres_url, reader=PROFILES)
+    coll = store.collection("old-home", create=True).id
+    doc = save(store, coll, "ACME_2017_10K.pdf", [COVER + EMPLOYEES_CHUNK], None, sha="old-home").document_id
+    query = text("SELECT headings FROM passages WHERE document_id = :d ORDER BY id")
+    with store.session() as s:
+        written = [bytes(h) for (h,) in s.execute(query, {"d": doc})]
+        s.execute(text("UPDATE passages SET headings = ''::bytea WHERE document_id = :d"), {"d": doc})
+        s.execute(text("""UPDATE documents SET catalog = '{"kind": "document"}' WHERE id = :d"""), {"d": doc})
+        s.execute(text("ALTER TABLE documents DROP COLUMN derived"))
+        s.execute(text("ALTER TABLE collections DROP COLUMN profiles"))
+        s.execute(text("UPDATE alembic_version SET version_num = '0006'"))
+    store.close()
+    runner, env = CliRunner(), {"DOCQA_DATABASE_URL": postgres_url}
+    upgraded = runner.invoke(main, ["db", "upgrade", "--json", "--data-dir", "/nonexistent"], env=env)
+    assert upgraded.exit_code == 0 and json.loads(upgraded.stdout)["revision"] == "0014", upgraded.output
+    done = runner.invoke(main, ["reindex", "--collection", "old-home", "--json"], env=env)
+    assert done.exit_code == 0 and json.loads(done.stdout)["done"] == 1, done.output
+    store = PostgresStore(postgres_url, reader=PROFILES)
+    with store.session() as s:
+        assert [bytes(h) for (h,) in s.execute(query, {"d": doc})] == written != [b""]
+    entry = store.documents(coll)[0].as_dict()["catalog"]
+    assert entry["kind"] == "filing" and entry["company"] == "ACME CORP" and orphan_problems(store) == []
 
 
 def test_tsvector_and_tsquery_literals_quote_what_postgres_would_misread() -> None:
