@@ -123,7 +123,6 @@ class LLMSettings(SettingsGroup):
         "in-process); chat: for servers with only /chat/completions, the prompt's turns as messages, Qwen3's "
         "thinking switch as chat_template_kwargs.enable_thinking, reasoning read from reasoning_content or "
         "reasoning (or inline <think>); there the thinking budget is left to the server.",
-        json_schema_extra=PUBLIC,
     )
     endpoint_api_key: str | None = Field(
         default=None, description="Bearer token for the endpoint, if it wants one.", json_schema_extra=PUBLIC

@@ -160,7 +160,9 @@ class RetrievalSettings(SettingsGroup):
         max_length=200,
         description="The document profiles switched on (docs/profiles.md): auto, every one installed (sec, csrc, "
         "contracts, and any another package registers); none, the generic core alone; or names by comma "
-        "(sec,contracts). `docqa profiles` lists them.",
+        "(sec,contracts). `docqa profiles` lists them; a collection may choose among them "
+        "(`docqa collections profiles`).",
+        json_schema_extra=PUBLIC,
     )
     rrf_k: int = Field(
         default=10,
