@@ -15,12 +15,12 @@ from docqa.service.profiles import profile_listing
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @common_options
 def profiles(as_json: bool, data_dir: Path | None, verbose: bool) -> None:
-    """The document profiles installed: what each knows, and whether DOCQA_PROFILES switches it on.
+    """The document profiles installed: what each knows, and whether DOCQA_RETRIEVAL_PROFILES switches it on.
 
     \b
       docqa profiles
-      DOCQA_PROFILES=none docqa ask "..."        the generic core alone
-      DOCQA_PROFILES=contracts docqa ask "..."   contracts' knowledge, no filings'
+      DOCQA_RETRIEVAL_PROFILES=none docqa ask "..."         the generic core alone
+      DOCQA_RETRIEVAL_PROFILES=contracts docqa ask "..."    contracts' knowledge, no filings'
     """
     listed = profile_listing(make_settings(data_dir, verbose))
     if as_json:

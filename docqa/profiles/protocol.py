@@ -28,7 +28,7 @@ class Profile(Protocol):
 
     @property
     def name(self) -> str:
-        """A short, unique name ("sec"); identities carry it, settings name it (DOCQA_PROFILES)."""
+        """A short, unique name ("sec"); identities carry it, settings name it (DOCQA_RETRIEVAL_PROFILES)."""
         ...
 
     @property

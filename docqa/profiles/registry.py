@@ -1,7 +1,7 @@
 """The profiles a deployment uses, as one object: the store's DocumentReader and retrieval's question reader.
 
 Built-in profiles are listed here; another package adds its own through the `docqa.profiles` entry point
-group (docs/profiles.md), without touching docqa. DOCQA_PROFILES chooses among them (`auto`: every one
+group (docs/profiles.md), without touching docqa. DOCQA_RETRIEVAL_PROFILES chooses among them (`auto`: every one
 installed; `none`: the generic core alone).
 """
 
@@ -55,7 +55,8 @@ class ProfileSet:
 
     @classmethod
     def named(cls, spec: str) -> ProfileSet:
-        """The profiles a DOCQA_PROFILES value names: `auto` (every installed one), `none`, or names by comma."""
+        """The profiles a DOCQA_RETRIEVAL_PROFILES value names: `auto` (every installed one), `none`, or names
+        by comma."""
         known = installed()
         wanted = spec.strip().lower()
         if wanted in ("", "auto"):
@@ -66,7 +67,7 @@ class ProfileSet:
         unknown = [n for n in names if n not in known]
         if unknown:
             raise InvalidRequestError(
-                f"DOCQA_PROFILES: no profile {', '.join(map(repr, unknown))}; installed: {', '.join(known)}"
+                f"DOCQA_RETRIEVAL_PROFILES: no profile {', '.join(map(repr, unknown))}; installed: {', '.join(known)}"
                 " (or auto, none)"
             )
         return cls([known[n]() for n in known if n in names])

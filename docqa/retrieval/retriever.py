@@ -61,7 +61,7 @@ class Retriever:
         profiles: ProfileSet | None = None,
     ) -> None:
         self._store = store
-        # the document profiles that read questions (docqa.profiles); by default those DOCQA_PROFILES names
+        # the document profiles that read questions (docqa.profiles); by default those DOCQA_RETRIEVAL_PROFILES names
         self.profiles = profiles if profiles is not None else ProfileSet.named(settings.profiles)
         self._indexes = indexes
         self._embedder = embedder

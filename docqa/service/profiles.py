@@ -16,12 +16,12 @@ class ProfileInfo:
     name: str
     version: int
     description: str
-    on: bool  # switched on by DOCQA_PROFILES
+    on: bool  # switched on by DOCQA_RETRIEVAL_PROFILES
 
 
 def profile_listing(settings: Settings) -> list[ProfileInfo]:
-    """Every installed profile, the generic core first (always on); an unknown name in DOCQA_PROFILES raises
-    InvalidRequestError naming the installed ones."""
+    """Every installed profile, the generic core first (always on); an unknown name in DOCQA_RETRIEVAL_PROFILES
+    raises InvalidRequestError naming the installed ones."""
     on = ProfileSet.named(settings.retrieval.profiles).names
     generic = GenericProfile()
     listed = [ProfileInfo(generic.name, generic.version, generic.description, True)]

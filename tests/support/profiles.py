@@ -1,4 +1,4 @@
-"""The built-in document profiles, as a deployment's default (DOCQA_PROFILES=auto) switches them on, for tests
+"""The built-in document profiles, as a deployment's default (DOCQA_RETRIEVAL_PROFILES=auto) switches them on, for tests
 that read questions or store documents without a DocQA."""
 
 from __future__ import annotations
