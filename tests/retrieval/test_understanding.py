@@ -101,6 +101,7 @@ def test_a_question_names_a_company_by_symbol_initials_or_name(question: str, na
         ("PEPSICO, INC.", "Did Pepsi Bottling raise its prices?", True),  # a run that starts with it: named
         ("WAL-MART STORES, INC.", "What did Walgreens report?", False),
         ("SYSCO CORPORATION", "What did Sys report?", False),  # too short a rest to be the name
+        ("MEDICOCORP", "What did Medico report?", True),  # another corporate suffix run into a name
         ("AMERICAN EXPRESS COMPANY", "What was AmEx's net interest income in 2022?", True),  # clipped, joined
         ("AMERICAN EXPRESS COMPANY", "What did AMEX report for 2022?", True),
         ("AMERICAN EXPRESS COMPANY", "What did the Amex card cost?", True),

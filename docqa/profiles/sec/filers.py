@@ -118,6 +118,7 @@ def named_in(question: str, identity: FilingIdentity) -> bool:
     return how_named(QuestionWords.of(question), identity)[0] > 0
 
 
+_GLUED_SUFFIXES = ("co", "corp", "inc")  # corporate suffixes a name may run into itself ("PepsiCo")
 # How closely a question names a filer (how_named): a symbol or a whole name; initials or a clipped name;
 # only the first word of a longer name.
 WHOLE, SHORTENED, FIRST_WORD = 3, 2, 1
@@ -197,10 +198,11 @@ def _with_and(lowered: Sequence[str], i: int, name: tuple[str, ...]) -> bool:
 
 def _whole_forms(name: tuple[str, ...]) -> set[str]:
     """A name written as one word: all of it joined, its leading words joined ("Walmart" for "Wal-Mart
-    Stores"), its first word; and a one-word name ending in "co" without it ("Pepsi" for "PepsiCo")."""
+    Stores"), its first word; and a one-word name with a corporate suffix run into it, without the suffix
+    ("Pepsi" for "PepsiCo"), where four letters or more are left (fewer read as a word or a symbol: "Sys")."""
     forms = {"".join(name[:k]) for k in range(1, len(name) + 1)}
-    if len(name) == 1 and name[0].endswith("co") and len(name[0]) >= 7:
-        forms.add(name[0][:-2])
+    if len(name) == 1:
+        forms |= {name[0][: -len(s)] for s in _GLUED_SUFFIXES if name[0].endswith(s) and len(name[0]) - len(s) >= 4}
     return forms
 
 
