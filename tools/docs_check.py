@@ -10,7 +10,10 @@
 - every repository path that README.md and docs/**/*.md name in backticks (`docqa/...`, `bench/results/...`)
   exists, so a moved module or a renamed result file is caught;
 - every relative Markdown link in them (`[text](benchmarks/retrieval.md#a-heading)`) names a file that exists
-  and, where it names a heading, a heading of that file (GitHub's anchors), so moving a section is caught.
+  and, where it names a heading, a heading of that file (GitHub's anchors), so moving a section is caught;
+- every result file in bench/results is cited by a doc or a bench module (by its name, or shortened: the name up
+  to a part followed by a brace, a glob or a run number), so bench/results keeps what the docs cite and git the
+  rest.
 """
 
 from __future__ import annotations
@@ -195,6 +198,32 @@ def dead_links() -> list[str]:
     return missing
 
 
+RESULTS = ROOT / "bench" / "results"
+
+
+def uncited_results() -> list[str]:
+    """The result files no doc or bench module cites."""
+    text = "\n".join(
+        [
+            *(doc.read_text(encoding="utf-8") for doc in DOCS),
+            *(p.read_text(encoding="utf-8") for p in (ROOT / "bench").glob("*.py")),
+        ]
+    )
+    names = sorted(p.name for p in RESULTS.iterdir()) if RESULTS.is_dir() else []
+    return [f"bench/results/{name}" for name in names if not _cited(name, text)]
+
+
+def _cited(name: str, text: str) -> bool:
+    stem = name.rsplit(".", 1)[0]
+    if stem in text:
+        return True
+    parts = stem.split("_")
+    # shortened: "crossval_cuad_dev_2026-12-04_44e1d48{,-2,-3}.json", "h200_engine_session6_run{1..5}", "..._run*"
+    return any(
+        re.search(re.escape("_".join(parts[:k])) + r"[_{(*,]", text) is not None for k in range(len(parts) - 1, 2, -1)
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--write", action="store_true", help="rewrite docs/settings.md")
@@ -207,6 +236,7 @@ def main() -> int:
         problems.append("docs/settings.md is stale: run `python -m tools.docs_check --write`")
     problems += [f"{where}: no such path" for where in dead_paths()]
     problems += dead_links()
+    problems += [f"{path}: cited by no doc or bench module (git keeps it: delete it)" for path in uncited_results()]
     problems += [f"{what}: measured figures go to docs/benchmarks.md" for what in measured_figures()]
     for problem in problems:
         sys.stderr.write(problem + "\n")
