@@ -21,7 +21,29 @@ def test_a_stale_settings_doc_and_a_dead_path_fail(tmp_path: Path, monkeypatch: 
     assert docs_check.main() == 1
     stale.write_text(docs_check.render())
     monkeypatch.setattr(docs_check, "DOCS", [])
+    monkeypatch.setattr(docs_check, "RESULTS", tmp_path / "no-results")
     assert docs_check.main() == 0
+
+
+def test_a_result_file_no_doc_cites_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    results = tmp_path / "results"
+    results.mkdir()
+    for name in (
+        "eval_cuad_2026-12-07_abc1234.json",  # cited by name
+        "crossval_cuad_dev_2026-12-04_44e1d48-2.json",  # cited shortened, with a brace
+        "h200_engine_session6_run3.json",  # cited by a glob
+        "eval_old_corpus_bm25.json",  # cited by nothing
+    ):
+        (results / name).write_text("{}")
+    doc = tmp_path / "retrieval.md"
+    doc.write_text(
+        "`eval_cuad_2026-12-07_abc1234.json`, `crossval_cuad_dev_2026-12-04_44e1d48{,-2}.json` and "
+        "`h200_engine_session6_run*.json`; eval_old_document_bm25 is another file\n"
+    )
+    monkeypatch.setattr(docs_check, "DOCS", [doc])
+    monkeypatch.setattr(docs_check, "RESULTS", results)
+    monkeypatch.setattr(docs_check, "ROOT", tmp_path)  # no bench modules here
+    assert docs_check.uncited_results() == ["bench/results/eval_old_corpus_bm25.json"]
 
 
 def test_a_measured_figure_in_a_description_fails_and_tuning_switches_are_listed_apart(
