@@ -18,7 +18,7 @@ from docqa.core.identity import DocumentReader
 from docqa.store import catalog
 from docqa.store.keyword import passages
 from docqa.store.keyword.passage_stems import Stemmer
-from docqa.store.keyword.tables import DocumentPassages, KeywordTables
+from docqa.store.keyword.tables import KeywordTables
 from docqa.store.models import ChunkRow, DocumentRow
 
 # The version of the rules the keyword index reads a passage's headings with (docqa.store.keyword.passage_stems);
@@ -53,9 +53,10 @@ def rederive(
         select(ChunkRow.id, ChunkRow.text).where(ChunkRow.document_id == document_id).order_by(ChunkRow.ordinal)
     ).all()
     if chunks:
-        cut = passages.passages_of([(int(chunk_id), text) for chunk_id, text in chunks])
-        title = passages.title_of(doc.name, chunks[0][1])
-        tables.replace(session, DocumentPassages(doc.id, doc.collection_id, title, cut), stemmer)
+        cut = [(int(chunk_id), text) for chunk_id, text in chunks]
+        tables.replace(
+            session, passages.document_passages(doc.id, doc.collection_id, doc.name, cut[0][1], cut), stemmer
+        )
     old = json.loads(doc.catalog or "{}")
     given = {key: old[key] for key in old.get("user_fields", []) if key in old}
     # a title the file itself declared (a PDF's metadata) is not kept apart from the entry: the one read stays

@@ -27,7 +27,7 @@ from docqa.store.keyword import passages
 from docqa.store.keyword.identities import DocumentIdentities
 from docqa.store.keyword.passage_stems import Stemmer
 from docqa.store.keyword.ranking import DEFAULT_RANKING
-from docqa.store.keyword.tables import DocumentPassages, KeywordTables
+from docqa.store.keyword.tables import KeywordTables
 from docqa.store.keyword.term_stats import TermStats
 from docqa.store.keyword.titles import DocumentTitles
 from docqa.store.keyword_search import KeywordSearch
@@ -306,9 +306,10 @@ class RelationalStore(ChunkReads, KeywordSearch, ABC):
             s.add_all(rows)
             s.flush()
             if rows:
-                title = passages.title_of(name, chunks[0].text)
-                cut = passages.passages_of([(r.id, r.text) for r in rows])
-                self.keyword_tables.write(s, DocumentPassages(doc.id, collection_id, title, cut), self._stemmer)
+                document = passages.document_passages(
+                    doc.id, collection_id, name, chunks[0].text, [(r.id, r.text) for r in rows]
+                )
+                self.keyword_tables.write(s, document, self._stemmer)
                 self._write_vectors(s, collection_id, [r.id for r in rows], embeddings)
             self._forget_answers(s, collection_id)
             return SavedDocument(doc.id, [r.id for r in rows], removed)

@@ -212,9 +212,9 @@ class Fts5Tables:
         for _, group in itertools.groupby(chunks, key=lambda row: row[2]):  # a document's chunks in order
             rows = list(group)
             _, _, document_id, name, head, collection_id = rows[0]
-            title = passages.title_of(name, head or "")
-            cut = passages.passages_of([(row[0], row[1]) for row in rows])
-            document = DocumentPassages(document_id, collection_id, title, cut)
+            document = passages.document_passages(
+                document_id, collection_id, name, head or "", [(row[0], row[1]) for row in rows]
+            )
             if only_missing:  # one of the two may be there: write both afresh
                 self._forget_chunks(conn, [int(row[0]) for row in rows])
             self.write(conn, document, stemmer)

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 
 from docqa.store.keyword import lexical
-from docqa.store.keyword.tables import PASSAGES_PER_CHUNK
+from docqa.store.keyword.tables import PASSAGES_PER_CHUNK, DocumentPassages
 
 PASSAGE_CHARS = 2000  # about 500 tokens of English
 HEAD_CHARS = 1000  # how much of a document's first chunk joins its name in the title
@@ -40,6 +40,14 @@ def split_passages(chunk_text: str) -> list[str]:
 
 def title_of(document_name: str, first_chunk_text: str) -> str:
     return lexical.index_text(f"{document_name} {first_chunk_text[:HEAD_CHARS]}")
+
+
+def document_passages(
+    document_id: int, collection_id: int, name: str, head: str, chunks: Iterable[tuple[int, str]]
+) -> DocumentPassages:
+    """A document as the keyword tables index it: its title (its name and `head`, its first chunk's text) and
+    the passages of `chunks` ((chunk ID, text), in order)."""
+    return DocumentPassages(document_id, collection_id, title_of(name, head), passages_of(chunks))
 
 
 def passages_of(chunks: Iterable[tuple[int, str]]) -> list[tuple[int, str]]:

@@ -347,9 +347,8 @@ class PostgresKeywordTables:
             ).all()
             if not chunks:
                 continue
-            title = passages.title_of(name, chunks[0][1])
-            cut = passages.passages_of([(int(i), t) for i, t in chunks])
-            self.write(conn, DocumentPassages(document_id, collection_id, title, cut), stemmer)
+            cut = [(int(i), t) for i, t in chunks]
+            self.write(conn, passages.document_passages(document_id, collection_id, name, cut[0][1], cut), stemmer)
             done += len(chunks)
         return done
 
