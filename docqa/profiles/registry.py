@@ -28,6 +28,17 @@ ENTRY_POINT_GROUP = "docqa.profiles"
 BUILT_IN: dict[str, Callable[[], Profile]] = {"csrc": CsrcProfile, "sec": SecProfile, "contracts": ContractsProfile}
 
 
+def spec_names(spec: str | None) -> list[str] | None:
+    """The profile names a choice gives (DOCQA_RETRIEVAL_PROFILES, a collection's): None for `auto` (or nothing),
+    [] for `none`, else the names by comma, lowercased."""
+    wanted = (spec or "").strip().lower()
+    if wanted in ("", "auto"):
+        return None
+    if wanted == "none":
+        return []
+    return [n.strip() for n in wanted.split(",") if n.strip()]
+
+
 def installed() -> dict[str, Callable[[], Profile]]:
     """Every profile that can be switched on: the built-in ones, then those other packages register."""
     found = dict(BUILT_IN)
@@ -58,12 +69,9 @@ class ProfileSet:
         """The profiles a DOCQA_RETRIEVAL_PROFILES value names: `auto` (every installed one), `none`, or names
         by comma."""
         known = installed()
-        wanted = spec.strip().lower()
-        if wanted in ("", "auto"):
+        names = spec_names(spec)
+        if names is None:
             return cls([make() for make in known.values()])
-        if wanted == "none":
-            return cls([])
-        names = [n.strip() for n in wanted.split(",") if n.strip()]
         unknown = [n for n in names if n not in known]
         if unknown:
             raise InvalidRequestError(
@@ -121,11 +129,9 @@ class ProfileSet:
     def subset(self, spec: str | None) -> ProfileSet:
         """The profiles a collection chooses among these (`spec`: names by comma; None or `auto`: all of these);
         a name not among them is refused, naming those that are."""
-        if spec is None or spec.strip().lower() in ("", "auto"):
+        names = spec_names(spec)
+        if names is None:
             return self
-        names = [n.strip() for n in spec.lower().split(",") if n.strip()]
-        if names == ["none"]:
-            return ProfileSet([])
         unknown = [n for n in names if n not in self.names]
         if unknown:
             raise InvalidRequestError(

@@ -135,7 +135,8 @@ class Retriever:
     def understand(self, collection: CollectionRow, question: str, scoped: bool = False) -> Query:
         """The question read once (docqa.retrieval.understanding): its terms, and what the document profiles
         read in it (the collection's documents it names, the sections that hold the answer). scoped: the
-        search is within one document, so which documents it names is not asked."""
+        search is within one document, so the documents it names are not kept (the profiles still read the
+        collection's identities, to tell a filer's name from a topic)."""
         profiles = self.profiles_for(collection)
         return understand(question, profiles, self._store.document_identities(collection.id), scoped)
 

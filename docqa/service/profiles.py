@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from docqa.core.settings import Settings
 from docqa.profiles.generic import GenericProfile
-from docqa.profiles.registry import ProfileSet, installed
+from docqa.profiles.registry import ProfileSet, installed, spec_names
 from docqa.service.facade import DocQA
 
 
@@ -48,7 +48,6 @@ def choose_profiles(qa: DocQA, name: str, spec: str | None) -> CollectionProfile
     """A collection's own choice among the deployment's profiles (`spec`: names by comma, `none`; None or `auto`:
     the deployment's); a profile not switched on is refused (InvalidRequestError). Its cached answers go."""
     row = qa.collection(name)
-    auto = spec is None or spec.strip().lower() in ("", "auto")
-    chosen = None if auto else ",".join(qa.profiles.subset(spec).names) or "none"
+    chosen = None if spec_names(spec) is None else ",".join(qa.profiles.subset(spec).names) or "none"
     qa.store.set_profiles(row.id, chosen)
     return collection_profiles(qa, name)
