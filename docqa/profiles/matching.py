@@ -8,6 +8,13 @@ import re
 from docqa.core.query import Titles
 
 
+def asking_pattern(*words: str) -> re.Pattern[str] | None:
+    """One pattern of the alternatives in `words` (regular expressions; empty ones left out), matched as whole
+    words in any case ("&" counts as part of a word: "S&P", "P&L"); None where there are none."""
+    joined = "|".join(w for w in words if w)
+    return re.compile(rf"(?<![\w&])(?:{joined})(?![\w&])", re.IGNORECASE) if joined else None
+
+
 def specific_sections(question: str, patterns: tuple[tuple[Titles, re.Pattern[str]], ...]) -> tuple[Titles, ...]:
     """The sections whose words the question holds somewhere outside a longer match of another section."""
     spans = [[m.span() for m in pattern.finditer(question)] for _, pattern in patterns]

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from docqa.core.query import Titles
-from docqa.profiles.matching import specific_sections
+from docqa.profiles.matching import asking_pattern, specific_sections
 from docqa.profiles.sec.topics import BUSINESS, RESULTS_OF_OPERATIONS, SECTIONS, Topic
 
 # What a 10-K's or 10-Q's cover page states (the forms' cover: the securities registered under Section 12(b)
@@ -39,9 +39,9 @@ def _patterns(topics: tuple[Topic, ...], words_from_misses: bool) -> tuple[tuple
     """Each topic's words as one pattern (those read in dev misses too, where `words_from_misses`)."""
     found = []
     for topic in topics:
-        words = "|".join(w for w in (topic.asks, topic.misses if words_from_misses else "") if w)
-        if words:
-            found.append((topic.titles, re.compile(rf"(?<![\w&])(?:{words})(?![\w&])", re.IGNORECASE)))
+        pattern = asking_pattern(topic.asks, topic.misses if words_from_misses else "")
+        if pattern is not None:
+            found.append((topic.titles, pattern))
     return tuple(found)
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from docqa.core.query import Titles
+from docqa.profiles.matching import asking_pattern
 
 BALANCE_SHEET = ("balance sheet", "statement of financial position", "statement of financial condition")
 INCOME_STATEMENT = ("statement of income", "statement of operations", "statement of earnings", "income statement")
@@ -115,7 +116,7 @@ _ASKS = {
 # Words added after reading the misses of a dev set (bench.statement_questions set N, 2026-12-05: a net change in
 # the company's cash with its name between the caption's words; new debt, notes or bonds issued or borrowed),
 # kept apart and switchable like the SEC topics' (docqa.profiles.sec.topics, SecWeights.words_from_misses)
-_ASKS_FROM_MISSES = {
+_ASKS_FROM_MISSES: dict[tuple[str, ...], str] = {
     CASH_FLOW_STATEMENT: (
         r"net (?:increase|decrease|change) in (?:\S+ ){1,3}?cash"
         r"|(?:issu(?:e|ed|ing|ance of)|borrow(?:ed)?|new|additional) (?:\S+ ){0,3}?(?:debt|notes|bonds|borrowings)"
@@ -128,10 +129,9 @@ FINANCIAL_STATEMENTS = (BALANCE_SHEET, INCOME_STATEMENT, CASH_FLOW_STATEMENT)
 def _compiled(words_from_misses: bool) -> dict[tuple[str, ...], re.Pattern[str]]:
     found = {}
     for statement, asks in _ASKS.items():
-        words = (
-            f"{asks}|{_ASKS_FROM_MISSES[statement]}" if words_from_misses and statement in _ASKS_FROM_MISSES else asks
-        )
-        found[statement] = re.compile(rf"(?<![\w&])(?:{words})(?![\w&])", re.IGNORECASE)
+        pattern = asking_pattern(asks, _ASKS_FROM_MISSES.get(statement, "") if words_from_misses else "")
+        if pattern is not None:
+            found[statement] = pattern
     return found
 
 
